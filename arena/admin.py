@@ -1,0 +1,102 @@
+"""Admin for the core domain. Key management is for admins (superusers) only; keys are shown once."""
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from arena.models import Game, GameServer, Player, Seat
+from arena.servers import game_server_create, game_server_revoke
+
+
+class SuperuserOnly:
+    """Mixin: only superusers see or touch these objects (moderators get no key management)."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.is_superuser
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.is_superuser
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(GameServer)
+class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
+    list_display = ("name", "key_prefix", "created_at", "revoked_at")
+    readonly_fields = ("key_prefix", "created_at", "revoked_at")
+    fields = ("name", "key_prefix", "created_at", "revoked_at")
+    actions = ("revoke_keys",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: GameServer | None = None) -> tuple[str, ...]:
+        return self.readonly_fields if obj is None else ("name", *self.readonly_fields)
+
+    def save_model(self, request: HttpRequest, obj: GameServer, form: object, change: bool) -> None:
+        if change:
+            return
+        issued = game_server_create(name=obj.name)
+        obj.pk = issued.server.pk
+        obj.key_prefix = issued.server.key_prefix
+        self.message_user(
+            request, f"API key for {obj.name} (shown only this once, store it now): {issued.key}", messages.WARNING
+        )
+
+    @admin.action(description="Revoke the API keys of the selected game servers")
+    def revoke_keys(self, request: HttpRequest, queryset: QuerySet[GameServer]) -> None:
+        for server in queryset:
+            game_server_revoke(server=server)
+        self.message_user(request, f"Revoked {queryset.count()} key(s).", messages.SUCCESS)
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ("handle", "status", "created_at")
+    list_filter = ("status",)
+    search_fields = ("handle",)
+    readonly_fields = ("handle", "status", "created_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ("position", "player", "score", "quit", "team", "place", "same_ip_hash")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    @admin.display(description="IP hash (prefix)")
+    def same_ip_hash(self, seat: Seat) -> str:
+        return seat.ip_hash[:10]
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ("id", "title", "table_id", "server", "status", "same_ip", "finished_at")
+    list_filter = ("title", "status", "same_ip")
+    search_fields = ("table_id",)
+    inlines = (SeatInline,)
+    exclude = ("fingerprint",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Game | None = None) -> list[str]:
+        return [f.name for f in Game._meta.fields if f.name != "fingerprint"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

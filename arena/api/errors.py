@@ -1,0 +1,72 @@
+"""One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (api.md)."""
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from arena.errors import ArenaError
+from arena.games.base import RuleViolation
+
+_DRF_CODES = {
+    exceptions.NotAuthenticated: "missing_api_key",
+    exceptions.AuthenticationFailed: "invalid_api_key",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.ParseError: "malformed_json",
+    exceptions.Throttled: "throttled",
+}
+
+
+def error_body(code: str, message: str, fields: dict[str, str] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if fields:
+        body["fields"] = fields
+    return {"error": body}
+
+
+def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
+    """DRF's nested error dicts/lists as JSON paths like ``players.2.score``."""
+    if isinstance(detail, dict):
+        out: dict[str, str] = {}
+        for key, value in detail.items():
+            path = str(key) if not prefix else f"{prefix}.{key}"
+            if key == "non_field_errors":
+                path = prefix or "body"
+            out.update(_flatten(value, path))
+        return out
+    if isinstance(detail, list):
+        if detail and all(not isinstance(item, (dict, list)) for item in detail):
+            return {prefix or "body": " ".join(str(item) for item in detail)}
+        out = {}
+        for index, value in enumerate(detail):
+            if value:
+                out.update(_flatten(value, f"{prefix}.{index}" if prefix else str(index)))
+        return out
+    return {prefix or "body": str(detail)}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ArenaError):
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
+    if isinstance(exc, RuleViolation):
+        fields = {exc.field: exc.message} if exc.field else None
+        return Response(error_body(exc.code, exc.message, fields), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        return Response(
+            error_body("invalid_input", "Some values are missing or invalid; see fields.", fields),
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
+    detail = getattr(exc, "detail", str(exc))
+    response.data = error_body(code, str(detail))
+    return response

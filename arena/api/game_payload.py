@@ -1,0 +1,140 @@
+"""Parsing a game body into a typed ``GameInput``: shapes and types only, every problem named by its JSON path.
+
+A plain function rather than a DRF serializer because a batch carries up to 500 games and nested serializers
+cost more than the database work; ``arena.api.schemas`` describes the same body for the OpenAPI schema, and
+a test keeps the two in step.
+"""
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from arena.errors import InvalidInput
+from arena.hashing import fingerprint, hash_device, hash_ip
+from arena.recording import GameInput, PlayerInput
+
+PLAYER_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+TOP_LEVEL = {"table_id", "game", "variant", "rated", "finished_at", "players", "details"}
+COMMON_PLAYER_KEYS = {"player", "ip", "device", "score", "quit", "team"}
+MAX_PLAYERS = 64
+# Game servers' clocks drift; a finish a little ahead of ours is not "in the future".
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _string(value: Any, path: str, errors: dict[str, str], *, max_length: int) -> str | None:
+    if not isinstance(value, str) or not 1 <= len(value) <= max_length:
+        errors[path] = f"Must be a string of 1 to {max_length} characters."
+        return None
+    return value
+
+
+def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
+    path = f"players.{index}"
+    if not isinstance(raw, dict):
+        errors[path] = "Must be an object."
+        return None
+    before = len(errors)
+    player = raw.get("player")
+    if not isinstance(player, str) or not PLAYER_ID.match(player):
+        errors[f"{path}.player"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
+    ip = raw.get("ip")
+    if not isinstance(ip, str):
+        errors[f"{path}.ip"] = "Required: the player's IPv4 or IPv6 address."
+    device = raw.get("device")
+    if device is not None:
+        _string(device, f"{path}.device", errors, max_length=256)
+    score = raw.get("score")
+    if score is not None and not _is_int(score):
+        errors[f"{path}.score"] = "Must be an integer."
+    quit_ = raw.get("quit", False)
+    if not isinstance(quit_, bool):
+        errors[f"{path}.quit"] = "Must be true or false."
+    team = raw.get("team")
+    if team is not None:
+        if _is_int(team):
+            team = str(team)
+        _string(team, f"{path}.team", errors, max_length=32)
+    if len(errors) > before:
+        return None
+    try:
+        ip_hash = hash_ip(ip)
+    except ValueError:
+        errors[f"{path}.ip"] = "Not a valid IPv4 or IPv6 address."
+        return None
+    return PlayerInput(
+        player=player,
+        ip_hash=ip_hash,
+        device_hash=hash_device(device) if device is not None else None,
+        score=score,
+        quit=quit_,
+        team=team,
+        fields={k: v for k, v in raw.items() if k not in COMMON_PLAYER_KEYS},
+    )
+
+
+def _finished_at(raw: Any, errors: dict[str, str], now: datetime) -> datetime | None:
+    if raw is None:
+        return None
+    moment = parse_datetime(raw) if isinstance(raw, str) else None
+    if moment is None or moment.tzinfo is None:
+        errors["finished_at"] = "Must be an ISO 8601 date-time with a timezone, e.g. 2026-11-29T12:00:00Z."
+        return None
+    if moment > now + CLOCK_SKEW:
+        errors["finished_at"] = "Must not be in the future."
+        return None
+    return moment
+
+
+def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
+    """Raise ``InvalidInput`` naming every bad value, or return the typed input with IPs already hashed."""
+    now = now or timezone.now()
+    if not isinstance(body, dict):
+        raise InvalidInput("invalid_input", "The game must be a JSON object.", {"body": "Must be an object."})
+    errors: dict[str, str] = {}
+    for key in body.keys() - TOP_LEVEL:
+        errors[str(key)] = "Unknown field."
+    table_id = _string(body.get("table_id"), "table_id", errors, max_length=64)
+    game = _string(body.get("game"), "game", errors, max_length=32)
+    variant = body.get("variant", {})
+    if not isinstance(variant, dict):
+        errors["variant"] = "Must be an object."
+    rated = body.get("rated", True)
+    if not isinstance(rated, bool):
+        errors["rated"] = "Must be true or false."
+    details = body.get("details", {})
+    if details is None:
+        details = {}
+    if not isinstance(details, dict):
+        errors["details"] = "Must be an object."
+    finished_at = _finished_at(body.get("finished_at"), errors, now)
+    raw_players = body.get("players")
+    players: list[PlayerInput] = []
+    if not isinstance(raw_players, list) or not 1 <= len(raw_players) <= MAX_PLAYERS:
+        errors["players"] = f"Must be a list of 1 to {MAX_PLAYERS} player results."
+    else:
+        for index, raw in enumerate(raw_players):
+            parsed = _player(raw, index, errors)
+            if parsed is not None:
+                players.append(parsed)
+    if errors:
+        raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return GameInput(
+        table_id=table_id,
+        game=game,
+        variant=variant,
+        rated=rated,
+        finished_at=finished_at or now,
+        players=tuple(players),
+        details=details,
+        fingerprint=fingerprint(canonical),
+    )

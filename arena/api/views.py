@@ -1,0 +1,86 @@
+"""Game-server endpoints for finished games: parse → record → present."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from arena.api import schemas
+from arena.api.errors import error_body
+from arena.api.game_payload import parse_game
+from arena.errors import ArenaError, InvalidInput
+from arena.games.base import RuleViolation
+from arena.recording import Outcome, Recorded, game_record, games_record
+from arena.selectors import game_get_for_server, games_present
+
+ERRORS = {code: OpenApiResponse(schemas.ErrorOut) for code in (400, 401, 409)}
+
+
+def _refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, Any]]:
+    if isinstance(refusal, RuleViolation):
+        fields = {refusal.field: refusal.message} if refusal.field else None
+        return 400, error_body(refusal.code, refusal.message, fields)
+    return refusal.status, error_body(refusal.code, refusal.message, refusal.fields)
+
+
+def _present(recorded: list[Recorded]) -> list[dict[str, Any]]:
+    games = [r.game for r in recorded]
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # Embedded mode rated the games in-process on commit: show their current state, not the one we wrote.
+        for game in games:
+            game.refresh_from_db(fields=["status"])
+    return games_present(games)
+
+
+class GameCreateApi(APIView):
+    @extend_schema(operation_id="games_create", request=schemas.GameIn,
+                   responses={201: schemas.GameOut, 200: schemas.GameOut, **ERRORS})
+    def post(self, request: Request) -> Response:
+        recorded = game_record(server=request.user, data=parse_game(request.data))
+        (body,) = _present([recorded])
+        return Response(body, status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK)
+
+
+class GameDetailApi(APIView):
+    @extend_schema(operation_id="games_retrieve", responses={200: schemas.GameOut, 404: schemas.ErrorOut})
+    def get(self, request: Request, game_id: int) -> Response:
+        game = game_get_for_server(server=request.user, game_id=game_id)
+        (body,) = games_present([game])
+        return Response(body)
+
+
+class GameBatchApi(APIView):
+    @extend_schema(operation_id="games_batch", request=schemas.GameBatchIn,
+                   responses={200: schemas.GameBatchOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut})
+    def post(self, request: Request) -> Response:
+        games = request.data.get("games") if isinstance(request.data, dict) else None
+        limit = settings.GAMES_BATCH_MAX
+        if not isinstance(games, list) or not 1 <= len(games) <= limit:
+            raise InvalidInput("invalid_input", f"Send {{\"games\": [...]}} with 1 to {limit} games.",
+                               {"games": f"Must be a list of 1 to {limit} game bodies."})
+        parsed: list[Any] = []
+        for body in games:
+            try:
+                parsed.append(parse_game(body))
+            except ArenaError as refusal:
+                parsed.append(refusal)
+        outcomes = games_record(server=request.user, games=parsed)
+        return Response({"results": self._results(outcomes)})
+
+    @staticmethod
+    def _results(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+        recorded = [o for o in outcomes if isinstance(o, Recorded)]
+        bodies = iter(_present(recorded)) if recorded else iter(())
+        results = []
+        for index, outcome in enumerate(outcomes):
+            if isinstance(outcome, Recorded):
+                code, body = (201 if outcome.created else 200), next(bodies)
+            else:
+                code, body = _refusal_body(outcome)
+            results.append({"index": index, "status_code": code, "body": body})
+        return results

@@ -1,0 +1,404 @@
+"""What every game shares: the result value objects, the generic checks and the place arithmetic.
+
+Why one base: every game needs the same checks (variant options, player count, duplicates, one quitter,
+declared per-player fields) and the same places (competition ranking, the quitter moved alone to last).
+Writing them once means a game module states only what is particular to it, and a seventh game is one
+small file.
+
+No Django here on purpose: the same pure function serves the API, the rating worker, the rebuild command and
+the tests, so a result is judged identically everywhere.
+
+Paths in ``RuleViolation.field`` use the request body's JSON layout with 0-based list indices
+(``players.2.score``, ``details.rounds.3.alice.bid``), so a game server can point at the value it sent.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+# Every code a rules module may raise, with its meaning. Kept here so the API docs and the tests have one
+# list; a unit test checks that no module raises a code missing from it.
+ERROR_CODES: Mapping[str, str] = {
+    "unknown_variant_option": "The variant names an option this game does not have.",
+    "invalid_variant": "A variant option has a value this game does not allow, or the variant is no object.",
+    "variant_player_count": "The chosen variant cannot be played with this many players.",
+    "variant_not_rated": "This variant can only be recorded with rated: false.",
+    "player_count": "Too few or too many players for this game.",
+    "duplicate_player": "The same player appears twice.",
+    "too_many_quitters": "More than one player is marked quit.",
+    "missing_field": "A required per-player field is missing.",
+    "invalid_field": "A per-player field has the wrong type or is out of range.",
+    "unknown_field": "A player entry carries a field this game does not know.",
+    "teams_not_allowed": "This game is not played in teams.",
+    "invalid_teams": "The teams do not form a valid line-up for this game.",
+    "team_score_mismatch": "Players of one team report different scores.",
+    "score_out_of_range": "The score is outside what the game allows.",
+    "score_mismatch": "The reported score differs from the one computed from the details.",
+    "invalid_details": "The details are malformed (wrong type, unknown or missing key, impossible value).",
+    "unknown_player_in_details": "The details name a player who is not in the game.",
+    "missing_player_in_details": "The details leave out a player of the game.",
+    "round_count": "The details have the wrong number of rounds for the variant and player count.",
+    "bid_out_of_range": "A bid is outside the range the game allows.",
+    "tricks_out_of_range": "A player's tricks are negative or more than the cards dealt.",
+    "tricks_total": "The tricks of one round do not add up to the tricks played.",
+    "strikes_out_of_range": "Hanabi strikes must be 0 to 3.",
+    "errors_mismatch": "Railroad Ink: the errors in the details differ from the player's errors field.",
+    "expansion_points_not_allowed": "Railroad Ink: expansion points without an expansion.",
+    "tie_not_allowed": "Spades: a tie for first place is played out, never recorded.",
+}
+
+
+class RuleViolation(Exception):
+    """A result that breaks its game's rules.
+
+    Carries a stable snake_case ``code`` (programs branch on it), a ``message`` for the human reading the
+    response, and the JSON ``field`` path of the offending value (None when no single value is at fault).
+    """
+
+    def __init__(self, code: str, message: str, field: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+
+    def __repr__(self) -> str:
+        return f"RuleViolation({self.code!r}, {self.message!r}, {self.field!r})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One player's reported result; the common fields are type-checked by the API, ``fields`` is raw JSON."""
+
+    player: str
+    score: int | None
+    quit: bool = False
+    team: str | None = None
+    fields: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """A finished game as the game server reported it, before any game rule has been applied."""
+
+    variant: Mapping[str, Any]
+    rated: bool
+    entries: tuple[Entry, ...]
+    details: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+    """Who rates together: one player, or a team (ratings never set teammates against each other)."""
+
+    players: tuple[str, ...]
+    place: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Ranking:
+    """The judged game: everything the rating stage needs, so it never has to re-read the game's rules."""
+
+    variant: dict[str, Any]
+    sides: tuple[Side, ...]
+    rec: int | None
+    quitter: str | None
+    ratable: bool
+    coop_score: int | None = None
+
+    @property
+    def places(self) -> dict[str, int]:
+        """Player -> place, the shape the API shows; empty for cooperative games, which have no places."""
+        return {player: side.place for side in self.sides if side.place is not None
+                for player in side.players}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Small helpers shared by the game modules
+# ----------------------------------------------------------------------------------------------------
+
+def path(*parts: object) -> str:
+    """JSON path of a value in the request body: ``path("players", 2, "score")`` is ``players.2.score``."""
+    return ".".join(str(part) for part in parts)
+
+
+def is_int(value: object) -> bool:
+    """A JSON integer. ``bool`` is a subclass of ``int`` in Python, and ``true`` must not pass for 1."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def competition_places(keys: Sequence[Any]) -> list[int]:
+    """Place of each key, higher key better: equal keys share, and the next place skips (1, 2, 2, 4).
+
+    Why competition ranking: a player's place then says how many players finished strictly ahead of them.
+    """
+    return [1 + sum(1 for other in keys if other > key) for key in keys]
+
+
+class FieldSpec(Protocol):
+    """A game-specific per-player field: whether it is required, and what makes a value acceptable."""
+
+    required: bool
+
+    def problem(self, value: Any, player_count: int) -> str | None:
+        """A sentence saying what is wrong with ``value``, or None when it is acceptable."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class IntField:
+    """An integer per-player field within optional bounds (e.g. Tokaido achievements 0..7)."""
+
+    minimum: int | None = None
+    maximum: int | None = None
+    required: bool = True
+
+    def problem(self, value: Any, player_count: int) -> str | None:
+        if not is_int(value):
+            return "must be an integer"
+        if self.minimum is not None and value < self.minimum:
+            return f"must be at least {self.minimum}"
+        if self.maximum is not None and value > self.maximum:
+            return f"must be at most {self.maximum}"
+        return None
+
+
+def detail_mapping(value: Any, where: str) -> Mapping[str, Any]:
+    """The details value at ``where`` as an object, or the reason it is refused."""
+    if not isinstance(value, Mapping):
+        raise RuleViolation("invalid_details", f"{where} must be an object.", where)
+    return value
+
+
+def detail_list(value: Any, where: str) -> Sequence[Any]:
+    """The details value at ``where`` as a list (a JSON string is not a list of rounds)."""
+    if not isinstance(value, (list, tuple)):
+        raise RuleViolation("invalid_details", f"{where} must be a list.", where)
+    return value
+
+
+def detail_int(value: Any, where: str, minimum: int | None = None, maximum: int | None = None,
+               code: str = "invalid_details") -> int:
+    """An integer in the details; ``code`` names the rule broken when it is out of range."""
+    if not is_int(value):
+        raise RuleViolation("invalid_details", f"{where} must be an integer.", where)
+    if minimum is not None and value < minimum:
+        raise RuleViolation(code, f"{where} is {value}; it must be at least {minimum}.", where)
+    if maximum is not None and value > maximum:
+        raise RuleViolation(code, f"{where} is {value}; it must be at most {maximum}.", where)
+    return value
+
+
+def detail_record(value: Any, where: str, required: Collection[str],
+                  optional: Collection[str] = ()) -> Mapping[str, Any]:
+    """An object with exactly the ``required`` keys and perhaps some ``optional`` ones.
+
+    Why refuse unknown keys: a misspelt key ("tricks" sent as "trick") would otherwise silently skip a check.
+    """
+    record = detail_mapping(value, where)
+    for key in record:
+        if key not in required and key not in optional:
+            raise RuleViolation("invalid_details", f"Unknown key {key!r} in {where}.", path(where, key))
+    for key in required:
+        if key not in record:
+            raise RuleViolation("invalid_details", f"{where} lacks {key!r}.", path(where, key))
+    return record
+
+
+def detail_players(value: Any, where: str, players: Sequence[str]) -> Mapping[str, Any]:
+    """An object keyed by exactly the game's players (a per-round or per-player table in the details)."""
+    table = detail_mapping(value, where)
+    for key in table:
+        if key not in players:
+            raise RuleViolation("unknown_player_in_details",
+                                f"{where} names {key!r}, who is not in this game.", path(where, key))
+    for player in players:
+        if player not in table:
+            raise RuleViolation("missing_player_in_details", f"{where} has no entry for {player!r}.", where)
+    return table
+
+
+def check_totals(entries: Sequence[Entry], totals: Mapping[str, int], source: str) -> None:
+    """Every reported score must equal the total computed from the details (``source`` names them)."""
+    for index, entry in enumerate(entries):
+        if entry.score != totals[entry.player]:
+            raise RuleViolation(
+                "score_mismatch",
+                f"{entry.player} reported {entry.score} but the {source} add up to {totals[entry.player]}.",
+                path("players", index, "score"),
+            )
+
+
+# ----------------------------------------------------------------------------------------------------
+# The game
+# ----------------------------------------------------------------------------------------------------
+
+# Keys of a player entry that are common to every game; ignored if the API leaves them in ``Entry.fields``.
+COMMON_ENTRY_KEYS = frozenset({"player", "ip", "device", "score", "quit", "team"})
+
+
+class Game:
+    """A game's rules. Subclasses set the class attributes and override the few hooks that differ.
+
+    Hooks, in the order ``judge`` calls them: ``check_teams`` (who may form teams), ``check`` (game-specific
+    rules and details), ``side_groups`` (who rates together), ``rank_key`` (what makes a side better),
+    ``effective_rec`` and, for cooperative games, ``coop_score``.
+    """
+
+    slug: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    rec: ClassVar[int | None]
+    cooperative: ClassVar[bool] = False
+    has_leaderboard: ClassVar[bool] = True
+    variants: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
+    score_required: ClassVar[bool] = True
+    player_fields: ClassVar[Mapping[str, FieldSpec]] = {}
+    details_keys: ClassVar[frozenset[str]] = frozenset()
+
+    def __repr__(self) -> str:
+        return f"<Game {self.slug}>"
+
+    # -- the one public entry point ------------------------------------------------------------------
+
+    def judge(self, result: Result) -> Ranking:
+        """Check ``result`` against every rule of the game and work out its places; raises RuleViolation."""
+        variant = self.normalise_variant(result.variant)
+        entries = tuple(result.entries)
+        self._check_entries(entries)
+        self.check_teams(entries)
+        details = self._check_details_keys(result.details)
+        self.check(variant, result, details)
+
+        quitter = next((entry.player for entry in entries if entry.quit), None)
+        ratable = len(entries) > 1
+        if self.cooperative:
+            everyone = Side(tuple(entry.player for entry in entries), None)
+            score = self.coop_score(variant, result, details)
+            return Ranking(variant, (everyone,), None, quitter, ratable, score)
+        sides = self._place_sides(self.side_groups(entries))
+        return Ranking(variant, sides, self.effective_rec(entries), quitter, ratable)
+
+    # -- hooks ---------------------------------------------------------------------------------------
+
+    def check_teams(self, entries: Sequence[Entry]) -> None:
+        """Most games are played alone: any ``team`` is refused."""
+        for index, entry in enumerate(entries):
+            if entry.team is not None:
+                raise RuleViolation("teams_not_allowed", f"{self.name} is not played in teams.",
+                                    path("players", index, "team"))
+
+    def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
+        """Game-specific rules and the details; nothing by default."""
+
+    def side_groups(self, entries: Sequence[Entry]) -> list[tuple[Entry, ...]]:
+        """Who rates together: by default every player is a side of their own."""
+        return [(entry,) for entry in entries]
+
+    def rank_key(self, entry: Entry) -> tuple[Any, ...]:
+        """What makes a side better (higher is better), read from its first member: by default the score."""
+        return (entry.score,)
+
+    def effective_rec(self, entries: Sequence[Entry]) -> int | None:
+        """The recommended number of sides for the Elo multiplier."""
+        return self.rec
+
+    def coop_score(self, variant: Mapping[str, Any], result: Result,
+                   details: Mapping[str, Any]) -> int | None:
+        """Cooperative games only: the score the team is rated on."""
+        return result.entries[0].score if result.entries else None
+
+    # -- shared machinery ----------------------------------------------------------------------------
+
+    def normalise_variant(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every option present with its default filled in, so stored games compare and pool alike."""
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, Mapping):
+            raise RuleViolation("invalid_variant", "The variant must be an object.", "variant")
+        for name in raw:
+            if name not in self.variants:
+                raise RuleViolation("unknown_variant_option", f"{self.name} has no variant option {name!r}.",
+                                    path("variant", name))
+        variant: dict[str, Any] = {}
+        for name, allowed in self.variants.items():
+            if name not in raw:
+                variant[name] = allowed[0]
+                continue
+            value = raw[name]
+            # Compare types too: JSON true must not pass for 1, nor 500.0 for 500.
+            if not any(type(value) is type(choice) and value == choice for choice in allowed):
+                choices = ", ".join(repr(choice) for choice in allowed)
+                raise RuleViolation("invalid_variant", f"Variant option {name!r} must be one of {choices}.",
+                                    path("variant", name))
+            variant[name] = value
+        return variant
+
+    def _check_entries(self, entries: Sequence[Entry]) -> None:
+        count = len(entries)
+        if not self.min_players <= count <= self.max_players:
+            allowed = f"{self.min_players} to {self.max_players}"
+            message = f"{self.name} takes {allowed} players, not {count}."
+            raise RuleViolation("player_count", message, "players")
+        seen: set[str] = set()
+        quitters = 0
+        for index, entry in enumerate(entries):
+            if entry.player in seen:
+                raise RuleViolation("duplicate_player", f"{entry.player} appears twice.",
+                                    path("players", index, "player"))
+            seen.add(entry.player)
+            if entry.quit:
+                quitters += 1
+                if quitters > 1:
+                    raise RuleViolation("too_many_quitters", "At most one player per game may quit.",
+                                        path("players", index, "quit"))
+        for index, entry in enumerate(entries):
+            self._check_score(index, entry)
+            self._check_fields(index, entry, count)
+
+    def _check_score(self, index: int, entry: Entry) -> None:
+        where = path("players", index, "score")
+        if entry.score is None:
+            if self.score_required:
+                raise RuleViolation("missing_field", f"{entry.player} has no score.", where)
+        elif not is_int(entry.score):
+            raise RuleViolation("invalid_field", f"{entry.player}'s score must be an integer.", where)
+
+    def _check_fields(self, index: int, entry: Entry, player_count: int) -> None:
+        for key in entry.fields:
+            if key not in self.player_fields and key not in COMMON_ENTRY_KEYS:
+                raise RuleViolation("unknown_field", f"{self.name} has no player field {key!r}.",
+                                    path("players", index, key))
+        for key, spec in self.player_fields.items():
+            where = path("players", index, key)
+            if key not in entry.fields:
+                if spec.required:
+                    raise RuleViolation("missing_field", f"{entry.player} has no {key!r}.", where)
+                continue
+            problem = spec.problem(entry.fields[key], player_count)
+            if problem is not None:
+                raise RuleViolation("invalid_field", f"{entry.player}'s {key!r} {problem}.", where)
+
+    def _check_details_keys(self, raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        details = detail_mapping({} if raw is None else raw, "details")
+        for key in details:
+            if key not in self.details_keys:
+                raise RuleViolation("invalid_details", f"{self.name} details have no key {key!r}.",
+                                    path("details", key))
+        return details
+
+    def _place_sides(self, groups: Sequence[tuple[Entry, ...]]) -> tuple[Side, ...]:
+        """Places by ``rank_key``, then the quitter's side alone below every other side.
+
+        The other sides keep their order and are re-numbered among themselves, so a quitter who led does not
+        leave a gap at the top (ratings.md: "placed alone below every other side, whatever the scores").
+        """
+        quitting = next((i for i, group in enumerate(groups) if any(entry.quit for entry in group)), None)
+        others = [i for i in range(len(groups)) if i != quitting]
+        ranked = competition_places([self.rank_key(groups[i][0]) for i in others])
+        places = dict(zip(others, ranked, strict=True))
+        if quitting is not None:
+            places[quitting] = len(groups)
+        order = sorted(range(len(groups)), key=lambda i: (places[i], i))
+        return tuple(Side(tuple(entry.player for entry in groups[i]), places[i]) for i in order)

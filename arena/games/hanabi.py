@@ -1,0 +1,66 @@
+"""Hanabi: the players win or lose together, so there are no places, only the team's score.
+
+The rating stage plays the team against an imaginary bot (ratings.md); this module only says which score that
+duel uses. Hanabi has no leaderboard: its Elo is too easy to boost by talking outside the game.
+
+``details`` shape (optional)::
+
+    {"strikes": 2}                                 # fuse tokens lost, 0..3; 3 strikes is a loss, rated as 0
+
+``team`` may be left out or be the same on every entry: all players of a game are the one team anyway.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.games.base import Entry, Game, Result, RuleViolation, detail_int, path
+
+# The highest score per deck: five colours of 5 for the normal deck, six colours for the others.
+MAX_SCORE: Mapping[str, int] = {"normal": 25, "tricky": 30, "hard": 30, "very_difficult": 30}
+LOSING_STRIKES = 3             # the third strike ends the game as a loss
+UNRATED_DECKS = frozenset({"hard"})   # the 55-card deck has no Hanabot table
+
+
+class Hanabi(Game):
+    slug = "hanabi"
+    name = "Hanabi"
+    min_players = 2
+    max_players = 5
+    rec = None
+    cooperative = True
+    has_leaderboard = False
+    variants = {"deck": ("normal", "tricky", "hard", "very_difficult")}
+    details_keys = frozenset({"strikes"})
+
+    def check_teams(self, entries: Sequence[Entry]) -> None:
+        teams = {entry.team for entry in entries}
+        if len(teams) > 1:
+            index = next(i for i, entry in enumerate(entries) if entry.team != entries[0].team)
+            raise RuleViolation("invalid_teams", "Hanabi is played by one team: every player shares it.",
+                                path("players", index, "team"))
+
+    def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
+        deck = variant["deck"]
+        if result.rated and deck in UNRATED_DECKS:
+            raise RuleViolation("variant_not_rated",
+                                f"The {deck!r} deck can only be recorded with rated: false.", "variant.deck")
+        entries = result.entries
+        team_score = entries[0].score
+        for index, entry in enumerate(entries):
+            if entry.score != team_score:
+                raise RuleViolation("team_score_mismatch", "Every player must report the team's score.",
+                                    path("players", index, "score"))
+        if not 0 <= team_score <= MAX_SCORE[deck]:
+            raise RuleViolation("score_out_of_range",
+                                f"A {deck!r} deck scores 0 to {MAX_SCORE[deck]}, not {team_score}.",
+                                "players.0.score")
+        if "strikes" in details:
+            detail_int(details["strikes"], "details.strikes", 0, LOSING_STRIKES, code="strikes_out_of_range")
+
+    def coop_score(self, variant: Mapping[str, Any], result: Result,
+                   details: Mapping[str, Any]) -> int | None:
+        """Three strikes is a loss, so the duel against the bot is played with a score of 0."""
+        if details.get("strikes") == LOSING_STRIKES:
+            return 0
+        return result.entries[0].score

@@ -1,0 +1,57 @@
+"""Nile DeLuxor: the winner is whoever stored the most cards in their *smallest* crop pile.
+
+Places come from the required per-player field ``crops`` (cards in storage per crop type: 5 counts with 2-4
+players, 6 with 5, 7 with 6), not from ``score``: sort each player's counts ascending and compare the lists
+element by element; the larger first differing count wins, equal lists share a place. ``score`` may be
+omitted; when sent it must equal the smallest pile, so it cannot disagree with the places. No details.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from arena.games.base import Entry, Game, Result, RuleViolation, is_int, path
+
+# Crop types in play by player count: more players bring more crops into the game.
+CROP_TYPES: Mapping[int, int] = {2: 5, 3: 5, 4: 5, 5: 6, 6: 7}
+
+
+@dataclasses.dataclass(frozen=True)
+class CropsField:
+    """The ``crops`` list: one non-negative count per crop type in play."""
+
+    required: bool = True
+
+    def problem(self, value: Any, player_count: int) -> str | None:
+        expected = CROP_TYPES[player_count]
+        if not isinstance(value, (list, tuple)) or not all(is_int(count) and count >= 0 for count in value):
+            return "must be a list of counts (integers >= 0)"
+        if len(value) != expected:
+            return f"must have {expected} counts with {player_count} players, not {len(value)}"
+        return None
+
+
+def storage_key(crops: list[int]) -> tuple[int, ...]:
+    """Comparable form of a storage: piles smallest first, so the smallest pile decides, then the next..."""
+    return tuple(sorted(crops))
+
+
+class Nile(Game):
+    slug = "nile"
+    name = "Nile DeLuxor"
+    min_players = 2
+    max_players = 6
+    rec = 4
+    score_required = False
+    player_fields = {"crops": CropsField()}
+
+    def rank_key(self, entry: Entry) -> tuple[Any, ...]:
+        return storage_key(entry.fields["crops"])
+
+    def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
+        for index, entry in enumerate(result.entries):
+            smallest = min(entry.fields["crops"])
+            if entry.score is not None and entry.score != smallest:
+                message = f"{entry.player}'s score must be the smallest pile, {smallest}, not {entry.score}."
+                raise RuleViolation("score_mismatch", message, path("players", index, "score"))

@@ -1,0 +1,23 @@
+"""Tokaido: travellers collect points along the road; ties go to whoever earned more achievement cards.
+
+Required per-player field ``achievements`` (0..7, the number of achievement cards in the box). No details.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games.base import Entry, Game, IntField
+
+ACHIEVEMENT_CARDS = 7          # the most achievement cards one player can hold
+
+
+class Tokaido(Game):
+    slug = "tokaido"
+    name = "Tokaido"
+    min_players = 2
+    max_players = 5
+    rec = 4
+    player_fields = {"achievements": IntField(0, ACHIEVEMENT_CARDS)}
+
+    def rank_key(self, entry: Entry) -> tuple[Any, ...]:
+        return (entry.score, entry.fields["achievements"])

@@ -1,0 +1,40 @@
+"""Keyed hashing of IP addresses and device fingerprints (moderation.md: raw values are personal data).
+
+An IPv6 address is reduced to its /64 because one household or phone rotates through a whole /64; an
+IPv4-mapped IPv6 address is the IPv4 address it carries, so one machine is one hash whichever stack it used.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+
+from django.conf import settings
+
+
+def _digest(kind: str, value: str) -> str:
+    key = settings.IP_HASH_KEY.encode()
+    return hmac.new(key, f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()
+
+
+def ip_network(raw: str) -> str:
+    """The network an address stands for; raises ValueError for anything that is not an IP address."""
+    address = ipaddress.ip_address(raw.strip())
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def hash_ip(raw: str) -> str:
+    return _digest("ip", ip_network(raw))
+
+
+def hash_device(raw: str) -> str:
+    return _digest("device", raw)
+
+
+def fingerprint(canonical_body: bytes) -> str:
+    """A keyed hash of a request body, so a resend can be recognised without keeping its raw IPs."""
+    return hmac.new(settings.IP_HASH_KEY.encode(), canonical_body, hashlib.sha256).hexdigest()

@@ -1,0 +1,114 @@
+"""The core domain: players, the game servers that report to Arena, and the finished games they report."""
+from __future__ import annotations
+
+from django.db import models
+
+
+class Player(models.Model):
+    """A site account, created on first sight in a game report; a ban is a state of the player."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        BANNED = "banned"
+
+    handle = models.CharField(max_length=64, unique=True, help_text="The site's player id, as game servers send it.")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.handle
+
+    @property
+    def is_banned(self) -> bool:
+        return self.status == self.Status.BANNED
+
+
+class GameServer(models.Model):
+    """A game server allowed to report results; its key is shown once and only a hash is kept."""
+
+    name = models.CharField(max_length=100, unique=True)
+    key_prefix = models.CharField(max_length=12, help_text="The key's first characters, to recognise it.")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    # DRF's IsAuthenticated asks the authenticated "user" this.
+    is_authenticated = True
+
+
+class Game(models.Model):
+    """A finished table as a game server reported it, with what Arena derived from it (places, warnings)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RATED = "rated"
+        UNRATED = "unrated"
+        VOID = "void"
+
+    server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="games")
+    table_id = models.CharField(max_length=64)
+    title = models.CharField(max_length=32, help_text="The game's slug: wizard, hanabi, ...")
+    variant = models.JSONField(default=dict, help_text="Normalised: every option, defaults filled.")
+    rated = models.BooleanField(help_text="As the game server asked.")
+    finished_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(auto_now_add=True)
+    details = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices)
+    # Derived at recording so the rating workers need no rules module to read a game.
+    rec = models.PositiveSmallIntegerField(null=True, help_text="Effective recommended number of sides.")
+    coop_score = models.SmallIntegerField(null=True, help_text="Cooperative games: the score that is rated.")
+    warnings = models.JSONField(default=list, blank=True)
+    same_ip = models.BooleanField(default=False)
+    fingerprint = models.CharField(max_length=64, help_text="Keyed hash of the body as sent, to tell a resend.")
+    # Order in which the Elo stage applied the game; the rebuild replays in this order.
+    rating_seq = models.BigIntegerField(null=True, blank=True)
+    trueskill_done = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["server", "table_id"], name="game_unique_server_table"),
+        ]
+        indexes = [
+            models.Index(
+                fields=["title", "id"], name="game_pending_by_title",
+                condition=models.Q(status="pending"),
+            ),
+            models.Index(
+                fields=["title", "rating_seq"], name="game_trueskill_todo",
+                condition=models.Q(status="rated", trueskill_done=False),
+            ),
+            models.Index(fields=["title", "rating_seq"], name="game_rated_order"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} {self.table_id}"
+
+
+class Seat(models.Model):
+    """One player's result at one game."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    position = models.PositiveSmallIntegerField(help_text="Index in the reported players list.")
+    score = models.IntegerField(null=True)
+    quit = models.BooleanField(default=False)
+    team = models.CharField(max_length=32, null=True, blank=True)
+    side = models.PositiveSmallIntegerField(help_text="Index of the player's side, best side first.")
+    place = models.PositiveSmallIntegerField(null=True, help_text="1 = best; null in cooperative games.")
+    fields = models.JSONField(default=dict, blank=True, help_text="Game-specific result fields.")
+    ip_hash = models.CharField(max_length=64, db_index=True)
+    device_hash = models.CharField(max_length=64, null=True, blank=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "player"], name="seat_unique_player")]
+        ordering = ["game", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.player_id}@{self.game_id}"

@@ -1,0 +1,215 @@
+"""Recording finished games: the game's rules decide places, then one transaction stores the table.
+
+One code path serves a single POST and a batch: games are judged one by one (each fails alone), then every
+accepted game of the call is written with bulk statements in one transaction, and the rating workers are
+woken after commit. A concurrent insert of the same table (a game server retrying on timeout) is caught by
+the (server, table_id) unique constraint and answered like any resend.
+"""
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from arena.errors import ArenaError, Conflict, InvalidInput
+from arena.games import UnknownGame, get_game
+from arena.games.base import Entry, Ranking, Result, RuleViolation
+from arena.models import Game, GameServer, Player, Seat
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PlayerInput:
+    player: str
+    ip_hash: str
+    device_hash: str | None
+    score: int | None
+    quit: bool
+    team: str | None
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GameInput:
+    table_id: str
+    game: str
+    variant: dict[str, Any]
+    rated: bool
+    finished_at: datetime
+    players: tuple[PlayerInput, ...]
+    details: dict[str, Any]
+    fingerprint: str
+
+
+@dataclass
+class Recorded:
+    """A stored game and whether this call created it (201) or found it already there (200)."""
+
+    game: Game
+    created: bool
+
+
+Outcome = Recorded | ArenaError | RuleViolation
+
+
+@dataclass
+class _Accepted:
+    index: int
+    data: GameInput
+    ranking: Ranking
+
+
+def _judge(data: GameInput) -> Ranking:
+    try:
+        rules = get_game(data.game)
+    except UnknownGame:
+        raise InvalidInput("unknown_game", f"Arena does not rate a game called {data.game!r}.",
+                           {"game": "Unknown game."}) from None
+    result = Result(
+        variant=data.variant,
+        rated=data.rated,
+        entries=tuple(Entry(p.player, p.score, p.quit, p.team, p.fields) for p in data.players),
+        details=data.details,
+    )
+    return rules.judge(result)
+
+
+def _same_ip_warnings(data: GameInput) -> list[dict[str, Any]]:
+    """One warning per address shared by two or more players: they have a right to know, nothing more."""
+    by_ip: dict[str, list[str]] = defaultdict(list)
+    for p in data.players:
+        by_ip[p.ip_hash].append(p.player)
+    return [{"code": "same_ip", "players": names} for names in by_ip.values() if len(names) > 1]
+
+
+def _resend(stored: Game, data: GameInput) -> Outcome:
+    if stored.fingerprint == data.fingerprint:
+        return Recorded(stored, created=False)
+    return Conflict(
+        "table_conflict",
+        f"Table {data.table_id!r} was already recorded with a different result.",
+        {"table_id": "Already recorded with a different body."},
+    )
+
+
+def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError]) -> list[Outcome]:
+    """Record each game (or its parse error) in order; a game's failure never affects the others."""
+    outcomes: list[Outcome | None] = [None] * len(games)
+    accepted: list[_Accepted] = []
+    for index, data in enumerate(games):
+        if isinstance(data, ArenaError):
+            outcomes[index] = data
+            continue
+        try:
+            accepted.append(_Accepted(index, data, _judge(data)))
+        except (ArenaError, RuleViolation) as refusal:
+            outcomes[index] = refusal
+
+    stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=[a.data.table_id for a in accepted])}
+    fresh: list[_Accepted] = []
+    first_in_call: dict[str, _Accepted] = {}
+    repeats: list[_Accepted] = []
+    for item in accepted:
+        table_id = item.data.table_id
+        if table_id in stored:
+            outcomes[item.index] = _resend(stored[table_id], item.data)
+        elif table_id in first_in_call:
+            repeats.append(item)
+        else:
+            first_in_call[table_id] = item
+            fresh.append(item)
+
+    if fresh:
+        try:
+            created = _insert(server, fresh)
+        except IntegrityError:
+            # Another request stored one of these tables meanwhile: redo them one by one to tell which.
+            created = {}
+            for item in fresh:
+                try:
+                    created.update(_insert(server, [item]))
+                except IntegrityError:
+                    winner = Game.objects.get(server=server, table_id=item.data.table_id)
+                    outcomes[item.index] = _resend(winner, item.data)
+        for item in fresh:
+            if item.index in created:
+                outcomes[item.index] = Recorded(created[item.index], created=True)
+    for item in repeats:
+        first = outcomes[first_in_call[item.data.table_id].index]
+        outcomes[item.index] = _resend(first.game, item.data) if isinstance(first, Recorded) else first
+    return outcomes  # type: ignore[return-value]
+
+
+def game_record(*, server: GameServer, data: GameInput) -> Recorded:
+    """Record one game; raises its refusal."""
+    (outcome,) = games_record(server=server, games=[data])
+    if isinstance(outcome, Recorded):
+        return outcome
+    raise outcome
+
+
+def _players_by_handle(handles: set[str]) -> dict[str, Player]:
+    """Fetch or create the players in two or three statements, safe against a concurrent first sighting."""
+    known = {p.handle: p for p in Player.objects.filter(handle__in=handles)}
+    missing = handles - known.keys()
+    if missing:
+        Player.objects.bulk_create([Player(handle=h) for h in missing], ignore_conflicts=True)
+        known.update({p.handle: p for p in Player.objects.filter(handle__in=missing)})
+    return known
+
+
+def _status(data: GameInput, ranking: Ranking, players: dict[str, Player]) -> str:
+    if not data.rated or not ranking.ratable:
+        return Game.Status.UNRATED
+    if any(players[p.player].is_banned for p in data.players):
+        # A banned player's new games are recorded but rated for nobody (moderation.md).
+        return Game.Status.UNRATED
+    return Game.Status.PENDING
+
+
+def _insert(server: GameServer, items: list[_Accepted]) -> dict[int, Game]:
+    with transaction.atomic():
+        players = _players_by_handle({p.player for item in items for p in item.data.players})
+        games = []
+        for item in items:
+            data, ranking = item.data, item.ranking
+            warnings = _same_ip_warnings(data)
+            games.append(Game(
+                server=server, table_id=data.table_id, title=data.game, variant=ranking.variant,
+                rated=data.rated, finished_at=data.finished_at, details=data.details,
+                status=_status(data, ranking, players), rec=ranking.rec, coop_score=ranking.coop_score,
+                warnings=warnings, same_ip=bool(warnings), fingerprint=data.fingerprint,
+            ))
+        Game.objects.bulk_create(games)
+        seats = []
+        for item, game in zip(items, games, strict=True):
+            side_of = {name: i for i, side in enumerate(item.ranking.sides) for name in side.players}
+            places = item.ranking.places
+            for position, p in enumerate(item.data.players):
+                seats.append(Seat(
+                    game=game, player=players[p.player], position=position, score=p.score, quit=p.quit,
+                    team=p.team, side=side_of[p.player], place=places.get(p.player), fields=p.fields,
+                    ip_hash=p.ip_hash, device_hash=p.device_hash,
+                ))
+        Seat.objects.bulk_create(seats)
+        titles = {g.title for g in games if g.status == Game.Status.PENDING}
+        if titles:
+            transaction.on_commit(lambda: _wake_raters(titles))
+    return {item.index: game for item, game in zip(items, games, strict=True)}
+
+
+def _wake_raters(titles: set[str]) -> None:
+    """Queue the rating batch of each title; a lost message is caught by the periodic sweep."""
+    from ratings.tasks import rate_elo
+
+    for title in sorted(titles):
+        try:
+            rate_elo.delay(title)
+        except Exception:  # broker down: the game is safely stored as pending and the sweep will rate it
+            log.exception("could not queue rating for %s", title)

@@ -1,0 +1,184 @@
+"""Arena's settings, all from the environment.
+
+With nothing set, Arena runs embedded: a SQLite file, Celery tasks executed in-process and a local-memory cache.
+Setting ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switches to the scaled-out shape: Postgres, Redis as the
+Celery broker and cache, real workers. The code path is the same in both.
+"""
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = environ.Env()
+
+# =============================================================================
+# Core
+# =============================================================================
+DEV_SECRET_KEY = "dev-only-secret-key-do-not-use-in-production"
+DEV_IP_HASH_KEY = "dev-only-ip-hash-key-do-not-use-in-production"
+
+DEBUG = env.bool("DEBUG", default=True)
+SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY)
+# Keyed hash for IPs and device fingerprints (moderation.md): raw values are never stored.
+IP_HASH_KEY = env.str("IP_HASH_KEY", default=DEV_IP_HASH_KEY)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
+
+if not DEBUG and (SECRET_KEY == DEV_SECRET_KEY or IP_HASH_KEY == DEV_IP_HASH_KEY):
+    raise ImproperlyConfigured("DEBUG is off: set your own SECRET_KEY and IP_HASH_KEY, the dev defaults are public.")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "arena",
+    "ratings",
+    "leaderboards",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "arena.urls"
+WSGI_APPLICATION = "arena.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+USE_TZ = True
+TIME_ZONE = "UTC"
+LANGUAGE_CODE = "en-us"
+
+# =============================================================================
+# Database: SQLite file by default, PostgreSQL via DATABASE_URL
+# =============================================================================
+VAR_DIR = Path(env.str("ARENA_VAR_DIR", default=str(BASE_DIR / "var")))
+if env.str("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db("DATABASE_URL")}
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "arena.sqlite3",
+            # https://docs.djangoproject.com/en/5.2/ref/databases/#sqlite-transaction-behavior
+            # IMMEDIATE takes the write lock at BEGIN, so two writers queue instead of failing with "locked".
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+        }
+    }
+IS_POSTGRES = DATABASES["default"]["ENGINE"].endswith("postgresql")
+
+# =============================================================================
+# Redis, cache and Celery
+# =============================================================================
+REDIS_URL = env.str("REDIS_URL", default="")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Embedded mode: no broker, so tasks run in-process when queued (after the commit that created their rows).
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 4
+CELERY_TASK_DEFAULT_QUEUE = "arena"
+# Elo is fast and ordered; TrueSkill is ~60x slower and must never hold it back: separate queues.
+CELERY_TASK_ROUTES = {
+    "ratings.tasks.rate_elo": {"queue": "elo"},
+    "ratings.tasks.rate_trueskill": {"queue": "trueskill"},
+}
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-pending-ratings": {"task": "ratings.tasks.sweep_pending", "schedule": 10.0},
+}
+
+# =============================================================================
+# REST API
+# =============================================================================
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["arena.api.auth.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"public": env.str("PUBLIC_THROTTLE_RATE", default="1200/min")},
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Arena API",
+    "DESCRIPTION": "Records finished games, rates players, serves leaderboards.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Served from our own static files: the docs page must work without reaching a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+# Largest batch a game server may send in one POST /api/v1/games/batch/.
+GAMES_BATCH_MAX = 500
+DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+
+# =============================================================================
+# Ratings (ratings.md): every constant is a setting with the spec's default
+# =============================================================================
+ELO_INITIAL = env.float("ELO_INITIAL", default=1500.0)
+ELO_K_NEW = 60
+ELO_K_MID = 40
+ELO_K_SETTLED = 20
+ELO_MID_FROM = 10
+ELO_SETTLED_FROM = 20
+ELO_QUIT_PENALTY = 10.0
+ELO_FLOOR = None
+# "tie_with_1000" (the later rule) or "lose_to_weakest" (the 2014 rule).
+HANABOT_BELOW_THRESHOLD = env.str("HANABOT_BELOW_THRESHOLD", default="tie_with_1000")
+RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
+
+# =============================================================================
+# Logging: request bodies are never logged (they carry raw IPs)
+# =============================================================================
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

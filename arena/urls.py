@@ -1,0 +1,24 @@
+"""URL map: admin, the v1 API, the schema and health checks."""
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from arena.api import health
+from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
+
+api_v1 = [
+    path("games/", GameCreateApi.as_view(), name="games-create"),
+    path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
+    path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
+    path("", include("ratings.urls")),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema", authentication_classes=[],
+                                                     permission_classes=[]), name="docs"),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+]

@@ -1,0 +1,2 @@
+"""Public leaderboard reads."""
+urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""Public reads of ratings: player pages and rating history."""

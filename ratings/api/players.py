@@ -1,0 +1,2 @@
+"""Player pages and rating history."""
+urlpatterns: list = []

@@ -1,0 +1,96 @@
+"""Ratings per player and title, their full history, the Hanabot table and the per-title stage locks."""
+from __future__ import annotations
+
+from django.db import models
+
+from arena.models import Game, Player
+
+
+class Rating(models.Model):
+    """A player's current standing in one title: the fold of that player's RatingChange rows."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    title = models.CharField(max_length=32)
+    elo = models.FloatField()
+    games = models.PositiveIntegerField(default=0, help_text="Rated games played in this title.")
+    last_game_at = models.DateTimeField(null=True, blank=True, help_text="finished_at of the last rated game.")
+    ts_mu = models.FloatField(null=True, blank=True)
+    ts_sigma = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "title"], name="rating_unique_player_title")]
+        indexes = [models.Index(fields=["title", "-elo"], name="rating_by_title_elo")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.title} {self.elo:.2f}"
+
+
+class RatingChange(models.Model):
+    """One applied change: a game's delta or a moderator's reset. Never edited; a rebuild rewrites them all."""
+
+    class Kind(models.TextChoices):
+        GAME = "game"
+        RESET = "reset"
+
+    seq = models.BigIntegerField(help_text="Order of application within the title.")
+    title = models.CharField(max_length=32)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_changes")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, blank=True, related_name="rating_changes")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.GAME)
+    before = models.FloatField()
+    after = models.FloatField()
+    delta = models.FloatField()
+    k = models.PositiveSmallIntegerField(null=True, blank=True)
+    games_before = models.PositiveIntegerField()
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    finished_at = models.DateTimeField(help_text="The game's finish, or the reset's time.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # Exactly once: a game changes a player's rating at most once, whatever a redelivered task does.
+            models.UniqueConstraint(
+                fields=["game", "player"], name="change_once_per_game", condition=models.Q(kind="game")
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "title", "-seq"], name="change_history")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.title} {self.delta:+.2f}"
+
+
+class HanabotRating(models.Model):
+    """The Hanabot table: the bot's Elo per (variant class, team size, score); admins may tune it."""
+
+    variant_class = models.CharField(max_length=4, choices=[("50", "50"), ("60", "60"), ("60m", "60m")])
+    team_size = models.PositiveSmallIntegerField()
+    score = models.PositiveSmallIntegerField()
+    elo = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["variant_class", "team_size", "score"], name="hanabot_unique_key"),
+        ]
+        ordering = ["variant_class", "team_size", "score"]
+        verbose_name = "Hanabot rating"
+
+    def __str__(self) -> str:
+        return f"Hanabot {self.variant_class}/{self.team_size}p/{self.score}: {self.elo:g}"
+
+
+class RatingStage(models.Model):
+    """One row per (title, stage): locked FOR UPDATE while a batch runs, so a title is rated one batch at a time."""
+
+    class Stage(models.TextChoices):
+        ELO = "elo"
+        TRUESKILL = "trueskill"
+
+    title = models.CharField(max_length=32)
+    stage = models.CharField(max_length=10, choices=Stage.choices)
+    last_seq = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["title", "stage"], name="stage_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.title}/{self.stage}"

@@ -1,0 +1,52 @@
+"""Shared fixtures: a game server with its key, an API client that sends it, and game-body builders."""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from arena.servers import game_server_create
+
+_table_ids = itertools.count(1)
+_addresses = itertools.count(1)
+
+
+@pytest.fixture
+def server_key(db) -> tuple[Any, str]:
+    issued = game_server_create(name=f"server-{next(_table_ids)}")
+    return issued.server, issued.key
+
+
+@pytest.fixture
+def api(server_key) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {server_key[1]}")
+    return client
+
+
+@pytest.fixture
+def anon() -> APIClient:
+    return APIClient()
+
+
+def player(name: str, score: int | None = None, ip: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A player entry; each call gets its own IPv6 /64 unless an ip is given, so no same-IP warning by chance."""
+    body: dict[str, Any] = {"player": name, "ip": ip or f"2001:db8:{next(_addresses) % 65536:x}::1"}
+    if score is not None:
+        body["score"] = score
+    body.update(extra)
+    return body
+
+
+def game_body(game: str, players: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"table_id": f"T-{next(_table_ids)}", "game": game, "players": players}
+    body.update(extra)
+    return body
+
+
+@pytest.fixture
+def make_game() -> Callable[..., dict[str, Any]]:
+    return game_body
