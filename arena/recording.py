@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from arena.errors import ArenaError, Conflict, InvalidInput
 from arena.games import UnknownGame, get_game
@@ -159,7 +159,8 @@ def _players_by_handle(handles: set[str]) -> dict[str, Player]:
     known = {p.handle: p for p in Player.objects.filter(handle__in=handles)}
     missing = handles - known.keys()
     if missing:
-        Player.objects.bulk_create([Player(handle=h) for h in missing], ignore_conflicts=True)
+        # Sorted, so two requests creating the same new players take their row locks in one order (no deadlock).
+        Player.objects.bulk_create([Player(handle=h) for h in sorted(missing)], ignore_conflicts=True)
         known.update({p.handle: p for p in Player.objects.filter(handle__in=missing)})
     return known
 
@@ -173,8 +174,26 @@ def _status(data: GameInput, ranking: Ranking, players: dict[str, Player]) -> st
     return Game.Status.PENDING
 
 
+def _lock_tables(server: GameServer, items: list[_Accepted]) -> None:
+    """On PostgreSQL, serialise requests that carry the same tables, taking the locks in one sorted order.
+
+    Two batches holding the same tables in different orders would otherwise each wait on the other's
+    uncommitted unique-index entry: a deadlock instead of a clean "already recorded".
+    """
+    if connection.vendor != "postgresql":
+        return  # SQLite transactions are IMMEDIATE: writers are already one at a time
+    keys = sorted(f"{server.pk}:{item.data.table_id}" for item in items)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_advisory_xact_lock(k)) FROM "
+            "(SELECT hashtextextended(t, 0) AS k FROM unnest(%s::text[]) AS t ORDER BY 1) AS keys",
+            [keys],
+        )
+
+
 def _insert(server: GameServer, items: list[_Accepted]) -> dict[int, Game]:
     with transaction.atomic():
+        _lock_tables(server, items)
         players = _players_by_handle({p.player for item in items for p in item.data.players})
         games = []
         for item in items:

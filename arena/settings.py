@@ -72,6 +72,9 @@ TEMPLATES = [
 ]
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
+# Without DEBUG, run "manage.py collectstatic"; with it, whitenoise serves straight from the apps' folders.
+WHITENOISE_USE_FINDERS = True
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "UTC"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -18,7 +18,7 @@ K = TypeVar("K", bound=Hashable)
 INITIAL_RATING = 1500.0
 # New players move fast so their rating finds its level within a few games.
 K_NEW = 60
-# After 10 games the rating is roughly right; halve the remaining step size gradually.
+# After 10 games the rating is roughly placed: smaller steps, less noise.
 K_MID = 40
 # From 20 games on a single result should only nudge an established rating.
 K_SETTLED = 20
@@ -79,6 +79,14 @@ class Change:
     games_before: int
 
 
+# rate_sides builds its Change rows without the frozen-dataclass __init__, whose five object.__setattr__ calls
+# cost about a third of a 4-player game; the slot descriptors set the very same fields directly.
+_new_object = object.__new__
+_set_before, _set_after, _set_delta, _set_k, _set_games_before = (
+    getattr(Change, f.name).__set__ for f in fields(Change)
+)
+
+
 def k_factor(games: int, config: EloConfig = DEFAULT) -> int:
     """K from the rated games played in this title BEFORE the game applied (<10: 60, <20: 40, else 20)."""
     if games < config.mid_from:
@@ -135,79 +143,82 @@ def rate_sides(
     if quitter is not None:
         _check_quitter(sides, places, quitter)
 
-    mid_from, settled_from = config.mid_from, config.settled_from
-    k_new, k_mid, k_settled = config.k_new, config.k_mid, config.k_settled
-    changes: dict[K, Change] = {}
+    # Team rating = mean of the members' ratings before the game.
+    means = []
     members_total = 0
+    for members in sides:
+        size = len(members)
+        members_total += size
+        if size == 1:
+            means.append(members[0][1].rating)
+        elif size:
+            means.append(math.fsum([st.rating for _, st in members]) / size)
+        else:
+            raise ValueError("a side needs at least one player")
 
     if places.count(places[0]) == n:
         # Everyone tied: the formula would still move unequal ratings, but the spec says nothing changes.
-        for members in sides:
-            members_total += len(members)
-            for key, st in members:
-                g = st.games
-                k = k_new if g < mid_from else k_mid if g < settled_from else k_settled
-                changes[key] = Change(st.rating, st.rating, 0.0, k, g)
-        _check_distinct(changes, members_total)
-        return changes
+        gains = None
+        p = 0.0
+    else:
+        # gains[s] = sum over t != s of (S(s, t) - E(R_s, R_t)); the pair (t, s) is exactly the negation
+        # (S and E both complement to 1), so each unordered pair is computed once.
+        gains = [0.0] * n
+        for i in range(n - 1):
+            r_i = means[i]
+            place_i = places[i]
+            gain_i = 0.0
+            for j in range(i + 1, n):
+                place_j = places[j]
+                s = WIN if place_i < place_j else DRAW if place_i == place_j else LOSS
+                d = s - 1.0 / (1.0 + 10.0 ** ((means[j] - r_i) / ELO_SCALE))
+                gain_i += d
+                gains[j] -= d
+            gains[i] += gain_i
+        p = multiplier(n, rec)
 
-    # Team rating = mean of the members' ratings before the game.
-    means = []
-    for members in sides:
-        size = len(members)
-        if size == 1:
-            means.append(members[0][1].rating)
-        elif size == 0:
-            raise ValueError("a side needs at least one player")
-        else:
-            means.append(math.fsum(st.rating for _, st in members) / size)
-
-    # gains[s] = sum over t != s of (S(s, t) - E(R_s, R_t)); the pair (t, s) is exactly the negation
-    # (S and E both complement to 1), so each unordered pair is computed once.
-    gains = [0.0] * n
-    for i in range(n - 1):
-        r_i, place_i = means[i], places[i]
-        for j in range(i + 1, n):
-            e = 1.0 / (1.0 + 10.0 ** ((means[j] - r_i) / ELO_SCALE))
-            place_j = places[j]
-            d = (WIN if place_i < place_j else DRAW if place_i == place_j else LOSS) - e
-            gains[i] += d
-            gains[j] -= d
-
-    p = multiplier(n, rec)
+    mid_from, settled_from = config.mid_from, config.settled_from
+    k_new, k_mid, k_settled = config.k_new, config.k_mid, config.k_settled
     floor = config.floor
-    for members, gain in zip(sides, gains, strict=True):
-        members_total += len(members)
+    changes: dict[K, Change] = {}
+    for i, members in enumerate(sides):
+        gain = gains[i] if gains is not None else 0.0
         for key, st in members:
             g = st.games
+            # k_factor(g, config), inlined: this loop runs once per player of every rated game.
             k = k_new if g < mid_from else k_mid if g < settled_from else k_settled
-            before = st.rating
-            delta = k * p * gain
-            if quitter is not None and key == quitter:
-                delta -= config.quit_penalty
-            after = before + delta
-            if floor is not None and after < floor:
-                after = floor
-                delta = after - before
-            changes[key] = Change(before, after, delta, k, g)
-    _check_distinct(changes, members_total)
+            before = after = st.rating
+            delta = 0.0
+            if gains is not None:
+                delta = k * p * gain
+                if quitter is not None and key == quitter:
+                    delta -= config.quit_penalty
+                after = before + delta
+                if floor is not None and after < floor:
+                    after = floor
+                    delta = after - before
+            change = _new_object(Change)
+            _set_before(change, before)
+            _set_after(change, after)
+            _set_delta(change, delta)
+            _set_k(change, k)
+            _set_games_before(change, g)
+            changes[key] = change
+    if len(changes) != members_total:
+        raise ValueError("a player appears more than once in the game")
     return changes
 
 
 def _check_quitter(sides: Sequence[Sequence[tuple[K, Standing]]], places: Sequence[int], quitter: K) -> None:
     """The spec places the quitter's side alone below every other side; refuse a caller that forgot to."""
     for i, members in enumerate(sides):
-        if any(key == quitter for key, _ in members):
-            if any(p >= places[i] for j, p in enumerate(places) if j != i):
-                raise ValueError("the quitter's side must be placed alone below every other side")
-            return
+        for key, _ in members:
+            if key == quitter:
+                last = places[i]
+                if places.count(last) != 1 or max(places) != last:
+                    raise ValueError("the quitter's side must be placed alone below every other side")
+                return
     raise ValueError("the quitter is not among the players")
-
-
-def _check_distinct(changes: dict[K, Change], members_total: int) -> None:
-    """A player listed twice would silently keep only one Change; that is a caller bug, so refuse it."""
-    if len(changes) != members_total:
-        raise ValueError("a player appears more than once in the game")
 
 
 # Level bands as (lowest floor(d) of the band, name), highest first; d = rating - initial.

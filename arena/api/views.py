@@ -15,6 +15,7 @@ from arena.api.errors import error_body
 from arena.api.game_payload import parse_game
 from arena.errors import ArenaError, InvalidInput
 from arena.games.base import RuleViolation
+from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_present
 
@@ -32,8 +33,9 @@ def _present(recorded: list[Recorded]) -> list[dict[str, Any]]:
     games = [r.game for r in recorded]
     if settings.CELERY_TASK_ALWAYS_EAGER:
         # Embedded mode rated the games in-process on commit: show their current state, not the one we wrote.
+        current = dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
         for game in games:
-            game.refresh_from_db(fields=["status"])
+            game.status = current[game.pk]
     return games_present(games)
 
 

@@ -1,2 +1,60 @@
-"""Player pages and rating history."""
-urlpatterns: list = []
+"""Player pages and rating history: public reads, no key, throttled per client IP. Parse → select → respond."""
+from __future__ import annotations
+
+from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from arena.api.schemas import ErrorOut
+from arena.api.throttles import PublicThrottle
+from arena.errors import InvalidInput, NotFound
+from arena.games import UnknownGame, get_game
+from ratings.api import serializers
+from ratings.selectors import player_get_by_handle, player_ratings, rating_history
+
+PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="The site's player id.")
+GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, description="Game slug, e.g. wizard.")
+LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY, description="Entries per page, 1 to 200.",
+                         default=50)
+BEFORE = OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
+                          description="Cursor: the `next` of the previous page; only older entries are returned.")
+
+
+class PublicReadApi(APIView):
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_classes = [PublicThrottle]
+
+
+class PlayerDetailApi(PublicReadApi):
+    @extend_schema(operation_id="players_retrieve", tags=["players"], parameters=[PLAYER],
+                   responses={200: serializers.PlayerOut, 404: ErrorOut, 429: ErrorOut})
+    def get(self, request: Request, player: str) -> Response:
+        found = player_get_by_handle(handle=player)
+        return Response({"player": found.handle, "status": found.status, "ratings": player_ratings(player=found)})
+
+
+class PlayerHistoryApi(PublicReadApi):
+    @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE],
+                   responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
+    def get(self, request: Request, player: str, game: str) -> Response:
+        try:
+            title = get_game(game).slug
+        except UnknownGame:
+            raise NotFound("unknown_game", f"No game {game!r}.") from None
+        query = serializers.HistoryQueryIn(data=request.query_params)
+        if not query.is_valid():
+            fields = {name: " ".join(str(e) for e in errors) for name, errors in query.errors.items()}
+            raise InvalidInput("invalid_input", "Some query parameters are invalid; see fields.", fields)
+        found = player_get_by_handle(handle=player)
+        return Response(rating_history(player=found, title=title, **query.validated_data))
+
+
+urlpatterns = [
+    path("players/<str:player>/", PlayerDetailApi.as_view(), name="players-detail"),
+    path("players/<str:player>/history/<str:game>/", PlayerHistoryApi.as_view(), name="players-history"),
+]

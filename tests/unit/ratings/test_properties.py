@@ -109,7 +109,9 @@ def test_everyone_tied_never_moves(game):
 @given(ratings, ratings)
 def test_expected_complements(a, b):
     assert expected(a, b) + expected(b, a) == pytest.approx(1.0, abs=1e-12)
-    assert (expected(a, b) > 0.5) == (a > b) or a == b
+    # The stronger side is never the underdog (non-strict: tiny gaps round to exactly 0.5).
+    if a >= b:
+        assert expected(a, b) >= 0.5
 
 
 @given(st.floats(min_value=0.0, max_value=4000.0), st.floats(min_value=0.0, max_value=4000.0))

@@ -1,0 +1,96 @@
+"""Reads of ratings, shaped for the public API (api.md, Players); each a fixed number of queries.
+
+Ratings are stored unrounded; these reads round to 2 decimals, as the API shows them (ratings.md). The level is
+worked out from the unrounded rating, as ratings.md defines it (``floor(rating - R0)``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from arena.errors import NotFound
+from arena.games import GAMES
+from arena.models import Player
+from ratings import elo
+from ratings.models import Rating, RatingChange
+
+
+def _round2(value: float) -> float:
+    return round(value, 2)
+
+
+def player_get_by_handle(*, handle: str) -> Player:
+    """The player with this site id (exact match); raises NotFound ``player_not_found``. One query."""
+    player = Player.objects.filter(handle=handle).first()
+    if player is None:
+        raise NotFound("player_not_found", f"No player {handle!r}.")
+    return player
+
+
+def _rank_of(*, title: str, player_id: int) -> int | None:
+    """The player's leaderboard rank in ``title``, or None when not ranked (see leaderboards.selectors).
+
+    Imported lazily, and None while ``leaderboards.selectors.rank_of`` does not exist yet (written concurrently).
+    """
+    try:
+        from leaderboards.selectors import rank_of
+    except ImportError:
+        return None
+    return rank_of(title=title, player_id=player_id)
+
+
+def player_ratings(*, player: Player) -> dict[str, dict[str, Any]]:
+    """``{title: {"elo", "level", "games", "rank"}}`` for every title the player has a rating in, by title.
+
+    One query for the ratings, plus whatever ``rank_of`` costs for each title that has a leaderboard (Hanabi
+    has none, so its rank is null without asking).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for title, rating, games in (
+        Rating.objects.filter(player=player).order_by("title").values_list("title", "elo", "games")
+    ):
+        game = GAMES.get(title)
+        ranked = game is not None and game.has_leaderboard
+        out[title] = {
+            "elo": _round2(rating),
+            "level": elo.level(rating, initial=settings.ELO_INITIAL),
+            "games": games,
+            "rank": _rank_of(title=title, player_id=player.pk) if ranked else None,
+        }
+    return out
+
+
+def rating_history(*, player: Player, title: str, limit: int, before: int | None = None) -> dict[str, Any]:
+    """One page of the player's history in ``title``, newest first: ``{"entries": [...], "next": cursor}``.
+
+    Keyset pagination on ``seq`` (the order of application, one per change of a player in a title), which the
+    ``change_history`` index (player, title, -seq) serves directly: ``before`` keeps entries with a smaller seq,
+    and ``next`` is the seq of the page's last entry when older entries exist, else None. One query.
+    """
+    changes = RatingChange.objects.filter(player=player, title=title)
+    if before is not None:
+        changes = changes.filter(seq__lt=before)
+    rows = list(
+        changes.order_by("-seq").values_list(
+            "seq", "game_id", "finished_at", "before", "after", "delta", "place", "kind"
+        )[: limit + 1]
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    game = GAMES.get(title)
+    # Cooperative games (Hanabi) have no places: the team wins or loses together.
+    placed = game is None or not game.cooperative
+    entries = [
+        {
+            "game_id": game_id,
+            "finished_at": finished_at,
+            "before": _round2(before_),
+            "after": _round2(after),
+            "delta": _round2(delta),
+            "place": place if placed else None,
+            "kind": kind,
+        }
+        for _seq, game_id, finished_at, before_, after, delta, place, kind in rows
+    ]
+    return {"entries": entries, "next": rows[-1][0] if more else None}
