@@ -53,6 +53,7 @@ class Recorded:
 
     game: Game
     created: bool
+    seating: tuple[tuple[str, int | None], ...] | None = None  # known when this call wrote the game
 
 
 Outcome = Recorded | ArenaError | RuleViolation
@@ -111,7 +112,8 @@ def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError])
         except (ArenaError, RuleViolation) as refusal:
             outcomes[index] = refusal
 
-    stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=[a.data.table_id for a in accepted])}
+    table_ids = [a.data.table_id for a in accepted]
+    stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=table_ids)}
     fresh: list[_Accepted] = []
     first_in_call: dict[str, _Accepted] = {}
     repeats: list[_Accepted] = []
@@ -139,7 +141,9 @@ def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError])
                     outcomes[item.index] = _resend(winner, item.data)
         for item in fresh:
             if item.index in created:
-                outcomes[item.index] = Recorded(created[item.index], created=True)
+                places = item.ranking.places
+                seating = tuple((p.player, places.get(p.player)) for p in item.data.players)
+                outcomes[item.index] = Recorded(created[item.index], created=True, seating=seating)
     for item in repeats:
         first = outcomes[first_in_call[item.data.table_id].index]
         outcomes[item.index] = _resend(first.game, item.data) if isinstance(first, Recorded) else first
@@ -178,9 +182,10 @@ def _lock_tables(server: GameServer, items: list[_Accepted]) -> None:
     """On PostgreSQL, serialise requests that carry the same tables, taking the locks in one sorted order.
 
     Two batches holding the same tables in different orders would otherwise each wait on the other's
-    uncommitted unique-index entry: a deadlock instead of a clean "already recorded".
+    uncommitted unique-index entry: a deadlock instead of a clean "already recorded". One table alone cannot
+    deadlock that way, so a single game skips the round trip.
     """
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or len(items) < 2:
         return  # SQLite transactions are IMMEDIATE: writers are already one at a time
     keys = sorted(f"{server.pk}:{item.data.table_id}" for item in items)
     with connection.cursor() as cursor:

@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.errors import NotFound
 from arena.models import Game, GameServer, Seat
+
+# (handle, place) per seat in reported order: what a game's page shows of its players.
+Seating = Sequence[tuple[str, int | None]]
 
 
 def game_get_for_server(*, server: GameServer, game_id: int) -> Game:
@@ -16,44 +20,52 @@ def game_get_for_server(*, server: GameServer, game_id: int) -> Game:
     return game
 
 
-def _round2(value: float) -> float:
-    return round(value, 2)
+def _seatings(game_ids: list[int]) -> dict[int, list[tuple[str, int | None]]]:
+    seatings: dict[int, list[tuple[str, int | None]]] = defaultdict(list)
+    rows = Seat.objects.filter(game_id__in=game_ids).order_by("game_id", "position")
+    for game_id, handle, place in rows.values_list("game_id", "player__handle", "place"):
+        seatings[game_id].append((handle, place))
+    return seatings
 
 
-def games_present(games: list[Game]) -> list[dict[str, Any]]:
-    """The API view of each game (api.md), in the order given."""
+def _rating_changes(game_ids: list[int]) -> dict[int, dict[str, dict[str, Any]]]:
     from ratings.models import RatingChange
 
-    ids = [g.pk for g in games]
-    places: dict[int, dict[str, int]] = defaultdict(dict)
-    order: dict[int, dict[int, str]] = defaultdict(dict)
-    for game_id, handle, place, player_id in Seat.objects.filter(game_id__in=ids).order_by(
-        "game_id", "position"
-    ).values_list("game_id", "player__handle", "place", "player_id"):
-        order[game_id][player_id] = handle
-        if place is not None:
-            places[game_id][handle] = place
-    changes: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    rated_ids = [g.pk for g in games if g.status == Game.Status.RATED]
-    if rated_ids:
-        for game_id, player_id, before, after, delta in RatingChange.objects.filter(
-            game_id__in=rated_ids, kind=RatingChange.Kind.GAME
-        ).values_list("game_id", "player_id", "before", "after", "delta"):
-            changes[game_id].append({
-                "player": order[game_id][player_id], "before": _round2(before), "after": _round2(after),
-                "delta": _round2(delta),
-            })
+    changes: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    if game_ids:
+        rows = RatingChange.objects.filter(game_id__in=game_ids, kind=RatingChange.Kind.GAME)
+        for game_id, handle, before, after, delta in rows.values_list(
+            "game_id", "player__handle", "before", "after", "delta"
+        ):
+            changes[game_id][handle] = {
+                "player": handle, "before": round(before, 2), "after": round(after, 2), "delta": round(delta, 2),
+            }
+    return changes
+
+
+def games_present(games: Sequence[Game], known: Mapping[int, Seating] | None = None) -> list[dict[str, Any]]:
+    """The API view of each game (api.md), in the order given.
+
+    ``known`` carries the seating of games the caller has just written, which saves reading them back.
+    """
+    known = known or {}
+    seatings = dict(known)
+    missing = [g.pk for g in games if g.pk not in seatings]
+    if missing:
+        seatings.update(_seatings(missing))
+    changes = _rating_changes([g.pk for g in games if g.status == Game.Status.RATED])
     out = []
     for g in games:
-        seat_order = {handle: i for i, handle in enumerate(order[g.pk].values())}
+        seating = seatings.get(g.pk, ())
+        by_player = changes.get(g.pk, {})
         out.append({
             "id": g.pk,
             "table_id": g.table_id,
             "game": g.title,
             "rated": g.rated,
             "status": g.status,
-            "places": places[g.pk],
+            "places": {handle: place for handle, place in seating if place is not None},
             "warnings": g.warnings,
-            "rating_changes": sorted(changes[g.pk], key=lambda c: seat_order[c["player"]]),
+            "rating_changes": [by_player[handle] for handle, _ in seating if handle in by_player],
         })
     return out

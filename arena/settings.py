@@ -131,6 +131,8 @@ CELERY_TASK_ROUTES = {
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-ratings": {"task": "ratings.tasks.sweep_pending", "schedule": 10.0},
+    # Players whose last rated game turned 90 days old leave the Redis boards (reads also drop them at once).
+    "prune-inactive-leaderboards": {"task": "leaderboards.tasks.prune_inactive", "schedule": 3600.0},
 }
 
 # =============================================================================
@@ -145,6 +147,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"public": env.str("PUBLIC_THROTTLE_RATE", default="1200/min")},
     "UNAUTHENTICATED_USER": None,
+    # How many reverse proxies stand in front: 0 trusts REMOTE_ADDR only, so a forged X-Forwarded-For cannot
+    # buy a client a fresh throttle allowance. https://www.django-rest-framework.org/api-guide/throttling/
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arena API",
@@ -157,6 +162,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+# Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
+BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
 # Largest batch a game server may send in one POST /api/v1/games/batch/.
 GAMES_BATCH_MAX = 500
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024

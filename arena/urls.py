@@ -1,4 +1,5 @@
 """URL map: admin, the v1 API, the schema and health checks."""
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -22,3 +23,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
 ]
+
+if settings.BENCH_ENDPOINTS:
+    from arena.api.bench import BareApi
+
+    urlpatterns.append(path("bench/bare/", BareApi.as_view()))

@@ -19,7 +19,13 @@ class Rating(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player", "title"], name="rating_unique_player_title")]
-        indexes = [models.Index(fields=["title", "-elo"], name="rating_by_title_elo")]
+        indexes = [
+            models.Index(fields=["title", "-elo"], name="rating_by_title_elo"),
+            # The database leaderboard (leaderboards/db_board.py): its order (elo desc, player) and filters
+            # (games, last_game_at) from the index alone; partial, since most players never reach 5 games.
+            models.Index(fields=["title", "-elo", "player", "last_game_at", "games"], name="rating_leaderboard",
+                         condition=models.Q(games__gte=5)),
+        ]
 
     def __str__(self) -> str:
         return f"{self.player_id} {self.title} {self.elo:.2f}"
@@ -43,6 +49,9 @@ class RatingChange(models.Model):
     k = models.PositiveSmallIntegerField(null=True, blank=True)
     games_before = models.PositiveIntegerField()
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Hanabi: the bot's rating the team faced. Kept because moderators edit the Hanabot table and an edit applies
+    # only to games rated afterwards: a rebuild replays each game against the bot it actually met.
+    opponent = models.FloatField(null=True, blank=True, help_text="Hanabi: Hanabot's rating for this game.")
     finished_at = models.DateTimeField(help_text="The game's finish, or the reset's time.")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -12,6 +12,7 @@ from django.conf import settings
 from arena.errors import NotFound
 from arena.games import GAMES
 from arena.models import Player
+from leaderboards.selectors import rank_of
 from ratings import elo
 from ratings.models import Rating, RatingChange
 
@@ -28,23 +29,11 @@ def player_get_by_handle(*, handle: str) -> Player:
     return player
 
 
-def _rank_of(*, title: str, player_id: int) -> int | None:
-    """The player's leaderboard rank in ``title``, or None when not ranked (see leaderboards.selectors).
-
-    Imported lazily, and None while ``leaderboards.selectors.rank_of`` does not exist yet (written concurrently).
-    """
-    try:
-        from leaderboards.selectors import rank_of
-    except ImportError:
-        return None
-    return rank_of(title=title, player_id=player_id)
-
-
 def player_ratings(*, player: Player) -> dict[str, dict[str, Any]]:
     """``{title: {"elo", "level", "games", "rank"}}`` for every title the player has a rating in, by title.
 
-    One query for the ratings, plus whatever ``rank_of`` costs for each title that has a leaderboard (Hanabi
-    has none, so its rank is null without asking).
+    One query for the ratings, plus what ``leaderboards.selectors.rank_of`` costs for each title that has a
+    leaderboard (Hanabi has none: its rank is null without asking). At most six titles, so a bounded count.
     """
     out: dict[str, dict[str, Any]] = {}
     for title, rating, games in (
@@ -56,7 +45,7 @@ def player_ratings(*, player: Player) -> dict[str, dict[str, Any]]:
             "elo": _round2(rating),
             "level": elo.level(rating, initial=settings.ELO_INITIAL),
             "games": games,
-            "rank": _rank_of(title=title, player_id=player.pk) if ranked else None,
+            "rank": rank_of(title=title, player_id=player.pk) if ranked else None,
         }
     return out
 

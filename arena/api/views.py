@@ -36,7 +36,7 @@ def _present(recorded: list[Recorded]) -> list[dict[str, Any]]:
         current = dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
         for game in games:
             game.status = current[game.pk]
-    return games_present(games)
+    return games_present(games, known={r.game.pk: r.seating for r in recorded if r.seating is not None})
 
 
 class GameCreateApi(APIView):

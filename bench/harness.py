@@ -1,0 +1,119 @@
+"""What every benchmark needs: a scratch database, a gunicorn serving Arena, a keep-alive HTTP load, figures.
+
+Benchmarks compare against a baseline measured in the same run, because these machines are noisy: a ratio is
+meaningful where an absolute figure is not.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+def service_env(database: str, redis_db: int, **extra: str) -> dict[str, str]:
+    """Environment for Arena processes of a benchmark: its own Postgres database and Redis db index."""
+    base = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=f"{base}/{database}", REDIS_URL=f"redis://127.0.0.1:6379/{redis_db}", DEBUG="false",
+        SECRET_KEY="bench-secret-key", IP_HASH_KEY="bench-ip-hash-key", LOG_LEVEL="WARNING",
+        ALLOWED_HOSTS="127.0.0.1,localhost", **extra,
+    )
+    return env
+
+
+def fresh_database(env: dict[str, str]) -> None:
+    """Drop, create and migrate the benchmark's database."""
+    name = env["DATABASE_URL"].rsplit("/", 1)[1]
+    for sql in (f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"'):
+        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True)
+    manage(env, "migrate", "--no-input", "-v", "0")
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True,
+                          text=True)
+    return done.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], workers: int = 2) -> Iterator[int]:
+    """Serve Arena with gunicorn (sync workers, as deployed) until the block ends; yields the port."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [PYTHON, "-m", "gunicorn", "arena.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
+         "--worker-class", "gthread", "--threads", "4", "--log-level", "warning", "--keep-alive", "30"],
+        cwd=ROOT, env=env,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                conn.request("GET", "/healthz")
+                if conn.getresponse().status == 200:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise RuntimeError("gunicorn did not start")
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+class Client:
+    """One keep-alive HTTP connection; returns (status, parsed JSON, seconds)."""
+
+    def __init__(self, port: int, headers: dict[str, str] | None = None):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.headers = {"Content-Type": "application/json", **(headers or {})}
+
+    def call(self, method: str, path: str, body: object = None) -> tuple[int, object, float]:
+        payload = json.dumps(body).encode() if body is not None else None
+        start = time.perf_counter()
+        self.conn.request(method, path, body=payload, headers=self.headers)
+        response = self.conn.getresponse()
+        data = response.read()
+        elapsed = time.perf_counter() - start
+        return response.status, (json.loads(data) if data else None), elapsed
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    """p50 and p99 in milliseconds."""
+    ordered = sorted(samples)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000  # noqa: E731
+    return {"p50": pick(0.50), "p99": pick(0.99), "mean": statistics.fmean(ordered) * 1000}
+
+
+def run_threads(count: int, work: Callable[[int], int]) -> tuple[int, float]:
+    """Run ``work(i)`` on ``count`` threads; returns (total units done, wall seconds)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(count) as pool:
+        done = sum(pool.map(work, range(count)))
+    return done, time.perf_counter() - start
+
+
+def table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)

@@ -1,0 +1,78 @@
+"""Recording throughput over HTTP: single-game POSTs/s and batch games/s, next to a bare DRF endpoint.
+
+Run by hand (PostgreSQL and Redis on 127.0.0.1):  .venv/bin/python -m bench.recording_bench [--seconds 10]
+Serves Arena with gunicorn on a scratch database ``arena_bench_rec`` and Redis db 13, so nothing else is touched.
+Targets (issue 2): single POST >= 0.4x the bare endpoint; batch >= 3,000 games/s.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import time
+
+from bench.harness import Client, fresh_database, gunicorn, manage, run_threads, service_env, table
+
+_ids = itertools.count()
+
+
+def wizard_game(rng: random.Random) -> dict:
+    n = rng.randint(3, 6)
+    names = rng.sample(range(50_000), n)
+    return {
+        "table_id": f"B-{time.time_ns()}-{next(_ids)}",
+        "game": "wizard",
+        "players": [{"player": f"p{x}", "ip": f"203.0.{x % 256}.{x // 256 % 256}", "score": rng.randint(-50, 400)}
+                    for x in names],
+    }
+
+
+def load(port: int, path: str, make_body, seconds: float, threads: int, headers: dict) -> tuple[int, float]:
+    def work(i: int) -> int:
+        rng = random.Random(i)
+        client = Client(port, headers)
+        done = 0
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            status, body, _ = client.call("POST", path, make_body(rng))
+            assert status in (200, 201), (status, body)
+            done += 1
+        return done
+
+    return run_threads(threads, work)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+
+    env = service_env("arena_bench_rec", 13, BENCH_ENDPOINTS="true")
+    fresh_database(env)
+    key = manage(env, "create_game_server", "bench", "--quiet-key").strip()
+    auth = {"Authorization": f"Api-Key {key}"}
+    batch_size = 500
+    with gunicorn(env, workers=args.workers) as port:
+        # Warm up both paths (imports, connections) before measuring.
+        load(port, "/bench/bare/", wizard_game, 1, 2, {})
+        load(port, "/api/v1/games/", wizard_game, 1, 2, auth)
+        bare_n, bare_s = load(port, "/bench/bare/", wizard_game, args.seconds, args.threads, {})
+        single_n, single_s = load(port, "/api/v1/games/", wizard_game, args.seconds, args.threads, auth)
+        batch_n, batch_s = load(port, "/api/v1/games/batch/",
+                                lambda rng: {"games": [wizard_game(rng) for _ in range(batch_size)]},
+                                args.seconds, max(2, args.threads // 2), auth)
+    bare, single, batch = bare_n / bare_s, single_n / single_s, batch_n * batch_size / batch_s
+    print(table([
+        ("measure", "rate", "vs baseline", "target"),
+        ("bare DRF endpoint (req/s)", f"{bare:,.0f}", "1.00x", "baseline"),
+        ("single game POST (games/s)", f"{single:,.0f}", f"{single / bare:.2f}x", ">= 0.40x"),
+        (f"batch of {batch_size} (games/s)", f"{batch:,.0f}", f"{batch / bare:.2f}x", ">= 3,000 games/s"),
+    ]))
+    print(f"gunicorn: {args.workers} workers x 4 threads; client: {args.threads} keep-alive connections; "
+          f"{args.seconds:.0f}s per measure")
+
+
+if __name__ == "__main__":
+    main()

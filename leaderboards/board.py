@@ -1,0 +1,108 @@
+"""What a leaderboard is, independent of where it is stored: eligibility, ranks with ties, pages and windows.
+
+Pure Python (no Django, no Redis), so the rules read in one place and both boards (Redis, database) and the
+tests share them.
+
+Order: by Elo, highest first; players with the same Elo share a rank (1, 2, 2, 4) and are listed by player id,
+lowest first. Both boards list ties in that order, so a page is the same whichever board answers it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+# api.md: fewer rated games than this and a rating says too little about the player.
+MIN_GAMES = 5
+# api.md: a board of players who stopped playing months ago would hide the ones who play now.
+ACTIVE_DAYS = 90
+# api.md: the largest page (and window) a client may ask for.
+MAX_LIMIT = 200
+DEFAULT_PAGE_LIMIT = 50
+DEFAULT_AROUND_LIMIT = 11
+
+
+def active_cutoff(now: datetime) -> datetime:
+    """Ranked players have a rated game strictly after this moment ("a rated game in the last 90 days")."""
+    return now - timedelta(days=ACTIVE_DAYS)
+
+
+def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cutoff: datetime) -> bool:
+    """The leaderboard rule of api.md; the database board states the same rule as a query filter."""
+    return not banned and games >= MIN_GAMES and last_game_at is not None and last_game_at > cutoff
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    rank: int
+    player_id: int
+    player: str
+    elo: float
+    games: int
+
+    def as_json(self) -> dict[str, object]:
+        return {"rank": self.rank, "player": self.player, "elo": round(self.elo, 2), "games": self.games}
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    total: int
+    entries: list[Entry]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A ranked player as a board lists it, before ranks are assigned."""
+
+    player_id: int
+    player: str
+    elo: float
+    games: int
+
+
+def assign_ranks(rows: Sequence[Row], *, start: int, first_rank: int) -> list[Entry]:
+    """Ranks for a slice of the board that begins at 0-based position ``start``.
+
+    ``first_rank`` is 1 + the number of players with a strictly higher Elo than the slice's first row (one count
+    by the board). Below it, a row that ties the row above shares its rank; any other row has every player above
+    it strictly higher, so its rank is its position + 1. One count per page, whatever its length.
+    """
+    entries: list[Entry] = []
+    for i, row in enumerate(rows):
+        if i == 0:
+            rank = first_rank
+        elif row.elo == rows[i - 1].elo:
+            rank = entries[-1].rank
+        else:
+            rank = start + i + 1
+        entries.append(Entry(rank, row.player_id, row.player, row.elo, row.games))
+    return entries
+
+
+def window_start(*, position: int, total: int, limit: int) -> int:
+    """First position of the ``limit``-long window around the player at ``position`` (0-based).
+
+    Centred (with an even limit, one more row below than above), then shifted to stay inside the board, so a
+    window near the top or the bottom still has ``limit`` rows when the board has them.
+    """
+    start = position - (limit - 1) // 2
+    return max(0, min(start, total - limit))
+
+
+class BoardUnavailable(Exception):
+    """This board cannot answer now (Redis lost it, or is unreachable): the caller asks the database instead."""
+
+
+class Board(Protocol):
+    """One title's leaderboard. ``around`` and ``rank`` return None for a player who is not on it."""
+
+    def page(self, *, offset: int, limit: int) -> Page: ...
+
+    def around(self, *, player_id: int, limit: int) -> Page | None: ...
+
+    def rank(self, *, player_id: int) -> int | None: ...
+
+
+def unique_ids(player_ids: Iterable[int]) -> list[int]:
+    return sorted({int(pid) for pid in player_ids})

@@ -1,0 +1,28 @@
+"""``manage.py rebuild_leaderboards [--game SLUG]``: copy the boards from the database into Redis."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from arena.errors import NotFound
+from leaderboards.selectors import board_title
+from leaderboards.services import board_titles, boards_rebuild
+
+
+class Command(BaseCommand):
+    help = "Rebuild the Redis leaderboards from the database (atomic swap; reads keep working meanwhile)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--game", help="Only this game's board (default: every game that has one).")
+
+    def handle(self, *args, game: str | None = None, **options) -> None:
+        if not settings.REDIS_URL:
+            raise CommandError("REDIS_URL is not set: the boards are read from the database, nothing to rebuild.")
+        titles = board_titles()
+        if game is not None:
+            try:
+                titles = [board_title(game=game)]
+            except NotFound as refusal:
+                raise CommandError(refusal.message) from None
+        for rebuilt in boards_rebuild(titles=titles):
+            self.stdout.write(f"{rebuilt.title}: {rebuilt.players} players in {rebuilt.seconds:.2f} s")

@@ -1,0 +1,88 @@
+"""Leaderboard reads: one façade over the Redis board and the database board.
+
+With ``REDIS_URL`` set the Redis board answers (one round trip, no database query for a page). When Redis lost
+the board, the first reader to take the rebuild lock rebuilds it from the database and answers from it; readers
+meanwhile, and every reader while Redis is unreachable, get the database's answer: slower, never wrong. Without
+Redis (embedded mode) the database board answers.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import TypeVar
+
+from django.conf import settings
+from django.utils import timezone
+from redis.exceptions import RedisError
+
+from arena.errors import NotFound
+from arena.games import UnknownGame, get_game
+from arena.models import Player
+from leaderboards.board import Board, BoardUnavailable, Page, active_cutoff
+from leaderboards.db_board import DbBoard
+from leaderboards.redis_board import RedisBoard
+from leaderboards.services import board_rebuild
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def board_title(*, game: str) -> str:
+    """The title whose board the API serves as ``game``: 404 ``unknown_game``, or ``no_leaderboard`` for Hanabi."""
+    try:
+        found = get_game(game)
+    except UnknownGame:
+        raise NotFound("unknown_game", f"No game {game!r}.") from None
+    if not found.has_leaderboard:
+        raise NotFound("no_leaderboard", f"{found.slug} has no leaderboard.")
+    return found.slug
+
+
+def board_page(*, title: str, offset: int, limit: int) -> Page:
+    """``limit`` ranked players from 0-based position ``offset``, with the board's size."""
+    return _ask(title, lambda board: board.page(offset=offset, limit=limit))
+
+
+def board_around(*, title: str, player: str, limit: int) -> Page:
+    """The ``limit`` players around ``player`` (a handle); 404 ``player_not_found`` or ``player_not_ranked``."""
+    player_id = Player.objects.filter(handle=player).values_list("pk", flat=True).first()
+    if player_id is None:
+        raise NotFound("player_not_found", f"No player {player!r}.")
+    page = _ask(title, lambda board: board.around(player_id=player_id, limit=limit))
+    if page is None:
+        raise NotFound("player_not_ranked", f"{player} is not on the {title} leaderboard.")
+    return page
+
+
+def rank_of(*, title: str, player_id: int) -> int | None:
+    """The player's rank on the title's board (ties shared), or None when not on it (never ranked in Hanabi)."""
+    try:
+        if not get_game(title).has_leaderboard:
+            return None
+    except UnknownGame:
+        return None
+    return _ask(title, lambda board: board.rank(player_id=player_id))
+
+
+def _ask(title: str, question: Callable[[Board], T]) -> T:
+    now = timezone.now()
+    if settings.REDIS_URL:
+        try:
+            return _ask_redis(title, question, now)
+        except BoardUnavailable:
+            pass
+        except RedisError:
+            log.warning("leaderboard %s: Redis unreachable, answering from the database", title, exc_info=True)
+    return question(DbBoard(title, now=now))
+
+
+def _ask_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
+    board = RedisBoard(title, cutoff=active_cutoff(now))
+    try:
+        return question(board)
+    except BoardUnavailable:
+        # Lost (restart, flush) or never built: rebuild here unless someone else is at it; then ask again.
+        if board_rebuild(title=title, wait=False) is None:
+            raise
+        return question(board)

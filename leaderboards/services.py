@@ -1,0 +1,152 @@
+"""Writes to the Redis boards: sync after a rating batch or a ban, rebuild from the database, prune the inactive.
+
+The database is the source of truth; these functions only copy it. In embedded mode (no ``REDIS_URL``) they do
+nothing: the database board reads the ratings directly, so it is always in step.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.utils import timezone
+from redis.exceptions import LockError, RedisError
+
+from arena.games import all_games
+from arena.models import Player
+from leaderboards import redis_board
+from leaderboards.board import BoardUnavailable, active_cutoff, is_eligible, unique_ids
+from leaderboards.db_board import DbBoard
+from leaderboards.redis_board import Ranked, RedisBoard
+from ratings.models import Rating
+
+log = logging.getLogger(__name__)
+
+# Player ids per database query while syncing (one indexed IN query per chunk).
+_SYNC_QUERY_CHUNK = 1000
+
+
+def board_titles() -> list[str]:
+    """Every title that has a leaderboard (all but Hanabi)."""
+    return [game.slug for game in all_games() if game.has_leaderboard]
+
+
+def _enabled(title: str) -> bool:
+    return bool(settings.REDIS_URL) and title in board_titles()
+
+
+def board_sync(*, title: str, player_ids: Iterable[int]) -> None:
+    """Brings these players' places on the title's Redis board in line with the database.
+
+    Called after the commit of each Elo batch (and of a ban or unban). Reads the players' ratings and status in
+    one query per 1000 players, then adds the eligible and removes the rest. A Redis failure is logged and
+    the board forgotten when possible (the next read rebuilds it), never raised: the ratings are committed.
+    """
+    ids = unique_ids(player_ids)
+    if not ids or not _enabled(title):
+        return
+    try:
+        lock = redis_board.sync_lock(title)
+        locked = lock.acquire()
+        if not locked:
+            log.warning("leaderboard %s: sync lock busy for 30 s, syncing without it", title)
+        try:
+            add, remove = _read_players(title, ids)
+            redis_board.apply(title, add=add, remove=remove)
+        finally:
+            if locked:
+                _release(lock)
+    except RedisError:
+        log.exception("leaderboard %s: sync of %d players failed; forgetting the board", title, len(ids))
+        try:
+            redis_board.invalidate(title)
+        except RedisError:
+            log.exception("leaderboard %s: could not forget the board either", title)
+
+
+def _read_players(title: str, ids: list[int]) -> tuple[list[Ranked], list[int]]:
+    cutoff = active_cutoff(timezone.now())
+    add: list[Ranked] = []
+    seen: set[int] = set()
+    for i in range(0, len(ids), _SYNC_QUERY_CHUNK):
+        rows = Rating.objects.filter(title=title, player_id__in=ids[i : i + _SYNC_QUERY_CHUNK]).values_list(
+            "player_id", "player__handle", "elo", "games", "last_game_at", "player__status"
+        )
+        for player_id, handle, elo, games, last_game_at, status in rows:
+            banned = status == Player.Status.BANNED
+            if is_eligible(games=games, last_game_at=last_game_at, banned=banned, cutoff=cutoff):
+                add.append(Ranked(player_id, handle, elo, games, last_game_at))
+                seen.add(player_id)
+    return add, [pid for pid in ids if pid not in seen]
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuilt:
+    title: str
+    players: int
+    seconds: float
+
+
+def board_rebuild(*, title: str, wait: bool = True) -> Rebuilt | None:
+    """Replaces the title's Redis board by a copy of the database's, atomically (temporary keys, then RENAME).
+
+    One rebuild per title at a time (a Redis lock): with ``wait=False`` returns None at once when another
+    process is rebuilding. Ratings committed while copying are not lost: their syncs are recorded and replayed
+    after the swap.
+    """
+    lock = redis_board.rebuild_lock(title, blocking=wait)
+    if not lock.acquire():
+        return None
+    started = time.perf_counter()
+    try:
+        token = redis_board.begin_rebuild(title)
+        try:
+            written, dirty = redis_board.finish_rebuild(title, token, _snapshot(title))
+        except BaseException:
+            redis_board.abort_rebuild(title, token)
+            raise
+    finally:
+        _release(lock)
+    if dirty:
+        board_sync(title=title, player_ids=dirty)
+    rebuilt = Rebuilt(title=title, players=written, seconds=time.perf_counter() - started)
+    log.info("leaderboard %s rebuilt: %d players in %.2f s", title, rebuilt.players, rebuilt.seconds)
+    return rebuilt
+
+
+def _snapshot(title: str) -> Iterator[Ranked]:
+    rows = DbBoard(title).eligible().values_list("player_id", "player__handle", "elo", "games", "last_game_at")
+    for values in rows.iterator(chunk_size=redis_board.REBUILD_CHUNK):
+        yield Ranked(*values)
+
+
+def boards_rebuild(*, titles: Iterable[str] | None = None) -> list[Rebuilt]:
+    """Rebuilds every board (or the given titles), waiting for any rebuild already running."""
+    return [r for title in (titles or board_titles()) if (r := board_rebuild(title=title)) is not None]
+
+
+def boards_prune() -> dict[str, int]:
+    """Takes players whose last rated game is 90 days old off every ready board; returns the boards' sizes.
+
+    Reads prune too (so answers are exact to the second); this keeps idle boards small and their reads quick.
+    """
+    if not settings.REDIS_URL:
+        return {}
+    cutoff = active_cutoff(timezone.now())
+    sizes = {}
+    for title in board_titles():
+        try:
+            sizes[title] = RedisBoard(title, cutoff=cutoff).prune()
+        except BoardUnavailable:
+            continue
+    return sizes
+
+
+def _release(lock) -> None:
+    try:
+        lock.release()
+    except LockError:
+        # It expired while we held it: whoever holds it now releases their own.
+        log.warning("leaderboard lock %s expired before release", lock.name)

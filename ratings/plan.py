@@ -1,0 +1,196 @@
+"""Computing ratings from rows: games and players' standings in, new standings and history rows out.
+
+Lila's split: computing new ratings and saving them are separate steps. Nothing here touches the database, so
+the batch worker, the rebuild and the tests fold games through the very same code, and a rebuild reproduces
+the stored ratings bit for bit (same functions, same inputs, same order). The rules themselves live in
+:mod:`ratings.elo`, :mod:`ratings.hanabi` and :mod:`ratings.skill`; this module only feeds them rows.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
+
+from ratings import hanabi
+from ratings.elo import Change, EloConfig, Standing, rate_sides
+from ratings.skill import DEFAULT_SKILL, Skill, rate_skill
+
+# History kinds, as stored in RatingChange.kind.
+KIND_GAME = "game"
+KIND_RESET = "reset"
+
+# A seat as the planner reads it: (player_id, side index (0 = best side), place or None, quit).
+SeatRow = tuple[int, int, "int | None", bool]
+
+
+class GameRow(NamedTuple):
+    """What rating one game needs, read once from the database (seats in position order)."""
+
+    id: int
+    rec: int | None
+    coop_score: int | None
+    finished_at: datetime
+    deck: str | None  # Hanabi's deck; None for every other title
+    seats: list[SeatRow]
+
+
+class ChangeRow(NamedTuple):
+    """One history row (RatingChange) before it is written; ``seq`` orders it within the title."""
+
+    seq: int
+    player_id: int
+    game_id: int | None
+    kind: str
+    before: float
+    after: float
+    delta: float
+    k: int | None
+    games_before: int
+    place: int | None
+    finished_at: datetime
+    opponent: float | None
+
+
+class PlayerState:
+    """A player's Elo standing in one title while a plan runs; ``rating_id`` None means no Rating row yet."""
+
+    __slots__ = ("elo", "games", "last_game_at", "rating_id")
+
+    def __init__(self, rating_id: int | None, elo: float, games: int, last_game_at: datetime | None = None):
+        self.rating_id = rating_id
+        self.elo = elo
+        self.games = games
+        # Latest finished_at applied by THIS plan (the writer keeps the later of it and the stored value).
+        self.last_game_at = last_game_at
+
+
+@dataclass(frozen=True)
+class HanabiRules:
+    """The Hanabot table as loaded for one batch, and the below-threshold rule in force."""
+
+    table: Mapping[tuple[str, int, int], float]
+    below_rule: str
+
+
+class EloPlan:
+    """Folds games and resets, in order, into player standings and history rows.
+
+    ``states`` holds every player the plan may meet (missing players start at ``config.initial`` with 0 games);
+    it is updated in place so a player seen twice in one batch plays the second game with the first one's
+    result, exactly as a one-game-at-a-time replay would.
+    """
+
+    def __init__(self, *, states: dict[int, PlayerState], config: EloConfig, hanabi_rules: HanabiRules | None):
+        self.states = states
+        self.config = config
+        self.hanabi_rules = hanabi_rules
+        self.changes: list[ChangeRow] = []
+        self.touched: set[int] = set()
+
+    def _state(self, player_id: int) -> PlayerState:
+        state = self.states.get(player_id)
+        if state is None:
+            state = self.states[player_id] = PlayerState(None, self.config.initial, 0)
+        return state
+
+    def apply_game(self, game: GameRow, seq: int, *, opponent: float | None = None) -> None:
+        """Rate one game. ``opponent`` (rebuild only): the Hanabot rating this game met when first rated."""
+        if game.deck is not None:
+            self._apply_hanabi(game, seq, opponent)
+            return
+        state_of = self._state
+        seats = game.seats
+        count = 1 + max(seat[1] for seat in seats)
+        sides: list[list[tuple[int, Standing]]] = [[] for _ in range(count)]
+        places = [0] * count
+        quitter = None
+        states = []
+        for player_id, side, place, quit_ in seats:
+            state = state_of(player_id)
+            states.append(state)
+            sides[side].append((player_id, Standing(state.elo, state.games)))
+            places[side] = place
+            if quit_:
+                quitter = player_id
+        changes = rate_sides(sides, places, game.rec, quitter, self.config)
+        self._record(game, seq, states, changes, None)
+
+    def _apply_hanabi(self, game: GameRow, seq: int, opponent: float | None) -> None:
+        rules = self.hanabi_rules
+        if rules is None:
+            raise ValueError("a Hanabi game needs the Hanabot table")
+        cls = hanabi.variant_class(game.deck)
+        size = len(game.seats)
+        score = game.coop_score
+        table = rules.table
+        if opponent is not None:
+            # Replay against the bot the game met, whatever the table says today; bot_duel looks up either the
+            # score's row or (older below-threshold rule) the threshold's row, so both map to that bot.
+            table = {(cls, size, score): opponent, (cls, size, hanabi.THRESHOLD[cls]): opponent}
+        bot, _ = hanabi.bot_duel(table, cls, size, score, rules.below_rule)
+        states = [self._state(seat[0]) for seat in game.seats]
+        members = [(seat[0], Standing(state.elo, state.games)) for seat, state in zip(game.seats, states, strict=True)]
+        changes = hanabi.rate_team(members, cls, score, table, rules.below_rule, self.config)
+        self._record(game, seq, states, changes, bot)
+
+    def _record(self, game: GameRow, seq: int, states: list[PlayerState], changes: Mapping[int, Change],
+                opponent: float | None) -> None:
+        append = self.changes.append
+        touched = self.touched.add
+        finished_at = game.finished_at
+        game_id = game.id
+        for (player_id, _, place, _), state in zip(game.seats, states, strict=True):
+            change = changes[player_id]
+            after = change.after
+            append(ChangeRow(seq, player_id, game_id, KIND_GAME, change.before, after, change.delta, change.k,
+                             change.games_before, place, finished_at, opponent))
+            state.elo = after
+            state.games += 1
+            last = state.last_game_at
+            if last is None or finished_at > last:
+                state.last_game_at = finished_at
+            touched(player_id)
+
+    def apply_reset(self, player_id: int, seq: int, at: datetime) -> None:
+        """A moderator's reset: back to the initial rating, games played kept (moderation.md)."""
+        state = self._state(player_id)
+        initial = self.config.initial
+        self.changes.append(ChangeRow(seq, player_id, None, KIND_RESET, state.elo, initial, initial - state.elo,
+                                      None, state.games, None, at, None))
+        state.elo = initial
+        self.touched.add(player_id)
+
+
+class SkillState:
+    """A player's TrueSkill belief while a plan runs; ``rating_id`` is the Rating row holding it."""
+
+    __slots__ = ("rating_id", "skill")
+
+    def __init__(self, rating_id: int | None, skill: Skill):
+        self.rating_id = rating_id
+        self.skill = skill
+
+
+class SkillPlan:
+    """Folds games, in order, into TrueSkill beliefs (teams as teams, places as in Elo)."""
+
+    def __init__(self, *, states: dict[int, SkillState]):
+        self.states = states
+        self.touched: set[int] = set()
+
+    def apply_game(self, game: GameRow) -> None:
+        states = self.states
+        seats = game.seats
+        count = 1 + max(seat[1] for seat in seats)
+        sides: list[list[tuple[int, Skill]]] = [[] for _ in range(count)]
+        places = [0] * count
+        for player_id, side, place, _ in seats:
+            state = states.get(player_id)
+            if state is None:
+                state = states[player_id] = SkillState(None, DEFAULT_SKILL)
+            sides[side].append((player_id, state.skill))
+            places[side] = place
+        for player_id, skill in rate_skill(sides, places).items():
+            states[player_id].skill = skill
+            self.touched.add(player_id)

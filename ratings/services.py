@@ -1,0 +1,444 @@
+"""The rating stages: rate pending games in batches, TrueSkill behind them, moderator resets and the rebuild.
+
+Order and exactly-once come from the database, never from the task queue (style.md):
+
+- One row per (title, stage) in ``RatingStage`` is locked FOR UPDATE for the whole of a batch, so within a title
+  one batch runs at a time while different titles run in parallel. A batch selects ``pending`` games under that
+  lock and marks them ``rated`` in the same transaction: a redelivered or concurrent task finds nothing left to
+  do, and a worker killed mid-batch leaves nothing behind (the transaction rolls back, the lock is released).
+  The unique constraint on (game, player) history rows is the backstop.
+- ``RatingStage(title, elo).last_seq`` is the title's one sequence: every applied game and every reset takes the
+  next number (``Game.rating_seq``, ``RatingChange.seq``). The rebuild replays games and resets merged by that
+  number, so it applies the same operations in the same order and reproduces every rating bit for bit.
+- Games are taken in id order, which is the order Arena accepted (committed) them; two games committed by
+  concurrent requests have no order between them, and one whose transaction commits after a later id was rated
+  simply takes the next seq. ``rating_seq`` is the authoritative order.
+- TrueSkill is a second ordered stage with its own lock row: it takes rated games with ``trueskill_done`` false
+  in ``rating_seq`` order and sets the flag in the same transaction. It only ever writes the ts_* columns, so the
+  two stages never undo each other; their Rating row locks are taken in id order, so they never deadlock.
+
+A game whose player was banned after it was recorded but before it was rated is rated as recorded: the ban
+applies to games recorded after it (moderation.md: "its new games ... rated for nobody"), and a moderator who
+wants such a game gone voids it and rebuilds.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena.games import get_game
+from arena.models import Game, Player, Seat
+from ratings import writers
+from ratings.elo import EloConfig
+from ratings.models import HanabotRating, Rating, RatingChange, RatingStage
+from ratings.plan import (
+    KIND_GAME,
+    KIND_RESET,
+    EloPlan,
+    GameRow,
+    HanabiRules,
+    PlayerState,
+    SkillPlan,
+    SkillState,
+)
+from ratings.skill import DEFAULT_SKILL, Skill
+
+log = logging.getLogger(__name__)
+
+HANABI = "hanabi"
+# TrueSkill is ~60x slower per game than Elo: smaller batches keep its transactions (and a redo after a crash)
+# short, while still paying the per-batch queries only once per few hundred games.
+TRUESKILL_BATCH_SIZE = 500
+# Games read per round trip while rebuilding, so a title of millions of games never sits in memory as seats.
+REBUILD_CHUNK = 5000
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What one batch did: the games it applied and the players whose Rating row changed."""
+
+    title: str
+    games: int
+    player_ids: list[int] = field(default_factory=list)
+    first_seq: int | None = None
+    last_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class ResetResult:
+    title: str
+    player_id: int
+    seq: int
+    before: float
+
+
+@dataclass
+class Mismatch:
+    """A difference found by ``rebuild(check=True)``: what is stored and what the replay computes."""
+
+    what: str
+    key: object
+    stored: object
+    computed: object
+
+
+@dataclass
+class RebuildResult:
+    title: str
+    games: int = 0
+    resets: int = 0
+    players: int = 0
+    trueskill_games: int = 0
+    checked: bool = False
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Shared pieces
+# ---------------------------------------------------------------------------------------------------------------
+
+def elo_config() -> EloConfig:
+    """The rules' constants from the settings (ratings.md: every constant is a setting)."""
+    return EloConfig(
+        initial=settings.ELO_INITIAL, k_new=settings.ELO_K_NEW, k_mid=settings.ELO_K_MID,
+        k_settled=settings.ELO_K_SETTLED, mid_from=settings.ELO_MID_FROM, settled_from=settings.ELO_SETTLED_FROM,
+        quit_penalty=settings.ELO_QUIT_PENALTY, floor=settings.ELO_FLOOR,
+    )
+
+
+def _hanabi_rules(title: str) -> HanabiRules | None:
+    """The Hanabot table as it is now: read once per batch, so an admin's edit applies to games rated after it."""
+    if title != HANABI:
+        return None
+    table = {(cls, size, score): elo
+             for cls, size, score, elo in HanabotRating.objects.values_list("variant_class", "team_size", "score",
+                                                                          "elo")}
+    return HanabiRules(table=table, below_rule=settings.HANABOT_BELOW_THRESHOLD)
+
+
+def _lock_stage(title: str, stage: str) -> RatingStage:
+    """Lock the (title, stage) row for this transaction, creating it on first use (safe when two race)."""
+    rows = RatingStage.objects.select_for_update().filter(title=title, stage=stage)
+    row = rows.first()
+    if row is None:
+        RatingStage.objects.bulk_create([RatingStage(title=title, stage=stage)], ignore_conflicts=True)
+        row = rows.get()
+    return row
+
+
+GAME_COLUMNS = ("id", "rec", "coop_score", "finished_at")
+
+
+def _game_columns(hanabi: bool) -> tuple[str, ...]:
+    # The variant (JSON) is only needed for Hanabi's deck; decoding it for every game would cost for nothing.
+    return (*GAME_COLUMNS, "variant") if hanabi else GAME_COLUMNS
+
+
+def _game_rows(games: list[tuple], *, hanabi: bool) -> list[GameRow]:
+    """Attach seats (one query, position order) to tuples that start with the ``_game_columns``."""
+    seats: dict[int, list] = {game[0]: [] for game in games}
+    if games:
+        for game_id, player_id, side, place, quit_ in Seat.objects.filter(game_id__in=list(seats)).order_by(
+            "game_id", "position"
+        ).values_list("game_id", "player_id", "side", "place", "quit"):
+            seats[game_id].append((player_id, side, place, quit_))
+    return [GameRow(game[0], game[1], game[2], game[3], game[4]["deck"] if hanabi else None, seats[game[0]])
+            for game in games]
+
+
+def sync_boards(*, title: str, player_ids: Iterable[int]) -> None:
+    """Tell the leaderboards which players' ratings moved; call it after commit (a board never shows uncommitted
+    ratings). A failing board is logged, not raised: ratings are the source of truth and rating must go on."""
+    ids = sorted(set(player_ids))
+    if not ids or not get_game(title).has_leaderboard:
+        return
+    try:
+        from leaderboards.services import board_sync
+    except ImportError:  # the leaderboards app lands separately (issue 4)
+        return
+    try:
+        board_sync(title=title, player_ids=ids)
+    except Exception:
+        log.exception("leaderboard sync failed for %s (%d players)", title, len(ids))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The Elo stage
+# ---------------------------------------------------------------------------------------------------------------
+
+def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
+    """Rate up to ``limit`` pending games of ``title`` in arrival order, in one transaction.
+
+    Reads: the stage lock, the games, their seats, the ratings they need (locked, id order), the Hanabot table
+    for Hanabi. Writes: new and updated ratings, history, game statuses and the seq, each one bulk statement.
+    Calling it again (a redelivered task) finds nothing pending and changes nothing.
+    """
+    limit = limit or settings.RATING_BATCH_SIZE
+    hanabi = title == HANABI
+    with transaction.atomic():
+        stage = _lock_stage(title, RatingStage.Stage.ELO)
+        games = list(
+            Game.objects.filter(title=title, status=Game.Status.PENDING).order_by("id")
+            .values_list(*_game_columns(hanabi))[:limit]
+        )
+        if not games:
+            return BatchResult(title=title, games=0)
+        rows = _game_rows(games, hanabi=hanabi)
+        player_ids = {seat[0] for row in rows for seat in row.seats}
+        states = {
+            player_id: PlayerState(rating_id, elo, played)
+            for rating_id, player_id, elo, played in Rating.objects.select_for_update()
+            .filter(title=title, player_id__in=player_ids).order_by("id")
+            .values_list("id", "player_id", "elo", "games")
+        }
+        plan = EloPlan(states=states, config=elo_config(), hanabi_rules=_hanabi_rules(title))
+        first = stage.last_seq + 1
+        seq = stage.last_seq
+        for row in rows:
+            seq += 1
+            plan.apply_game(row, seq)
+        _write_elo(title=title, plan=plan, game_seqs=[(row.id, first + i) for i, row in enumerate(rows)])
+        RatingStage.objects.filter(pk=stage.pk).update(last_seq=seq)
+    return BatchResult(title=title, games=len(rows), player_ids=sorted(plan.touched), first_seq=first, last_seq=seq)
+
+
+def _write_elo(*, title: str, plan: EloPlan, game_seqs: list[tuple[int, int]]) -> None:
+    states = plan.states
+    new, updated = [], []
+    for player_id in plan.touched:
+        state = states[player_id]
+        if state.rating_id is None:
+            new.append((player_id, state.elo, state.games, state.last_game_at, None, None))
+        else:
+            updated.append((state.rating_id, state.elo, state.games, state.last_game_at))
+    writers.insert_ratings(title=title, rows=new)
+    writers.update_elo(rows=updated)
+    writers.insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
+    writers.mark_games_rated(rows=game_seqs)
+
+
+def pending_titles() -> list[str]:
+    """Titles with games waiting for the Elo stage (uses the pending partial index)."""
+    return sorted(set(Game.objects.filter(status=Game.Status.PENDING).values_list("title", flat=True).distinct()))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The TrueSkill stage
+# ---------------------------------------------------------------------------------------------------------------
+
+def _trueskill_rated(title: str) -> bool:
+    """TrueSkill is for matchmaking of competitive games: Hanabi has no places to rate (ratings.md)."""
+    return not get_game(title).cooperative
+
+
+def rate_trueskill_pending(*, title: str, limit: int | None = None) -> BatchResult:
+    """Apply TrueSkill to up to ``limit`` Elo-rated games of ``title`` in ``rating_seq`` order, exactly once.
+
+    Its own lock row, so it lags behind the Elo stage without ever holding it back; the Rating rows it needs
+    already exist (the Elo stage created them) and it touches only their ts_* columns.
+    """
+    limit = limit or min(settings.RATING_BATCH_SIZE, TRUESKILL_BATCH_SIZE)
+    todo = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False)
+    with transaction.atomic():
+        stage = _lock_stage(title, RatingStage.Stage.TRUESKILL)
+        if not _trueskill_rated(title):
+            done = todo.update(trueskill_done=True)
+            return BatchResult(title=title, games=done)
+        games = list(todo.order_by("rating_seq").values_list(*GAME_COLUMNS, "rating_seq")[:limit])
+        if not games:
+            return BatchResult(title=title, games=0)
+        rows = _game_rows(games, hanabi=False)
+        player_ids = {seat[0] for row in rows for seat in row.seats}
+        states = {
+            player_id: SkillState(rating_id, _skill(mu, sigma))
+            for rating_id, player_id, mu, sigma in Rating.objects.filter(title=title, player_id__in=player_ids)
+            .values_list("id", "player_id", "ts_mu", "ts_sigma")
+        }
+        plan = SkillPlan(states=states)
+        for row in rows:
+            plan.apply_game(row)
+        updates = sorted((states[p].rating_id, states[p].skill.mu, states[p].skill.sigma) for p in plan.touched)
+        if any(rating_id is None for rating_id, _, _ in updates):
+            raise RuntimeError(f"{title}: a rated game's player has no Rating row")
+        writers.lock_ratings(ids=[u[0] for u in updates])
+        writers.update_skill(rows=updates)
+        writers.mark_trueskill_done(ids=[row.id for row in rows])
+        last_seq = games[-1][-1]
+        RatingStage.objects.filter(pk=stage.pk).update(last_seq=last_seq)
+    return BatchResult(title=title, games=len(rows), player_ids=sorted(plan.touched), first_seq=games[0][-1],
+                       last_seq=last_seq)
+
+
+def _skill(mu: float | None, sigma: float | None) -> Skill:
+    return DEFAULT_SKILL if mu is None or sigma is None else Skill(mu, sigma)
+
+
+def trueskill_titles() -> list[str]:
+    """Titles with Elo-rated games the TrueSkill stage has not applied yet."""
+    return sorted(set(Game.objects.filter(status=Game.Status.RATED, trueskill_done=False)
+                      .values_list("title", flat=True).distinct()))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Moderator reset
+# ---------------------------------------------------------------------------------------------------------------
+
+def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: datetime | None = None
+                 ) -> list[ResetResult]:
+    """Reset ``player``'s Elo to the initial rating in every title they have a rating in (or only ``titles``).
+
+    Written as a ``reset`` history row taking the title's next seq under the title's Elo lock, so it falls
+    between two batches and a rebuild replays it at the same point. Games played are kept (moderation.md), so
+    K does not start over; TrueSkill is matchmaking's estimate and is left as it is. Titles are locked in name
+    order, the one order every multi-title locker uses.
+    """
+    at = at or timezone.now()
+    results: list[ResetResult] = []
+    with transaction.atomic():
+        wanted = Rating.objects.filter(player=player)
+        if titles is not None:
+            wanted = wanted.filter(title__in=list(titles))
+        for title in sorted(set(wanted.values_list("title", flat=True))):
+            stage = _lock_stage(title, RatingStage.Stage.ELO)
+            rating = Rating.objects.select_for_update().get(player=player, title=title)
+            seq = stage.last_seq + 1
+            plan = EloPlan(states={player.pk: PlayerState(rating.pk, rating.elo, rating.games)},
+                           config=elo_config(), hanabi_rules=None)
+            plan.apply_reset(player.pk, seq, at)
+            writers.insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
+            Rating.objects.filter(pk=rating.pk).update(elo=plan.states[player.pk].elo)
+            RatingStage.objects.filter(pk=stage.pk).update(last_seq=seq)
+            results.append(ResetResult(title=title, player_id=player.pk, seq=seq, before=rating.elo))
+        for result in results:
+            transaction.on_commit(lambda r=result: sync_boards(title=r.title, player_ids=[r.player_id]))
+    return results
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rebuild
+# ---------------------------------------------------------------------------------------------------------------
+
+def rated_titles() -> list[str]:
+    """Every title with a rating stage, a rating or a rated game: what ``rebuild_ratings`` covers by default."""
+    titles = set(RatingStage.objects.values_list("title", flat=True))
+    titles.update(Rating.objects.values_list("title", flat=True).distinct())
+    titles.update(Game.objects.filter(rating_seq__isnull=False).values_list("title", flat=True).distinct())
+    return sorted(titles)
+
+
+def _replay_games(title: str, *, hanabi: bool) -> Iterator[tuple[int, GameRow, bool]]:
+    """(seq, row, trueskill_done) of every rated game in seq order, fetched in chunks."""
+    rated = Game.objects.filter(title=title, status=Game.Status.RATED).order_by("rating_seq")
+    last = None
+    columns = ("rating_seq", "trueskill_done", *_game_columns(hanabi))
+    while True:
+        chunk = rated if last is None else rated.filter(rating_seq__gt=last)
+        games = list(chunk.values_list(*columns)[:REBUILD_CHUNK])
+        if not games:
+            return
+        rows = _game_rows([g[2:] for g in games], hanabi=hanabi)
+        for game, row in zip(games, rows, strict=True):
+            yield game[0], row, game[1]
+        last = games[-1][0]
+
+
+def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, check: bool = False
+            ) -> RebuildResult:
+    """Recompute ``title``'s ratings and history from its rated games and the resets, in seq order.
+
+    Under both stage locks, so no batch or reset interleaves. Voided games are skipped (that is how a void gives
+    victims their points back). Hanabi games replay against the bot rating they met (kept in the history), so
+    a later edit of the Hanabot table does not rewrite them. TrueSkill is replayed too, over the games its
+    stage had already applied (always a prefix of the seq order); the rest stay for the stage.
+
+    ``check``: compute and compare with what is stored, write nothing; the result lists the mismatches.
+    """
+    result = RebuildResult(title=title, checked=check)
+    hanabi = title == HANABI
+    trueskill = _trueskill_rated(title)
+    with transaction.atomic():
+        _lock_stage(title, RatingStage.Stage.ELO)
+        _lock_stage(title, RatingStage.Stage.TRUESKILL)
+        history = RatingChange.objects.filter(title=title)
+        resets = list(history.filter(kind=KIND_RESET).order_by("seq", "player_id")
+                      .values_list("seq", "player_id", "finished_at"))
+        opponents = dict(history.filter(kind=KIND_GAME, opponent__isnull=False)
+                         .values_list("game_id", "opponent").distinct())
+        total = Game.objects.filter(title=title, status=Game.Status.RATED).count() + len(resets)
+        plan = EloPlan(states={}, config=elo_config(), hanabi_rules=_hanabi_rules(title))
+        skills = SkillPlan(states={})
+        done = 0
+        reset_iter = iter(resets)
+        next_reset = next(reset_iter, None)
+        for seq, row, ts_done in _replay_games(title, hanabi=hanabi):
+            while next_reset is not None and next_reset[0] < seq:
+                plan.apply_reset(next_reset[1], next_reset[0], next_reset[2])
+                result.resets += 1
+                done += 1
+                next_reset = next(reset_iter, None)
+            plan.apply_game(row, seq, opponent=opponents.get(row.id))
+            result.games += 1
+            if trueskill and ts_done:
+                skills.apply_game(row)
+                result.trueskill_games += 1
+            done += 1
+            if progress is not None and done % 1000 == 0:
+                progress(done, total)
+        while next_reset is not None:
+            plan.apply_reset(next_reset[1], next_reset[0], next_reset[2])
+            result.resets += 1
+            done += 1
+            next_reset = next(reset_iter, None)
+        if progress is not None:
+            progress(done, total)
+        result.players = len(plan.states)
+        if check:
+            result.mismatches = _compare(title, plan, skills)
+            return result
+        moved = set(Rating.objects.filter(title=title).values_list("player_id", flat=True)) | plan.states.keys()
+        _write_rebuild(title, plan, skills)
+        transaction.on_commit(lambda: sync_boards(title=title, player_ids=moved))
+    return result
+
+
+def _rebuilt_ratings(plan: EloPlan, skills: SkillPlan) -> dict[int, tuple]:
+    """player_id -> (elo, games, last_game_at, ts_mu, ts_sigma) as the replay leaves them."""
+    out = {}
+    for player_id, state in plan.states.items():
+        skill = skills.states.get(player_id)
+        out[player_id] = (state.elo, state.games, state.last_game_at,
+                          skill.skill.mu if skill else None, skill.skill.sigma if skill else None)
+    return out
+
+
+def _write_rebuild(title: str, plan: EloPlan, skills: SkillPlan) -> None:
+    RatingChange.objects.filter(title=title).delete()
+    Rating.objects.filter(title=title).delete()
+    rows = [(player_id, *values) for player_id, values in sorted(_rebuilt_ratings(plan, skills).items())]
+    writers.insert_ratings(title=title, rows=rows)
+    writers.insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
+
+
+def _compare(title: str, plan: EloPlan, skills: SkillPlan) -> list[Mismatch]:
+    """Bit-for-bit comparison of the replay with the stored ratings and history."""
+    mismatches: list[Mismatch] = []
+    computed = _rebuilt_ratings(plan, skills)
+    stored = {player_id: tuple(values) for player_id, *values in Rating.objects.filter(title=title).values_list(
+        "player_id", "elo", "games", "last_game_at", "ts_mu", "ts_sigma")}
+    for player_id in sorted(computed.keys() | stored.keys()):
+        if computed.get(player_id) != stored.get(player_id):
+            mismatches.append(Mismatch("rating", player_id, stored.get(player_id), computed.get(player_id)))
+    fields = ("seq", "player_id", "game_id", "kind", "before", "after", "delta", "k", "games_before", "place",
+              "finished_at", "opponent")
+    stored_changes = {(row[0], row[1]): row for row in RatingChange.objects.filter(title=title).values_list(*fields)}
+    computed_changes = {(row.seq, row.player_id): tuple(row) for row in plan.changes}
+    for key in sorted(computed_changes.keys() | stored_changes.keys()):
+        if computed_changes.get(key) != stored_changes.get(key):
+            mismatches.append(Mismatch("history", key, stored_changes.get(key), computed_changes.get(key)))
+    return mismatches

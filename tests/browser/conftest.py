@@ -1,0 +1,104 @@
+"""The browser suite: the admin driven in headless Chromium (Debian's, never a downloaded one) through Playwright.
+
+Every test here runs against pytest-django's ``live_server`` (a real HTTP server on localhost; admin CSS/JS are
+served by the staticfiles handler), so the database is transactional: flushed after each test.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group, Permission, User
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+HERE = Path(__file__).resolve().parent
+CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
+# Headless as root in a container, with nothing reaching out to Google's services.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "correct horse battery staple"
+TIMEOUT_MS = 15_000
+
+AdminLogin = Callable[..., None]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(
+            f"the browser tests need Debian's Chromium at {CHROMIUM} (scripts/setup dev installs it); "
+            'deselect them with -m "not browser"'
+        )
+    # Playwright's sync API runs an asyncio loop in this thread, so Django's ORM (used by the tests and fixtures
+    # around the browser calls) would refuse with SynchronousOnlyOperation. The standard workaround, scoped to the
+    # lifetime of the browser.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def page(browser: Browser, live_server) -> Iterator[Page]:
+    """A fresh browser context (no cookies) per test, with relative URLs resolved against the live server."""
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    expect.set_options(timeout=TIMEOUT_MS)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def superuser(transactional_db) -> User:
+    return User.objects.create_superuser("root", "root@example.com", PASSWORD)
+
+
+@pytest.fixture
+def moderator(transactional_db) -> User:
+    """Staff, not superuser, in a Moderators group that may only look at players."""
+    group = Group.objects.create(name="Moderators")
+    group.permissions.add(Permission.objects.get(content_type__app_label="arena", codename="view_player"))
+    user = User.objects.create_user("mod", "mod@example.com", PASSWORD, is_staff=True)
+    user.groups.add(group)
+    return user
+
+
+def _admin_login(page: Page, live_server, user: User) -> None:
+    """Log ``user`` in through the real admin login form and wait for the admin index."""
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    page.fill("#id_username", user.get_username())
+    page.fill("#id_password", PASSWORD)
+    page.click("#login-form input[type=submit]")
+    expect(page).to_have_url(f"{live_server.url}/admin/")
+    expect(page.locator("#user-tools strong")).to_have_text(user.get_username())
+
+
+@pytest.fixture
+def admin_login() -> AdminLogin:
+    """``admin_login(page, live_server, user)``: the login helper (users from these fixtures share PASSWORD)."""
+    return _admin_login
