@@ -6,7 +6,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from arena.models import Game, GameServer, Player, Seat
-from arena.servers import game_server_create, game_server_revoke
+from arena.servers import game_server_create, game_server_revoke, game_server_rotate_key
 
 
 class SuperuserOnly:
@@ -33,7 +33,7 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
     list_display = ("name", "key_prefix", "created_at", "revoked_at")
     readonly_fields = ("key_prefix", "created_at", "revoked_at")
     fields = ("name", "key_prefix", "created_at", "revoked_at")
-    actions = ("revoke_keys",)
+    actions = ("revoke_keys", "rotate_keys")
 
     def get_readonly_fields(self, request: HttpRequest, obj: GameServer | None = None) -> tuple[str, ...]:
         return self.readonly_fields if obj is None else ("name", *self.readonly_fields)
@@ -50,9 +50,17 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
 
     @admin.action(description="Revoke the API keys of the selected game servers")
     def revoke_keys(self, request: HttpRequest, queryset: QuerySet[GameServer]) -> None:
-        for server in queryset:
+        active = list(queryset.filter(revoked_at__isnull=True))
+        for server in active:
             game_server_revoke(server=server)
-        self.message_user(request, f"Revoked {queryset.count()} key(s).", messages.SUCCESS)
+        self.message_user(request, f"Revoked {len(active)} key(s).", messages.SUCCESS)
+
+    @admin.action(description="Issue new API keys to the selected game servers (old keys stop working)")
+    def rotate_keys(self, request: HttpRequest, queryset: QuerySet[GameServer]) -> None:
+        for server in queryset:
+            issued = game_server_rotate_key(server=server)
+            self.message_user(request, f"New API key for {server.name} (shown only this once): {issued.key}",
+                              messages.WARNING)
 
 
 @admin.register(Player)

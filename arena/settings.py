@@ -55,6 +55,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "arena.urls"
+# Messages live in the server-side session, never in a cookie: the admin shows one-time API keys in them.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 WSGI_APPLICATION = "arena.wsgi.application"
 TEMPLATES = [
     {

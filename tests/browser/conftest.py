@@ -39,16 +39,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
+    """Chromium for this package's tests only: Playwright's event loop (and the async-unsafe escape hatch below)
+    end with the last browser test instead of running on under the rest of the suite."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"the browser tests need Debian's Chromium at {CHROMIUM} (scripts/setup dev installs it); "
             'deselect them with -m "not browser"'
         )
-    # Playwright's sync API runs an asyncio loop in this thread, so Django's ORM (used by the tests and fixtures
-    # around the browser calls) would refuse with SynchronousOnlyOperation. The standard workaround, scoped to the
-    # lifetime of the browser.
+    # Playwright's sync API keeps an asyncio loop running in this thread, so Django's ORM (used by the tests and
+    # fixtures around the browser calls) would refuse with SynchronousOnlyOperation. The standard workaround.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
@@ -61,6 +62,12 @@ def browser() -> Iterator[Browser]:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings) -> None:
+    """Logins still go through the real form and auth backend, minus PBKDF2's deliberate second per hash."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

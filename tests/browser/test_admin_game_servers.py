@@ -18,7 +18,7 @@ KEY_MESSAGE = re.compile(r"API key for (?P<name>.+) \(shown only this once, stor
 
 
 def get_game_1(live_server, key: str) -> httpx.Response:
-    """A real HTTP request to the live server's API with the game-server key (no game exists: 404 if the key is good)."""
+    """A real HTTP request to the live server with a game-server key; no game exists, so a good key gets 404."""
     with httpx.Client(trust_env=False, timeout=10) as client:
         return client.get(f"{live_server.url}/api/v1/games/1/", headers={"Authorization": f"Api-Key {key}"})
 

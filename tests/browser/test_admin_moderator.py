@@ -31,7 +31,7 @@ def test_moderator_sees_no_game_servers_nor_hanabot(page, live_server, moderator
 
     # The index offers Players (what the group allows) and nothing about keys or the Hanabot table.
     main = page.locator("#content-main")
-    expect(main.locator('a[href="/admin/arena/player/"]')).to_have_count(1)
+    expect(main.locator('th a[href="/admin/arena/player/"]')).to_have_text("Players")
     expect(page.locator('a[href^="/admin/arena/gameserver/"]')).to_have_count(0)
     expect(page.locator('a[href^="/admin/ratings/"]')).to_have_count(0)
     expect(main).not_to_contain_text("Game servers")
