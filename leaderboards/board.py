@@ -9,9 +9,8 @@ lowest first. Both boards list ties in that order, so a page is the same whichev
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 # api.md: fewer rated games than this and a rating says too little about the player.
 MIN_GAMES = 5
@@ -33,8 +32,9 @@ def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cuto
     return not banned and games >= MIN_GAMES and last_game_at is not None and last_game_at > cutoff
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
+    """A ranked player on a page (a tuple: a page is built on every request, frozen dataclasses cost 4x)."""
+
     rank: int
     player_id: int
     player: str
@@ -45,14 +45,12 @@ class Entry:
         return {"rank": self.rank, "player": self.player, "elo": round(self.elo, 2), "games": self.games}
 
 
-@dataclass(frozen=True, slots=True)
-class Page:
+class Page(NamedTuple):
     total: int
     entries: list[Entry]
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
     """A ranked player as a board lists it, before ranks are assigned."""
 
     player_id: int
@@ -61,22 +59,21 @@ class Row:
     games: int
 
 
-def assign_ranks(rows: Sequence[Row], *, start: int, first_rank: int) -> list[Entry]:
-    """Ranks for a slice of the board that begins at 0-based position ``start``.
+def assign_ranks(rows: Sequence[tuple[int, str, float, int]], *, start: int, first_rank: int) -> list[Entry]:
+    """Ranks for a slice of the board (rows shaped like ``Row``) that begins at 0-based position ``start``.
 
     ``first_rank`` is 1 + the number of players with a strictly higher Elo than the slice's first row (one count
     by the board). Below it, a row that ties the row above shares its rank; any other row has every player above
     it strictly higher, so its rank is its position + 1. One count per page, whatever its length.
     """
     entries: list[Entry] = []
-    for i, row in enumerate(rows):
-        if i == 0:
-            rank = first_rank
-        elif row.elo == rows[i - 1].elo:
-            rank = entries[-1].rank
-        else:
+    rank = first_rank
+    previous: float | None = None
+    for i, (player_id, player, elo, games) in enumerate(rows):
+        if i and elo != previous:
             rank = start + i + 1
-        entries.append(Entry(rank, row.player_id, row.player, row.elo, row.games))
+        previous = elo
+        entries.append(Entry(rank, player_id, player, elo, games))
     return entries
 
 
@@ -95,11 +92,11 @@ class BoardUnavailable(Exception):
 
 
 class Board(Protocol):
-    """One title's leaderboard. ``around`` and ``rank`` return None for a player who is not on it."""
+    """One title's leaderboard. ``around`` (by handle) and ``rank`` (by id) return None for a player not on it."""
 
     def page(self, *, offset: int, limit: int) -> Page: ...
 
-    def around(self, *, player_id: int, limit: int) -> Page | None: ...
+    def around(self, *, player: str, limit: int) -> Page | None: ...
 
     def rank(self, *, player_id: int) -> int | None: ...
 

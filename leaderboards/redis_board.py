@@ -8,13 +8,17 @@ may touch them together):
                         (Redis orders equal scores by member bytes), the same order as the database board.
 - ``lb:{title}:seen``   sorted set, same members, score = last rated game (epoch seconds): who goes stale next.
 - ``lb:{title}:meta``   hash member -> ``"games:handle"``, so a page needs no database query.
+- ``lb:{title}:ids``    hash handle -> member, so "around alice" needs none either. Only ever added to until the
+                        next rebuild: a handle whose member is no longer on the board is simply not ranked.
 - ``lb:{title}:ready``  written last by a rebuild. Missing means Redis lost the board (restart, flush,
-                        never built): reads raise BoardUnavailable and the caller rebuilds or asks the database.
+                        never built): reads raise BoardUnavailable; the reader answers from the database and
+                        the first one (``lb:{title}:requested``, SET NX) has a worker rebuild the board.
 - ``lb:{title}:rebuilding`` and ``lb:{title}:dirty``: while a rebuild copies the database, every sync also
                         records its players in ``dirty``; the rebuild re-syncs them after the swap, so a rating
                         committed after the rebuild's snapshot is not lost.
 - ``lb:{title}:lock`` (one rebuild at a time) and ``lb:{title}:sync`` (syncs of a title one at a time, so a
                         sync that read the database earlier never writes after one that read it later).
+- ``lb:{title}:tmp:*``  a rebuild's copy, renamed over the live keys at the end (atomic swap).
 
 Ranks share ties: rank = 1 + ZCOUNT of strictly lower scores (strictly higher Elo). Each read is one Lua script,
 so one round trip, atomic against syncs. The script first drops players whose last game is older than the
@@ -24,17 +28,18 @@ cutoff, so a board is exact at the second, whatever the hourly prune has done. R
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from itertools import islice
+from typing import NamedTuple
 
 import redis
 from redis.commands.core import Script
 
 from arena.redis import redis_client
-from leaderboards.board import BoardUnavailable, Page, Row, assign_ranks
+from leaderboards.board import BoardUnavailable, Page, assign_ranks
 
 # 12 digits: a trillion player ids, and ties sort by id because the widths are equal.
 MEMBER_WIDTH = 12
@@ -44,6 +49,9 @@ SYNC_CHUNK = 250
 REBUILD_CHUNK = 10_000
 # A crashed rebuild leaves its temporary keys and markers for at most this long.
 REBUILD_TTL = 3600
+# The rebuild lock expires this long after the rebuild's last sign of life (it is renewed after every chunk), so a
+# rebuilder killed mid-way (a request past gunicorn's timeout) holds up the next one for a minute at most.
+REBUILD_LOCK_TTL = 60
 
 
 def member(player_id: int) -> str:
@@ -55,21 +63,25 @@ class Keys:
     board: str
     seen: str
     meta: str
+    ids: str
     ready: str
     rebuilding: str
     dirty: str
     lock: str
     sync: str
+    requested: str
 
 
 @cache
 def keys(title: str) -> Keys:
     base = f"lb:{{{title}}}"
-    return Keys(board=base, seen=f"{base}:seen", meta=f"{base}:meta", ready=f"{base}:ready",
-                rebuilding=f"{base}:rebuilding", dirty=f"{base}:dirty", lock=f"{base}:lock", sync=f"{base}:sync")
+    return Keys(board=base, seen=f"{base}:seen", meta=f"{base}:meta", ids=f"{base}:ids", ready=f"{base}:ready",
+                rebuilding=f"{base}:rebuilding", dirty=f"{base}:dirty", lock=f"{base}:lock", sync=f"{base}:sync",
+                requested=f"{base}:requested")
 
 
-# KEYS: board, seen, meta, ready. ARGV: cutoff, mode (page | around | rank | prune), offset or member, limit.
+# KEYS: board, seen, meta, ready, ids.
+# ARGV: cutoff, mode (page | around | rank | prune), offset (page) or handle (around) or member (rank), limit.
 # Replies: nil (board not ready); prune {total}; rank {total, rank or -1};
 # page/around {total, start} (empty), {total, -1} (not ranked) or {total, start, first_rank, rows, metas}.
 # The window of "around" mirrors leaderboards.board.window_start.
@@ -90,10 +102,12 @@ local start
 if mode == 'page' then
   start = tonumber(ARGV[3])
 else
-  local position = redis.call('ZRANK', KEYS[1], ARGV[3])
+  local m = ARGV[3]
+  if mode == 'around' then m = redis.call('HGET', KEYS[5], ARGV[3]) end
+  local position = m and redis.call('ZRANK', KEYS[1], m)
   if not position then return {total, -1} end
   if mode == 'rank' then
-    local score = redis.call('ZSCORE', KEYS[1], ARGV[3])
+    local score = redis.call('ZSCORE', KEYS[1], m)
     return {total, redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. score) + 1}
   end
   start = position - math.floor((limit - 1) / 2)
@@ -108,23 +122,24 @@ for i = 1, #rows, 2 do members[#members + 1] = rows[i] end
 return {total, start, first, rows, redis.call('HMGET', KEYS[3], unpack(members))}
 """
 
-# KEYS: board, seen, meta, ready, rebuilding, dirty.
-# ARGV: n, then n x (member, score, seen, meta) to add, then members to remove. Returns 1 if applied.
+# KEYS: board, seen, meta, ready, rebuilding, dirty, ids.
+# ARGV: n, then n x (member, score, seen, meta, handle) to add, then members to remove. Returns 1 if applied.
 _SYNC = """
 local n = tonumber(ARGV[1])
 local removes = {}
-for i = 2 + 4 * n, #ARGV do removes[#removes + 1] = ARGV[i] end
+for i = 2 + 5 * n, #ARGV do removes[#removes + 1] = ARGV[i] end
 if redis.call('EXISTS', KEYS[5]) == 1 then
   local all = {unpack(removes)}
-  for i = 0, n - 1 do all[#all + 1] = ARGV[2 + 4 * i] end
+  for i = 0, n - 1 do all[#all + 1] = ARGV[2 + 5 * i] end
   if #all > 0 then redis.call('SADD', KEYS[6], unpack(all)) end
 end
 if redis.call('EXISTS', KEYS[4]) == 0 then return 0 end
 for i = 0, n - 1 do
-  local m = ARGV[2 + 4 * i]
-  redis.call('ZADD', KEYS[1], ARGV[3 + 4 * i], m)
-  redis.call('ZADD', KEYS[2], ARGV[4 + 4 * i], m)
-  redis.call('HSET', KEYS[3], m, ARGV[5 + 4 * i])
+  local m = ARGV[2 + 5 * i]
+  redis.call('ZADD', KEYS[1], ARGV[3 + 5 * i], m)
+  redis.call('ZADD', KEYS[2], ARGV[4 + 5 * i], m)
+  redis.call('HSET', KEYS[3], m, ARGV[5 + 5 * i])
+  redis.call('HSET', KEYS[7], ARGV[6 + 5 * i], m)
 end
 if #removes > 0 then
   redis.call('ZREM', KEYS[1], unpack(removes))
@@ -134,6 +149,25 @@ end
 return 1
 """
 
+# KEYS: the 4 live structures (board, seen, meta, ids), their 4 copies, 4 names for the old ones, then ready,
+# rebuilding, dirty, requested. ARGV: token. Moves the live keys aside (the caller unlinks them), the copies in,
+# marks the board ready and returns the players synced during the copy. A copy that does not exist (no one
+# ranked) leaves no live key.
+_SWAP = """
+for i = 1, 4 do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('RENAME', KEYS[i], KEYS[8 + i]) end
+  if redis.call('EXISTS', KEYS[4 + i]) == 1 then
+    redis.call('RENAME', KEYS[4 + i], KEYS[i])
+    redis.call('PERSIST', KEYS[i])
+  end
+end
+redis.call('SET', KEYS[13], ARGV[1])
+redis.call('DEL', KEYS[14], KEYS[16])
+local dirty = redis.call('SMEMBERS', KEYS[15])
+redis.call('DEL', KEYS[15])
+return dirty
+"""
+
 
 @cache
 def _script(source: str) -> Script:
@@ -141,15 +175,14 @@ def _script(source: str) -> Script:
     return redis_client().register_script(source)
 
 
-@dataclass(frozen=True, slots=True)
-class Ranked:
-    """A player as the board stores them."""
+class Ranked(NamedTuple):
+    """A player as the board stores them (a tuple: a rebuild makes a million of them)."""
 
     player_id: int
     player: str
     elo: float
     games: int
-    last_game_at: datetime
+    seen: float  # the last rated game, in epoch seconds
 
 
 class RedisBoard:
@@ -162,8 +195,8 @@ class RedisBoard:
     def page(self, *, offset: int, limit: int) -> Page:
         return self._page(self._read("page", offset, limit))
 
-    def around(self, *, player_id: int, limit: int) -> Page | None:
-        reply = self._read("around", member(player_id), limit)
+    def around(self, *, player: str, limit: int) -> Page | None:
+        reply = self._read("around", player, limit)
         return None if reply[1] == -1 else self._page(reply)
 
     def rank(self, *, player_id: int) -> int | None:
@@ -176,7 +209,8 @@ class RedisBoard:
 
     def _read(self, mode: str, arg: int | str, limit: int) -> list:
         k = self.keys
-        reply = _script(_READ)(keys=[k.board, k.seen, k.meta, k.ready], args=[repr(self.cutoff), mode, arg, limit])
+        reply = _script(_READ)(keys=[k.board, k.seen, k.meta, k.ready, k.ids],
+                               args=[repr(self.cutoff), mode, arg, limit])
         if reply is None:
             raise BoardUnavailable(k.board)
         return reply
@@ -190,7 +224,7 @@ class RedisBoard:
         rows = []
         for i, meta in enumerate(metas):
             games, _, handle = (meta or b"0:?").decode().partition(":")
-            rows.append(Row(player_id=int(flat[2 * i]), player=handle, elo=-float(flat[2 * i + 1]), games=int(games)))
+            rows.append((int(flat[2 * i]), handle, -float(flat[2 * i + 1]), int(games)))
         return Page(total=total, entries=assign_ranks(rows, start=start, first_rank=first_rank))
 
 
@@ -202,19 +236,16 @@ def apply(title: str, *, add: Sequence[Ranked], remove: Sequence[int]) -> bool:
     """
     k = keys(title)
     script = _script(_SYNC)
+    script_keys = [k.board, k.seen, k.meta, k.ready, k.rebuilding, k.dirty, k.ids]
+    calls = [(add[i : i + SYNC_CHUNK], ()) for i in range(0, len(add), SYNC_CHUNK)]
+    calls += [((), remove[i : i + SYNC_CHUNK]) for i in range(0, len(remove), SYNC_CHUNK)]
     applied = True
-    add_chunks = [add[i : i + SYNC_CHUNK] for i in range(0, len(add), SYNC_CHUNK)] or [()]
-    remove_chunks = [remove[i : i + SYNC_CHUNK] for i in range(0, len(remove), SYNC_CHUNK)] or [()]
-    for i in range(max(len(add_chunks), len(remove_chunks))):
-        adds = add_chunks[i] if i < len(add_chunks) else ()
-        removes = remove_chunks[i] if i < len(remove_chunks) else ()
-        if not adds and not removes:
-            continue
-        args: list[str | int | float] = [len(adds)]
+    for adds, removes in calls:
+        args: list[str | int] = [len(adds)]
         for r in adds:
-            args += [member(r.player_id), repr(-r.elo), repr(r.last_game_at.timestamp()), f"{r.games}:{r.player}"]
+            args += [member(r.player_id), repr(-r.elo), repr(r.seen), f"{r.games}:{r.player}", r.player]
         args += [member(pid) for pid in removes]
-        applied = bool(script(keys=[k.board, k.seen, k.meta, k.ready, k.rebuilding, k.dirty], args=args)) and applied
+        applied = bool(script(keys=script_keys, args=args)) and applied
     return applied
 
 
@@ -224,7 +255,7 @@ def sync_lock(title: str) -> redis.lock.Lock:
 
 
 def rebuild_lock(title: str, *, blocking: bool) -> redis.lock.Lock:
-    return redis_client().lock(keys(title).lock, timeout=REBUILD_TTL, blocking=blocking)
+    return redis_client().lock(keys(title).lock, timeout=REBUILD_LOCK_TTL, blocking=blocking)
 
 
 def begin_rebuild(title: str) -> str:
@@ -234,45 +265,60 @@ def begin_rebuild(title: str) -> str:
     return token
 
 
-def finish_rebuild(title: str, token: str, ranked: Iterable[Ranked]) -> tuple[int, list[int]]:
+def finish_rebuild(title: str, token: str, ranked: Iterable[Ranked],
+                   on_chunk: Callable[[], object] = lambda: None) -> tuple[int, list[int]]:
     """Copies the snapshot into temporary keys, swaps them in at once, marks the board ready.
 
-    Returns (players written, players synced while copying: to re-sync now that the board is live).
+    ``on_chunk`` runs after each chunk written (the caller renews its lock). Returns (players written, players
+    synced while copying: to re-sync now that the board is live).
     """
     client = redis_client()
     k = keys(title)
-    tmp = {name: f"{getattr(k, name)}:tmp:{token}" for name in ("board", "seen", "meta")}
+    tmp = _tmp_keys(k, token)
     written = 0
     iterator: Iterator[Ranked] = iter(ranked)
     while chunk := list(islice(iterator, REBUILD_CHUNK)):
+        members = [member(r.player_id) for r in chunk]
         pipe = client.pipeline(transaction=False)
-        pipe.zadd(tmp["board"], {member(r.player_id): -r.elo for r in chunk})
-        pipe.zadd(tmp["seen"], {member(r.player_id): r.last_game_at.timestamp() for r in chunk})
-        pipe.hset(tmp["meta"], mapping={member(r.player_id): f"{r.games}:{r.player}" for r in chunk})
+        pipe.zadd(tmp["board"], dict(zip(members, (-r.elo for r in chunk), strict=True)))
+        pipe.zadd(tmp["seen"], dict(zip(members, (r.seen for r in chunk), strict=True)))
+        pipe.hset(tmp["meta"], mapping=dict(zip(members, (f"{r.games}:{r.player}" for r in chunk), strict=True)))
+        pipe.hset(tmp["ids"], mapping=dict(zip((r.player for r in chunk), members, strict=True)))
         for key in tmp.values():
             pipe.expire(key, REBUILD_TTL)
         pipe.execute()
         written += len(chunk)
-    pipe = client.pipeline(transaction=True)
-    for name, source in tmp.items():
-        target = getattr(k, name)
-        if written:
-            pipe.rename(source, target)
-            pipe.persist(target)
-        else:
-            pipe.delete(target)
-    pipe.set(k.ready, token)
-    pipe.delete(k.rebuilding)
-    pipe.smembers(k.dirty)
-    pipe.delete(k.dirty)
-    dirty = pipe.execute()[-2]
+        on_chunk()
+    old = _tmp_keys(k, f"old-{token}")
+    dirty = _script(_SWAP)(
+        keys=[*_live_keys(k), *tmp.values(), *old.values(), k.ready, k.rebuilding, k.dirty, k.requested],
+        args=[token],
+    )
+    # Freed in the background: deleting a million members in the swap would block Redis for that long.
+    client.unlink(*old.values())
     return written, sorted(int(m) for m in dirty)
+
+
+_STRUCTURES = ("board", "seen", "meta", "ids")
+
+
+def _live_keys(k: Keys) -> list[str]:
+    return [getattr(k, name) for name in _STRUCTURES]
+
+
+def _tmp_keys(k: Keys, suffix: str) -> dict[str, str]:
+    return {name: f"{getattr(k, name)}:tmp:{suffix}" for name in _STRUCTURES}
 
 
 def abort_rebuild(title: str, token: str) -> None:
     """Removes what a failed rebuild wrote; the live board (if any) is untouched."""
     k = keys(title)
-    redis_client().delete(k.rebuilding, *(f"{getattr(k, name)}:tmp:{token}" for name in ("board", "seen", "meta")))
+    redis_client().unlink(k.rebuilding, *_tmp_keys(k, token).values())
+
+
+def request_rebuild(title: str) -> bool:
+    """True for the first caller since the last rebuild (or in the last minute): that caller has it rebuilt."""
+    return bool(redis_client().set(keys(title).requested, 1, nx=True, ex=REBUILD_LOCK_TTL))
 
 
 def invalidate(title: str) -> None:

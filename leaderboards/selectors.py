@@ -1,9 +1,8 @@
 """Leaderboard reads: one façade over the Redis board and the database board.
 
 With ``REDIS_URL`` set the Redis board answers (one round trip, no database query for a page). When Redis lost
-the board, the first reader to take the rebuild lock rebuilds it from the database and answers from it; readers
-meanwhile, and every reader while Redis is unreachable, get the database's answer: slower, never wrong. Without
-Redis (embedded mode) the database board answers.
+the board, the first reader has a worker rebuild it; until it is back, and whenever Redis is unreachable, the
+database answers: slower, never wrong. Without Redis (embedded mode) the database board answers.
 """
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from arena.models import Player
 from leaderboards.board import Board, BoardUnavailable, Page, active_cutoff
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import RedisBoard
-from leaderboards.services import board_rebuild
+from leaderboards.services import board_rebuild_soon
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -45,12 +44,15 @@ def board_page(*, title: str, offset: int, limit: int) -> Page:
 
 
 def board_around(*, title: str, player: str, limit: int) -> Page:
-    """The ``limit`` players around ``player`` (a handle); 404 ``player_not_found`` or ``player_not_ranked``."""
-    player_id = Player.objects.filter(handle=player).values_list("pk", flat=True).first()
-    if player_id is None:
-        raise NotFound("player_not_found", f"No player {player!r}.")
-    page = _ask(title, lambda board: board.around(player_id=player_id, limit=limit))
+    """The ``limit`` players around ``player`` (a handle); 404 ``player_not_found`` or ``player_not_ranked``.
+
+    The board looks the handle up itself (Redis keeps handle -> member), so the database is asked only when the
+    answer is a 404, to tell an unknown player from an unranked one.
+    """
+    page = _ask(title, lambda board: board.around(player=player, limit=limit))
     if page is None:
+        if not Player.objects.filter(handle=player).exists():
+            raise NotFound("player_not_found", f"No player {player!r}.")
         raise NotFound("player_not_ranked", f"{player} is not on the {title} leaderboard.")
     return page
 
@@ -78,11 +80,10 @@ def _ask(title: str, question: Callable[[Board], T]) -> T:
 
 
 def _ask_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
-    board = RedisBoard(title, cutoff=active_cutoff(now))
     try:
-        return question(board)
+        return question(RedisBoard(title, cutoff=active_cutoff(now)))
     except BoardUnavailable:
-        # Lost (restart, flush) or never built: rebuild here unless someone else is at it; then ask again.
-        if board_rebuild(title=title, wait=False) is None:
-            raise
-        return question(board)
+        # Lost (restart, flush) or never built: a worker rebuilds it (seconds at a million players, too long to
+        # hold a request), and the database answers meanwhile.
+        board_rebuild_soon(title=title)
+        raise

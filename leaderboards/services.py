@@ -11,8 +11,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 from redis.exceptions import LockError, RedisError
+from redis.lock import Lock
 
 from arena.games import all_games
 from arena.models import Player
@@ -20,6 +23,7 @@ from leaderboards import redis_board
 from leaderboards.board import BoardUnavailable, active_cutoff, is_eligible, unique_ids
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import Ranked, RedisBoard
+from leaderboards.sql import Epoch
 from ratings.models import Rating
 
 log = logging.getLogger(__name__)
@@ -77,7 +81,7 @@ def _read_players(title: str, ids: list[int]) -> tuple[list[Ranked], list[int]]:
         for player_id, handle, elo, games, last_game_at, status in rows:
             banned = status == Player.Status.BANNED
             if is_eligible(games=games, last_game_at=last_game_at, banned=banned, cutoff=cutoff):
-                add.append(Ranked(player_id, handle, elo, games, last_game_at))
+                add.append(Ranked(player_id, handle, elo, games, last_game_at.timestamp()))
                 seen.add(player_id)
     return add, [pid for pid in ids if pid not in seen]
 
@@ -103,7 +107,7 @@ def board_rebuild(*, title: str, wait: bool = True) -> Rebuilt | None:
     try:
         token = redis_board.begin_rebuild(title)
         try:
-            written, dirty = redis_board.finish_rebuild(title, token, _snapshot(title))
+            written, dirty = redis_board.finish_rebuild(title, token, _snapshot(title), on_chunk=lock.reacquire)
         except BaseException:
             redis_board.abort_rebuild(title, token)
             raise
@@ -117,9 +121,29 @@ def board_rebuild(*, title: str, wait: bool = True) -> Rebuilt | None:
 
 
 def _snapshot(title: str) -> Iterator[Ranked]:
-    rows = DbBoard(title).eligible().values_list("player_id", "player__handle", "elo", "games", "last_game_at")
-    for values in rows.iterator(chunk_size=redis_board.REBUILD_CHUNK):
-        yield Ranked(*values)
+    """The ranked players as of now, streamed through a server-side cursor on PostgreSQL.
+
+    The ORM's query, run on a plain cursor: its per-row conversions cost more than the copy into Redis at a
+    million rows, and the time arrives as epoch seconds (``Epoch``) rather than as a million datetimes.
+    """
+    rows = DbBoard(title).eligible().values_list("player_id", "player__handle", "elo", "games", Epoch("last_game_at"))
+    sql, params = rows.query.sql_with_params()
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while chunk := cursor.fetchmany(redis_board.REBUILD_CHUNK):
+            yield from map(Ranked._make, chunk)
+
+
+def board_rebuild_soon(*, title: str) -> None:
+    """Has a worker rebuild the title's board, once however many readers found it lost (within a minute)."""
+    from leaderboards.tasks import rebuild_board
+
+    if redis_board.request_rebuild(title):
+        try:
+            rebuild_board.delay(title)
+        except OperationalError:
+            # No broker: the hourly prune (or the next reader, a minute on) tries again.
+            log.exception("leaderboard %s: could not queue its rebuild", title)
 
 
 def boards_rebuild(*, titles: Iterable[str] | None = None) -> list[Rebuilt]:
@@ -131,6 +155,7 @@ def boards_prune() -> dict[str, int]:
     """Takes players whose last rated game is 90 days old off every ready board; returns the boards' sizes.
 
     Reads prune too (so answers are exact to the second); this keeps idle boards small and their reads quick.
+    A board found lost is rebuilt here, so it comes back even if no one reads it.
     """
     if not settings.REDIS_URL:
         return {}
@@ -140,11 +165,12 @@ def boards_prune() -> dict[str, int]:
         try:
             sizes[title] = RedisBoard(title, cutoff=cutoff).prune()
         except BoardUnavailable:
-            continue
+            if rebuilt := board_rebuild(title=title, wait=False):
+                sizes[title] = rebuilt.players
     return sizes
 
 
-def _release(lock) -> None:
+def _release(lock: Lock) -> None:
     try:
         lock.release()
     except LockError:

@@ -9,7 +9,9 @@ from arena.models import Game, Player
 class Rating(models.Model):
     """A player's current standing in one title: the fold of that player's RatingChange rows."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    # No index of its own: rating_unique_player_title (player, title) serves every lookup by player, and each
+    # index costs the Elo stage a write per updated rating.
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings", db_index=False)
     title = models.CharField(max_length=32)
     elo = models.FloatField()
     games = models.PositiveIntegerField(default=0, help_text="Rated games played in this title.")
@@ -40,7 +42,10 @@ class RatingChange(models.Model):
 
     seq = models.BigIntegerField(help_text="Order of application within the title.")
     title = models.CharField(max_length=32)
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_changes")
+    # No index on player of its own: change_history (player, title, -seq) serves every lookup by player, and each
+    # index costs the Elo stage a write per history row. The foreign keys stay checked by the database: history
+    # is the source of every rating, so it must never point at nothing, even if that costs the batch some speed.
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_changes", db_index=False)
     game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, blank=True, related_name="rating_changes")
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.GAME)
     before = models.FloatField()

@@ -52,6 +52,10 @@ class ChangeRow(NamedTuple):
     opponent: float | None
 
 
+# ChangeRow(...) goes through a Python-level __new__; _make is tuple.__new__ itself, which matters at 4 rows a game.
+_make_change = ChangeRow._make
+
+
 class PlayerState:
     """A player's Elo standing in one title while a plan runs; ``rating_id`` None means no Rating row yet."""
 
@@ -99,22 +103,28 @@ class EloPlan:
         if game.deck is not None:
             self._apply_hanabi(game, seq, opponent)
             return
-        state_of = self._state
+        # The hot loop of the Elo stage (tens of thousands of games a second): plain locals, no helper calls.
+        states = self.states
         seats = game.seats
-        count = 1 + max(seat[1] for seat in seats)
-        sides: list[list[tuple[int, Standing]]] = [[] for _ in range(count)]
-        places = [0] * count
+        sides: list[list[tuple[int, Standing]]] = [[] for _ in seats]
+        places = [0] * len(seats)
+        count = 0
         quitter = None
-        states = []
+        seat_states = []
         for player_id, side, place, quit_ in seats:
-            state = state_of(player_id)
-            states.append(state)
+            state = states.get(player_id)
+            if state is None:
+                state = states[player_id] = PlayerState(None, self.config.initial, 0)
+            seat_states.append(state)
             sides[side].append((player_id, Standing(state.elo, state.games)))
             places[side] = place
+            if side >= count:
+                count = side + 1
             if quit_:
                 quitter = player_id
-        changes = rate_sides(sides, places, game.rec, quitter, self.config)
-        self._record(game, seq, states, changes, None)
+        if count < len(seats):  # teams: fewer sides than seats
+            del sides[count:], places[count:]
+        self._record(game, seq, seat_states, rate_sides(sides, places, game.rec, quitter, self.config), None)
 
     def _apply_hanabi(self, game: GameRow, seq: int, opponent: float | None) -> None:
         rules = self.hanabi_rules
@@ -140,11 +150,11 @@ class EloPlan:
         touched = self.touched.add
         finished_at = game.finished_at
         game_id = game.id
-        for (player_id, _, place, _), state in zip(game.seats, states, strict=True):
+        for (player_id, _, place, _), state in zip(game.seats, states):  # noqa: B905 - same length by construction
             change = changes[player_id]
             after = change.after
-            append(ChangeRow(seq, player_id, game_id, KIND_GAME, change.before, after, change.delta, change.k,
-                             change.games_before, place, finished_at, opponent))
+            append(_make_change((seq, player_id, game_id, KIND_GAME, change.before, after, change.delta, change.k,
+                                 change.games_before, place, finished_at, opponent)))
             state.elo = after
             state.games += 1
             last = state.last_game_at
@@ -156,8 +166,8 @@ class EloPlan:
         """A moderator's reset: back to the initial rating, games played kept (moderation.md)."""
         state = self._state(player_id)
         initial = self.config.initial
-        self.changes.append(ChangeRow(seq, player_id, None, KIND_RESET, state.elo, initial, initial - state.elo,
-                                      None, state.games, None, at, None))
+        self.changes.append(_make_change((seq, player_id, None, KIND_RESET, state.elo, initial, initial - state.elo,
+                                          None, state.games, None, at, None)))
         state.elo = initial
         self.touched.add(player_id)
 

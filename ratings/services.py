@@ -23,18 +23,23 @@ wants such a game gone voids it and rebuilds.
 """
 from __future__ import annotations
 
+import gc
+import heapq
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from arena.games import get_game
-from arena.models import Game, Player, Seat
-from ratings import writers
+from arena.models import Game, Player
+from leaderboards.services import board_sync
+from ratings import readers, writers
 from ratings.elo import EloConfig
 from ratings.models import HanabotRating, Rating, RatingChange, RatingStage
 from ratings.plan import (
@@ -45,18 +50,15 @@ from ratings.plan import (
     HanabiRules,
     PlayerState,
     SkillPlan,
-    SkillState,
 )
-from ratings.skill import DEFAULT_SKILL, Skill
 
 log = logging.getLogger(__name__)
 
 HANABI = "hanabi"
-# TrueSkill is ~60x slower per game than Elo: smaller batches keep its transactions (and a redo after a crash)
-# short, while still paying the per-batch queries only once per few hundred games.
-TRUESKILL_BATCH_SIZE = 500
 # Games read per round trip while rebuilding, so a title of millions of games never sits in memory as seats.
 REBUILD_CHUNK = 5000
+# Rebuild progress is reported every this many games and resets.
+PROGRESS_EVERY = 1000
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,24 @@ def _hanabi_rules(title: str) -> HanabiRules | None:
     return HanabiRules(table=table, below_rule=settings.HANABOT_BELOW_THRESHOLD)
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a plan runs.
+
+    A batch allocates a few objects per seat and frees none until it ends, which makes CPython run collections
+    over the growing heap again and again (measured: a tenth to a third of the Elo computation). The Elo plan
+    creates no reference cycles, so nothing is left for the collector to find afterwards. (Not for TrueSkill:
+    trueskill's factor graphs are cycles, and it gains nothing.)
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _lock_stage(title: str, stage: str) -> RatingStage:
     """Lock the (title, stage) row for this transaction, creating it on first use (safe when two race)."""
     rows = RatingStage.objects.select_for_update().filter(title=title, stage=stage)
@@ -132,40 +152,12 @@ def _lock_stage(title: str, stage: str) -> RatingStage:
     return row
 
 
-GAME_COLUMNS = ("id", "rec", "coop_score", "finished_at")
-
-
-def _game_columns(hanabi: bool) -> tuple[str, ...]:
-    # The variant (JSON) is only needed for Hanabi's deck; decoding it for every game would cost for nothing.
-    return (*GAME_COLUMNS, "variant") if hanabi else GAME_COLUMNS
-
-
-def _game_rows(games: list[tuple], *, hanabi: bool) -> list[GameRow]:
-    """Attach seats (one query, position order) to tuples that start with the ``_game_columns``."""
-    seats: dict[int, list] = {game[0]: [] for game in games}
-    if games:
-        for game_id, player_id, side, place, quit_ in Seat.objects.filter(game_id__in=list(seats)).order_by(
-            "game_id", "position"
-        ).values_list("game_id", "player_id", "side", "place", "quit"):
-            seats[game_id].append((player_id, side, place, quit_))
-    return [GameRow(game[0], game[1], game[2], game[3], game[4]["deck"] if hanabi else None, seats[game[0]])
-            for game in games]
-
-
 def sync_boards(*, title: str, player_ids: Iterable[int]) -> None:
-    """Tell the leaderboards which players' ratings moved; call it after commit (a board never shows uncommitted
-    ratings). A failing board is logged, not raised: ratings are the source of truth and rating must go on."""
+    """Tell the leaderboards which players' ratings moved. Call it after commit: a board must never show a
+    rating that could still roll back. (Titles without a board and Redis failures are the board's business.)"""
     ids = sorted(set(player_ids))
-    if not ids or not get_game(title).has_leaderboard:
-        return
-    try:
-        from leaderboards.services import board_sync
-    except ImportError:  # the leaderboards app lands separately (issue 4)
-        return
-    try:
+    if ids:
         board_sync(title=title, player_ids=ids)
-    except Exception:
-        log.exception("leaderboard sync failed for %s (%d players)", title, len(ids))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -180,29 +172,19 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
     Calling it again (a redelivered task) finds nothing pending and changes nothing.
     """
     limit = limit or settings.RATING_BATCH_SIZE
-    hanabi = title == HANABI
     with transaction.atomic():
         stage = _lock_stage(title, RatingStage.Stage.ELO)
-        games = list(
-            Game.objects.filter(title=title, status=Game.Status.PENDING).order_by("id")
-            .values_list(*_game_columns(hanabi))[:limit]
-        )
-        if not games:
+        rows = readers.pending_games(title=title, limit=limit, hanabi=title == HANABI)
+        if not rows:
             return BatchResult(title=title, games=0)
-        rows = _game_rows(games, hanabi=hanabi)
-        player_ids = {seat[0] for row in rows for seat in row.seats}
-        states = {
-            player_id: PlayerState(rating_id, elo, played)
-            for rating_id, player_id, elo, played in Rating.objects.select_for_update()
-            .filter(title=title, player_id__in=player_ids).order_by("id")
-            .values_list("id", "player_id", "elo", "games")
-        }
+        states = readers.elo_states(title=title, player_ids={seat[0] for row in rows for seat in row.seats})
         plan = EloPlan(states=states, config=elo_config(), hanabi_rules=_hanabi_rules(title))
         first = stage.last_seq + 1
         seq = stage.last_seq
-        for row in rows:
-            seq += 1
-            plan.apply_game(row, seq)
+        with _no_gc():
+            for row in rows:
+                seq += 1
+                plan.apply_game(row, seq)
         _write_elo(title=title, plan=plan, game_seqs=[(row.id, first + i) for i, row in enumerate(rows)])
         RatingStage.objects.filter(pk=stage.pk).update(last_seq=seq)
     return BatchResult(title=title, games=len(rows), player_ids=sorted(plan.touched), first_seq=first, last_seq=seq)
@@ -243,23 +225,19 @@ def rate_trueskill_pending(*, title: str, limit: int | None = None) -> BatchResu
     Its own lock row, so it lags behind the Elo stage without ever holding it back; the Rating rows it needs
     already exist (the Elo stage created them) and it touches only their ts_* columns.
     """
-    limit = limit or min(settings.RATING_BATCH_SIZE, TRUESKILL_BATCH_SIZE)
+    # The same batch size as Elo: its reads and writes per game shrink as a batch's players repeat, and a
+    # TrueSkill batch (a few seconds) holds only its own lock, the rows' locks just for its final writes.
+    limit = limit or settings.RATING_BATCH_SIZE
     todo = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False)
     with transaction.atomic():
         stage = _lock_stage(title, RatingStage.Stage.TRUESKILL)
         if not _trueskill_rated(title):
             done = todo.update(trueskill_done=True)
             return BatchResult(title=title, games=done)
-        games = list(todo.order_by("rating_seq").values_list(*GAME_COLUMNS, "rating_seq")[:limit])
-        if not games:
+        rows, seqs = readers.trueskill_todo(title=title, limit=limit)
+        if not rows:
             return BatchResult(title=title, games=0)
-        rows = _game_rows(games, hanabi=False)
-        player_ids = {seat[0] for row in rows for seat in row.seats}
-        states = {
-            player_id: SkillState(rating_id, _skill(mu, sigma))
-            for rating_id, player_id, mu, sigma in Rating.objects.filter(title=title, player_id__in=player_ids)
-            .values_list("id", "player_id", "ts_mu", "ts_sigma")
-        }
+        states = readers.skill_states(title=title, player_ids={seat[0] for row in rows for seat in row.seats})
         plan = SkillPlan(states=states)
         for row in rows:
             plan.apply_game(row)
@@ -269,14 +247,9 @@ def rate_trueskill_pending(*, title: str, limit: int | None = None) -> BatchResu
         writers.lock_ratings(ids=[u[0] for u in updates])
         writers.update_skill(rows=updates)
         writers.mark_trueskill_done(ids=[row.id for row in rows])
-        last_seq = games[-1][-1]
-        RatingStage.objects.filter(pk=stage.pk).update(last_seq=last_seq)
-    return BatchResult(title=title, games=len(rows), player_ids=sorted(plan.touched), first_seq=games[0][-1],
-                       last_seq=last_seq)
-
-
-def _skill(mu: float | None, sigma: float | None) -> Skill:
-    return DEFAULT_SKILL if mu is None or sigma is None else Skill(mu, sigma)
+        RatingStage.objects.filter(pk=stage.pk).update(last_seq=seqs[-1])
+    return BatchResult(title=title, games=len(rows), player_ids=sorted(plan.touched), first_seq=seqs[0],
+                       last_seq=seqs[-1])
 
 
 def trueskill_titles() -> list[str]:
@@ -325,27 +298,21 @@ def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: dat
 # ---------------------------------------------------------------------------------------------------------------
 
 def rated_titles() -> list[str]:
-    """Every title with a rating stage, a rating or a rated game: what ``rebuild_ratings`` covers by default."""
-    titles = set(RatingStage.objects.values_list("title", flat=True))
-    titles.update(Rating.objects.values_list("title", flat=True).distinct())
-    titles.update(Game.objects.filter(rating_seq__isnull=False).values_list("title", flat=True).distinct())
+    """Every title with a rating or a rated game: what ``rebuild_ratings`` covers by default."""
+    titles = set(Rating.objects.values_list("title", flat=True).distinct())
+    titles.update(Game.objects.filter(status=Game.Status.RATED).values_list("title", flat=True).distinct())
     return sorted(titles)
 
 
 def _replay_games(title: str, *, hanabi: bool) -> Iterator[tuple[int, GameRow, bool]]:
-    """(seq, row, trueskill_done) of every rated game in seq order, fetched in chunks."""
-    rated = Game.objects.filter(title=title, status=Game.Status.RATED).order_by("rating_seq")
-    last = None
-    columns = ("rating_seq", "trueskill_done", *_game_columns(hanabi))
+    """(seq, row, trueskill_done) of every rated game in seq order, read in chunks."""
+    after = None
     while True:
-        chunk = rated if last is None else rated.filter(rating_seq__gt=last)
-        games = list(chunk.values_list(*columns)[:REBUILD_CHUNK])
-        if not games:
+        rows, seqs, done = readers.rated_games(title=title, after_seq=after, limit=REBUILD_CHUNK, hanabi=hanabi)
+        if not rows:
             return
-        rows = _game_rows([g[2:] for g in games], hanabi=hanabi)
-        for game, row in zip(games, rows, strict=True):
-            yield game[0], row, game[1]
-        last = games[-1][0]
+        yield from zip(seqs, rows, done, strict=True)
+        after = seqs[-1]
 
 
 def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, check: bool = False
@@ -373,28 +340,23 @@ def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, c
         total = Game.objects.filter(title=title, status=Game.Status.RATED).count() + len(resets)
         plan = EloPlan(states={}, config=elo_config(), hanabi_rules=_hanabi_rules(title))
         skills = SkillPlan(states={})
+        # One per-title sequence numbers games and resets alike: merging by it restores the order of application.
+        events = heapq.merge(_replay_games(title, hanabi=hanabi), resets, key=itemgetter(0))
         done = 0
-        reset_iter = iter(resets)
-        next_reset = next(reset_iter, None)
-        for seq, row, ts_done in _replay_games(title, hanabi=hanabi):
-            while next_reset is not None and next_reset[0] < seq:
-                plan.apply_reset(next_reset[1], next_reset[0], next_reset[2])
-                result.resets += 1
+        with _no_gc() if not trueskill else nullcontext():
+            for seq, what, extra in events:
+                if isinstance(what, GameRow):
+                    plan.apply_game(what, seq, opponent=opponents.get(what.id))
+                    result.games += 1
+                    if trueskill and extra:
+                        skills.apply_game(what)
+                        result.trueskill_games += 1
+                else:
+                    plan.apply_reset(what, seq, extra)
+                    result.resets += 1
                 done += 1
-                next_reset = next(reset_iter, None)
-            plan.apply_game(row, seq, opponent=opponents.get(row.id))
-            result.games += 1
-            if trueskill and ts_done:
-                skills.apply_game(row)
-                result.trueskill_games += 1
-            done += 1
-            if progress is not None and done % 1000 == 0:
-                progress(done, total)
-        while next_reset is not None:
-            plan.apply_reset(next_reset[1], next_reset[0], next_reset[2])
-            result.resets += 1
-            done += 1
-            next_reset = next(reset_iter, None)
+                if progress is not None and done % PROGRESS_EVERY == 0:
+                    progress(done, total)
         if progress is not None:
             progress(done, total)
         result.players = len(plan.states)

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from arena.models import Player
 from arena.players import player_ban, player_unban
+from leaderboards import db_board
 from leaderboards.selectors import rank_of
 from tests.leaderboards.helpers import board, names, ranks, rate
 
@@ -91,6 +93,11 @@ def test_default_limit_is_50_and_200_is_allowed(anon):
     ({"limit": 0}, "limit"),
     ({"limit": 201}, "limit"),
     ({"limit": "ten"}, "limit"),
+    ({"limit": ""}, "limit"),
+    ({"limit": "1.5"}, "limit"),
+    ({"limit": "²"}, "limit"),
+    ({"offset": "9" * 5000}, "offset"),
+    ({"around": ""}, "around"),
     ({"offset": -1}, "offset"),
     ({"offset": "x"}, "offset"),
     ({"around": "a", "offset": 3}, "offset"),
@@ -180,10 +187,10 @@ def test_rank_of_for_the_player_page():
     assert rank_of(title="tokaido", player_id=alice.pk) is None
 
 
-def test_a_page_costs_three_queries(anon, django_assert_num_queries):
+def test_a_page_costs_four_queries(anon, django_assert_num_queries):
     for i in range(30):
         rate(f"p{i}", 1500 + i)
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(4):
         assert board(anon, limit=20).status_code == 200
 
 
@@ -194,3 +201,12 @@ def test_schema_names_the_leaderboard_components(anon):
     operation = schema["paths"]["/api/v1/leaderboards/{game}/"]["get"]
     assert {p["name"] for p in operation["parameters"]} >= {"game", "limit", "offset", "around"}
     assert operation.get("security") in (None, [], [{}])
+
+
+def test_many_banned_players_are_excluded_by_a_subquery(anon, monkeypatch):
+    monkeypatch.setattr(db_board, "_BANNED_INLINE", 0)
+    rate("fair", 1500)
+    rate("cheat", 2500)
+    Player.objects.filter(handle="cheat").update(status=Player.Status.BANNED)
+    response = board(anon)
+    assert names(response) == ["fair"] and response.json()["total"] == 1

@@ -1,0 +1,365 @@
+"""Rating throughput on PostgreSQL, run by hand; prints figures and ratios against the issue's targets.
+
+    createdb -h 127.0.0.1 -U postgres arena_bench
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_bench .venv/bin/python manage.py migrate
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_bench .venv/bin/python bench/rating_bench.py
+
+It empties the database's games, players and ratings first, so it refuses a database whose name lacks "bench".
+In one run, over the same 50,000 four-player pending games (inserted with COPY, not through the API):
+
+- floor:   the rows one Elo batch writes (history COPY, ratings UPDATE ... FROM / INSERT, games UPDATE ... FROM),
+           with precomputed dummy values, plain psycopg, no reads and no logic: what the disk and server cost;
+- naive:   one game per transaction through the ORM (a sample of games of another title);
+- batch:   ``ratings.services.rate_pending`` until nothing is pending (the real Elo stage);
+- skill:   ``ratings.services.rate_trueskill_pending`` over the first games, against a bare in-memory loop of
+           ``trueskill.rate`` over the same games.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+
+import django
+
+django.setup()
+
+import psycopg  # noqa: E402
+import trueskill  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+
+from arena.models import Game, GameServer, Player, Seat  # noqa: E402
+from ratings import services  # noqa: E402
+from ratings.elo import Standing, rate_sides  # noqa: E402
+from ratings.models import Rating, RatingChange, RatingStage  # noqa: E402
+from ratings.writers import CHANGE_TYPES  # noqa: E402
+
+TITLE = "wizard"
+NAIVE_TITLE = "tokaido"
+FLOOR_TITLE = "floor"
+EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def say(*parts: object) -> None:
+    print(*parts, flush=True)
+
+
+def reset_database() -> None:
+    with connection.cursor() as cur:
+        cur.execute("TRUNCATE ratings_ratingchange, ratings_rating, ratings_ratingstage, arena_seat, arena_game, "
+                    "arena_player, arena_gameserver RESTART IDENTITY CASCADE")
+
+
+def make_games(title: str, count: int, players: list[int], server_id: int, rnd: random.Random, first_id: int
+               ) -> list[list[tuple[int, int, int]]]:
+    """COPY ``count`` pending four-player games; returns each game's seats as (player_id, side, place)."""
+    games = []
+    seats = []
+    layout = []
+    for n in range(count):
+        game_id = first_id + n
+        table = rnd.sample(players, 4)
+        if rnd.random() < 0.1:
+            places = sorted(rnd.choice([[1, 1, 3, 4], [1, 2, 2, 4], [1, 2, 3, 3], [1, 1, 1, 1]]))
+        else:
+            places = [1, 2, 3, 4]
+        rnd.shuffle(places)
+        # Sides best first, ties in position order (what recording stores).
+        order = sorted(range(4), key=lambda i: (places[i], i))
+        side_of = {pos: side for side, pos in enumerate(order)}
+        finished = EPOCH + timedelta(seconds=n)
+        games.append((game_id, server_id, f"{title}-{n}", title, '{"rounds": "standard"}', True, finished, finished,
+                      "{}", "pending", 4, None, "[]", False, "bench", None, False))
+        game_seats = []
+        for pos, player_id in enumerate(table):
+            seats.append((game_id, player_id, pos, 100 - 10 * places[pos], False, None, side_of[pos], places[pos],
+                          "{}", "bench-ip", None))
+            game_seats.append((player_id, side_of[pos], places[pos]))
+        layout.append(game_seats)
+    with connection.cursor() as cur:
+        with cur.cursor.copy(
+            "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, accepted_at, details, "
+            "status, rec, coop_score, warnings, same_ip, fingerprint, rating_seq, trueskill_done) FROM STDIN"
+        ) as copy:
+            for row in games:
+                copy.write_row(row)
+        with cur.cursor.copy(
+            "COPY arena_seat (game_id, player_id, position, score, quit, team, side, place, fields, ip_hash, "
+            "device_hash) FROM STDIN"
+        ) as copy:
+            for row in seats:
+                copy.write_row(row)
+        cur.execute("SELECT setval(pg_get_serial_sequence('arena_game', 'id'), (SELECT max(id) FROM arena_game))")
+    return layout
+
+
+def copy_games(*, first_id: int, layout: list, server_id: int) -> None:
+    """The floor's twin of the benchmark games: same seats, title "floor", so both runs write alike rows."""
+    with connection.cursor() as cur:
+        with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
+                             "accepted_at, details, status, rec, warnings, same_ip, fingerprint, trueskill_done) "
+                             "FROM STDIN") as copy:
+            for n in range(len(layout)):
+                finished = EPOCH + timedelta(seconds=n)
+                copy.write_row((first_id + n, server_id, f"floor-{n}", FLOOR_TITLE, "{}", True, finished, finished,
+                                "{}", "pending", 4, "[]", False, "bench", False))
+        with cur.cursor.copy("COPY arena_seat (game_id, player_id, position, score, quit, side, place, fields, "
+                             "ip_hash) FROM STDIN") as copy:
+            for n, seats in enumerate(layout):
+                for pos, (player_id, side, place) in enumerate(seats):
+                    copy.write_row((first_id + n, player_id, pos, 0, False, side, place, "{}", "bench-ip"))
+        cur.execute("SELECT setval(pg_get_serial_sequence('arena_game', 'id'), (SELECT max(id) FROM arena_game))")
+
+
+def setup(games: int, naive: int, player_count: int, seed: int) -> tuple[list, int]:
+    rnd = random.Random(seed)
+    reset_database()
+    server = GameServer.objects.create(name="bench", key_prefix="bench", key_hash="bench")
+    with connection.cursor() as cur, cur.cursor.copy(
+        "COPY arena_player (handle, status, created_at) FROM STDIN"
+    ) as copy:
+        now = datetime.now(UTC)
+        for i in range(player_count):
+            copy.write_row((f"bench{i}", "active", now))
+    players = list(Player.objects.values_list("id", flat=True))
+    layout = make_games(TITLE, games, players, server.pk, rnd, 1)
+    make_games(NAIVE_TITLE, naive, players, server.pk, rnd, games + 1)
+    copy_games(first_id=games + naive + 1, layout=layout, server_id=server.pk)
+    return layout, games + naive + 1
+
+
+def vacuum() -> None:
+    with connection.cursor() as cur:
+        cur.execute("VACUUM ANALYZE")
+
+
+class Floor:
+    """The writes of every Elo batch with precomputed dummy values, on a twin copy of the games (title "floor"):
+    COPY history, INSERT new ratings, UPDATE ratings and games FROM unnest; no reads, no logic."""
+
+    def __init__(self, layout: list, batch: int, first_id: int):
+        self.prepared = []
+        known: set[int] = set()
+        seq = 0
+        created = datetime.now(UTC)
+        for start in range(0, len(layout), batch):
+            history = []
+            players: set[int] = set()
+            game_ids, seqs = [], []
+            for offset, seats in enumerate(layout[start:start + batch]):
+                game_id = first_id + start + offset
+                seq += 1
+                game_ids.append(game_id)
+                seqs.append(seq)
+                finished = EPOCH + timedelta(seconds=start + offset)
+                for player_id, _, place in seats:
+                    history.append((seq, player_id, game_id, "game", 1500.0, 1510.5, 10.5, 60, 0, place, finished,
+                                    None, FLOOR_TITLE, created))
+                    players.add(player_id)
+            new, old = sorted(players - known), sorted(players & known)
+            known |= players
+            self.prepared.append((history, new, old, game_ids, seqs, seq, finished))
+        # The best plain psycopg does: server-side binding, binary COPY and binary arrays.
+        connection.ensure_connection()
+        self.cur = psycopg.Cursor(connection.connection)
+        self.cur.format = psycopg.pq.Format.BINARY
+
+    def run(self, index: int) -> None:
+        history, new, old, game_ids, seqs, last_seq, finished = self.prepared[index]
+        cur = self.cur
+        with transaction.atomic():
+            with cur.copy("COPY ratings_ratingchange (seq, player_id, game_id, kind, before, after, delta, k, "
+                          "games_before, place, finished_at, opponent, title, created_at) FROM STDIN (FORMAT BINARY)"
+                          ) as copy:
+                copy.set_types(CHANGE_TYPES)
+                for row in history:
+                    copy.write_row(row)
+            cur.execute(
+                "INSERT INTO ratings_rating (player_id, title, elo, games, last_game_at) "
+                "SELECT p, %b, 1510.5, 1, %b FROM unnest(%b::int8[]) AS p", [FLOOR_TITLE, finished, new])
+            cur.execute(
+                "UPDATE ratings_rating AS r SET elo = v.elo, games = v.games, "
+                "last_game_at = GREATEST(r.last_game_at, v.at) FROM unnest(%b::int8[], %b::float8[], "
+                "%b::int4[], %b::timestamptz[]) AS v(p, elo, games, at) WHERE r.player_id = v.p AND r.title = %b",
+                [old, [1520.25] * len(old), [7] * len(old), [finished] * len(old), FLOOR_TITLE])
+            cur.execute(
+                "UPDATE arena_game AS g SET status = 'rated', rating_seq = v.seq "
+                "FROM unnest(%b::int8[], %b::int8[]) AS v(id, seq) WHERE g.id = v.id", [game_ids, seqs])
+            cur.execute("UPDATE ratings_ratingstage SET last_seq = %b WHERE title = %b", [last_seq, FLOOR_TITLE])
+
+
+def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float, float]:
+    """Floor batch i, then our batch i, alternately: both see the same machine load and table sizes."""
+    floor = Floor(layout, batch, floor_first_id)
+    RatingStage.objects.create(title=FLOOR_TITLE, stage=RatingStage.Stage.ELO)
+    floor_time = batch_time = 0.0
+    done = 0
+    for index in range(len(floor.prepared)):
+        started = time.perf_counter()
+        floor.run(index)
+        middle = time.perf_counter()
+        done += services.rate_pending(title=TITLE, limit=batch).games
+        batch_time += time.perf_counter() - middle
+        floor_time += middle - started
+    assert services.rate_pending(title=TITLE, limit=batch).games == 0
+    return done, floor_time, batch_time
+
+
+def naive_run(title: str) -> tuple[int, float]:
+    """One game per transaction through the ORM: how a first version would do it."""
+    config = services.elo_config()
+    ids = list(Game.objects.filter(title=title, status=Game.Status.PENDING).order_by("id").values_list("id",
+                                                                                                       flat=True))
+    start_time = time.perf_counter()
+    seq = 0
+    for game_id in ids:
+        with transaction.atomic():
+            game = Game.objects.select_for_update().get(pk=game_id)
+            if game.status != Game.Status.PENDING:
+                continue
+            seats = list(Seat.objects.filter(game=game).order_by("position"))
+            ratings = {}
+            for seat in seats:
+                ratings[seat.player_id], _ = Rating.objects.get_or_create(
+                    player_id=seat.player_id, title=title, defaults={"elo": config.initial, "games": 0})
+            sides = [[] for _ in range(1 + max(s.side for s in seats))]
+            places = [0] * len(sides)
+            for seat in seats:
+                rating = ratings[seat.player_id]
+                sides[seat.side].append((seat.player_id, Standing(rating.elo, rating.games)))
+                places[seat.side] = seat.place
+            changes = rate_sides(sides, places, game.rec, None, config)
+            seq += 1
+            for seat in seats:
+                change = changes[seat.player_id]
+                rating = ratings[seat.player_id]
+                RatingChange.objects.create(
+                    seq=seq, title=title, player_id=seat.player_id, game=game, before=change.before,
+                    after=change.after, delta=change.delta, k=change.k, games_before=change.games_before,
+                    place=seat.place, finished_at=game.finished_at)
+                rating.elo = change.after
+                rating.games += 1
+                rating.last_game_at = max(filter(None, [rating.last_game_at, game.finished_at]))
+                rating.save()
+            game.status = Game.Status.RATED
+            game.rating_seq = seq
+            game.save(update_fields=["status", "rating_seq"])
+    return len(ids), time.perf_counter() - start_time
+
+
+def skill_runs(layout: list, count: int, batch: int) -> tuple[int, float, float]:
+    """The TrueSkill stage batch by batch, each followed by the bare ``trueskill.rate`` loop over the same games.
+
+    The benchmark games were rated in id order, so the stage takes them in ``layout`` order too.
+    """
+    env = trueskill.TrueSkill()
+    default = env.create_rating()
+    beliefs: dict[int, trueskill.Rating] = {}
+    stage = bare = 0.0
+    done = 0
+    while done < count:
+        started = time.perf_counter()
+        games = services.rate_trueskill_pending(title=TITLE, limit=min(batch, count - done)).games
+        middle = time.perf_counter()
+        for table in layout[done:done + games]:
+            sides = 1 + max(seat[1] for seat in table)
+            groups: list[list] = [[] for _ in range(sides)]
+            keys: list[list] = [[] for _ in range(sides)]
+            ranks = [0] * sides
+            for player_id, side, place in table:
+                groups[side].append(beliefs.get(player_id, default))
+                keys[side].append(player_id)
+                ranks[side] = place
+            rated = env.rate([tuple(group) for group in groups], ranks=ranks)
+            for members, new in zip(keys, rated, strict=True):
+                for player_id, belief in zip(members, new, strict=True):
+                    beliefs[player_id] = belief
+        bare += time.perf_counter() - middle
+        stage += middle - started
+        if not games:
+            break
+        done += games
+    stored = dict(Rating.objects.filter(title=TITLE, ts_mu__isnull=False).values_list("player_id", "ts_mu"))
+    # Same maths: trueskill keeps a precision and a precision-adjusted mean inside its Rating, while the stage
+    # stores (mu, sigma) and rebuilds the Rating from them, so the two agree to the last bits, not bit for bit.
+    assert stored.keys() == beliefs.keys()
+    assert all(abs(stored[p] - r.mu) < 1e-9 for p, r in beliefs.items()), "TrueSkill stage differs from the bare loop"
+    return done, stage, bare
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--games", type=int, default=50_000)
+    parser.add_argument("--naive", type=int, default=2_000, help="games rated the naive way (a sample)")
+    parser.add_argument("--skill", type=int, default=10_000, help="games for the TrueSkill comparison")
+    parser.add_argument("--players", type=int, default=5_000)
+    parser.add_argument("--batch", type=int, default=settings.RATING_BATCH_SIZE)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", action="store_true", help="cProfile the Elo runs, print the top entries")
+    args = parser.parse_args()
+    name = connection.settings_dict["NAME"]
+    if connection.vendor != "postgresql" or "bench" not in name:
+        sys.exit(f"refusing to run on {connection.vendor} database {name!r}: point DATABASE_URL at a *bench* db")
+
+    say(f"setup: {args.games} four-player games (and their twin for the floor) + {args.naive} for the naive path, "
+        f"{args.players} players, database {name}, batches of {args.batch}")
+    started = time.perf_counter()
+    layout, floor_first_id = setup(args.games, args.naive, args.players, args.seed)
+    vacuum()
+    say(f"  inserted in {time.perf_counter() - started:.1f}s")
+
+    profiler = None
+    if args.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    games, floor, batch = elo_runs(layout, args.batch, floor_first_id)
+    if profiler is not None:
+        import pstats
+
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+    say(f"floor: {games} games in {floor:.2f}s; batch: {games} games in {batch:.2f}s (alternating batch by batch)")
+    check = services.rebuild(title=TITLE, check=True)
+    say(f"rebuild --check after the batch run: {len(check.mismatches)} mismatches over {check.games} games")
+
+    naive_games, naive = naive_run(NAIVE_TITLE)
+    say(f"naive: {naive_games} games in {naive:.2f}s")
+
+    skill_games, stage, bare = skill_runs(layout, args.skill, args.batch)
+    say(f"trueskill: {skill_games} games, stage {stage:.2f}s, bare loop {bare:.2f}s (alternating batch by batch)")
+
+    floor_rate, batch_rate = games / floor, games / batch
+    naive_rate = naive_games / naive
+    stage_rate, bare_rate = skill_games / stage, skill_games / bare
+
+    def verdict(ok: bool) -> str:
+        return "ok" if ok else "MISSED"
+
+    rows = [
+        ("raw-SQL floor (writes only)", floor_rate, "", ""),
+        ("naive ORM, 1 game/transaction", naive_rate, "", ""),
+        ("Elo batch (rate_pending)", batch_rate, f"{batch_rate / floor_rate:.2f}x floor (>= 0.5)",
+         verdict(batch_rate >= 0.5 * floor_rate)),
+        ("", None, f"{batch_rate / naive_rate:.1f}x naive (>= 10)", verdict(batch_rate >= 10 * naive_rate)),
+        ("bare trueskill.rate loop", bare_rate, "", ""),
+        ("TrueSkill stage", stage_rate, f"{stage_rate / bare_rate:.2f}x bare (>= 0.8)",
+         verdict(stage_rate >= 0.8 * bare_rate)),
+    ]
+    say("")
+    say(f"{'path':34} {'games/s':>10}  {'ratio':28} target")
+    for label, rate, ratio, mark in rows:
+        say(f"{label:34} {'' if rate is None else f'{rate:10,.0f}':>10}  {ratio:28} {mark}")
+
+
+if __name__ == "__main__":
+    main()
