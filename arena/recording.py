@@ -17,9 +17,10 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 
 from arena.errors import ArenaError, Conflict, InvalidInput
+from arena.game_writer import GameRow, KnownPlayer, SeatRow, insert_games, insert_seats, players_fetch_or_create
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
-from arena.models import Game, GameServer, Player, Seat
+from arena.models import Game, GameServer
 
 log = logging.getLogger(__name__)
 
@@ -158,21 +159,10 @@ def game_record(*, server: GameServer, data: GameInput) -> Recorded:
     raise outcome
 
 
-def _players_by_handle(handles: set[str]) -> dict[str, Player]:
-    """Fetch or create the players in two or three statements, safe against a concurrent first sighting."""
-    known = {p.handle: p for p in Player.objects.filter(handle__in=handles)}
-    missing = handles - known.keys()
-    if missing:
-        # Sorted, so two requests creating the same new players take their row locks in one order (no deadlock).
-        Player.objects.bulk_create([Player(handle=h) for h in sorted(missing)], ignore_conflicts=True)
-        known.update({p.handle: p for p in Player.objects.filter(handle__in=missing)})
-    return known
-
-
-def _status(data: GameInput, ranking: Ranking, players: dict[str, Player]) -> str:
+def _status(data: GameInput, ranking: Ranking, players: dict[str, KnownPlayer]) -> str:
     if not data.rated or not ranking.ratable:
         return Game.Status.UNRATED
-    if any(players[p.player].is_banned for p in data.players):
+    if any(players[p.player].banned for p in data.players):
         # A banned player's new games are recorded but rated for nobody (moderation.md).
         return Game.Status.UNRATED
     return Game.Status.PENDING
@@ -199,41 +189,50 @@ def _lock_tables(server: GameServer, items: list[_Accepted]) -> None:
 def _insert(server: GameServer, items: list[_Accepted]) -> dict[int, Game]:
     with transaction.atomic():
         _lock_tables(server, items)
-        players = _players_by_handle({p.player for item in items for p in item.data.players})
-        games = []
-        for item in items:
-            data, ranking = item.data, item.ranking
-            warnings = _same_ip_warnings(data)
-            games.append(Game(
-                server=server, table_id=data.table_id, title=data.game, variant=ranking.variant,
-                rated=data.rated, finished_at=data.finished_at, details=data.details,
-                status=_status(data, ranking, players), rec=ranking.rec, coop_score=ranking.coop_score,
-                warnings=warnings, same_ip=bool(warnings), fingerprint=data.fingerprint,
-            ))
-        Game.objects.bulk_create(games)
+        players = players_fetch_or_create({p.player for item in items for p in item.data.players})
+        rows = [
+            GameRow(
+                table_id=item.data.table_id, title=item.data.game, variant=item.ranking.variant,
+                rated=item.data.rated, finished_at=item.data.finished_at, details=item.data.details,
+                status=_status(item.data, item.ranking, players), rec=item.ranking.rec,
+                coop_score=item.ranking.coop_score, warnings=_same_ip_warnings(item.data),
+                fingerprint=item.data.fingerprint,
+            )
+            for item in items
+        ]
+        ids = insert_games(server.pk, rows)
         seats = []
-        for item, game in zip(items, games, strict=True):
+        for item, game_id in zip(items, ids, strict=True):
             side_of = {name: i for i, side in enumerate(item.ranking.sides) for name in side.players}
             places = item.ranking.places
-            for position, p in enumerate(item.data.players):
-                seats.append(Seat(
-                    game=game, player=players[p.player], position=position, score=p.score, quit=p.quit,
-                    team=p.team, side=side_of[p.player], place=places.get(p.player), fields=p.fields,
-                    ip_hash=p.ip_hash, device_hash=p.device_hash,
+            seats.extend(
+                (game_id, SeatRow(
+                    player_id=players[p.player].id, position=position, score=p.score, quit=p.quit, team=p.team,
+                    side=side_of[p.player], place=places.get(p.player), fields=p.fields, ip_hash=p.ip_hash,
+                    device_hash=p.device_hash,
                 ))
-        Seat.objects.bulk_create(seats)
-        titles = {g.title for g in games if g.status == Game.Status.PENDING}
+                for position, p in enumerate(item.data.players)
+            )
+        insert_seats(seats)
+        titles = {row.title for row in rows if row.status == Game.Status.PENDING}
         if titles:
             transaction.on_commit(lambda: _wake_raters(titles))
-    return {item.index: game for item, game in zip(items, games, strict=True)}
+    return {
+        item.index: Game(
+            pk=game_id, server=server, table_id=row.table_id, title=row.title, variant=row.variant,
+            rated=row.rated, finished_at=row.finished_at, details=row.details, status=row.status, rec=row.rec,
+            coop_score=row.coop_score, warnings=row.warnings, same_ip=bool(row.warnings),
+            fingerprint=row.fingerprint,
+        )
+        for item, row, game_id in zip(items, rows, ids, strict=True)
+    }
 
 
 def _wake_raters(titles: set[str]) -> None:
-    """Queue the rating batch of each title; a lost message is caught by the periodic sweep."""
-    from ratings.tasks import rate_elo
+    """Wake the rating stage of each title; a lost message is caught by the periodic sweep."""
+    from ratings.tasks import request_rating
 
-    for title in sorted(titles):
-        try:
-            rate_elo.delay(title)
-        except Exception:  # broker down: the game is safely stored as pending and the sweep will rate it
-            log.exception("could not queue rating for %s", title)
+    try:
+        request_rating(titles)
+    except Exception:  # broker down: the games are safely stored as pending and the sweep will rate them
+        log.exception("could not queue rating for %s", sorted(titles))

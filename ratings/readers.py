@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from arena.db import pg_cursor, postgres
 from arena.models import Game, Seat
 from ratings.models import Rating
 from ratings.plan import GameRow, PlayerState, SeatRow, SkillState
 from ratings.skill import DEFAULT_SKILL, Skill
-from ratings.writers import GAME, RATING, pg_cursor, postgres
+from ratings.writers import GAME, RATING
 
 SEAT = Seat._meta.db_table
 PENDING = Game.Status.PENDING.value

@@ -6,9 +6,41 @@ message. A lost message costs nothing either: ``sweep_pending`` (Celery beat) fi
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from celery import shared_task
+from django.conf import settings
 
 from ratings import services
+
+# A title with a wake-up already queued needs no second message: the queued task rates every game committed
+# before it starts. The marker expires in case a worker dies holding it; the sweep covers the gap meanwhile.
+WAKE_KEY = "arena:wake:elo:{title}"
+WAKE_TTL_SECONDS = 60
+
+
+def request_rating(titles: Iterable[str]) -> None:
+    """Wake the Elo stage of these titles, sending at most one message per title until a worker picks it up.
+
+    Publishing through Celery costs more than recording a game; most games of a busy title arrive while a
+    wake-up is already queued, and for them one Redis SET NX replaces the publish.
+    """
+    for title in sorted(set(titles)):
+        if settings.CELERY_TASK_ALWAYS_EAGER or _mark_wake(title):
+            rate_elo.delay(title)
+
+
+def _mark_wake(title: str) -> bool:
+    from arena.redis import redis_client
+
+    return bool(redis_client().set(WAKE_KEY.format(title=title), 1, nx=True, ex=WAKE_TTL_SECONDS))
+
+
+def _clear_wake(title: str) -> None:
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        from arena.redis import redis_client
+
+        redis_client().delete(WAKE_KEY.format(title=title))
 
 
 @shared_task(name="ratings.tasks.rate_elo")
@@ -19,6 +51,9 @@ def rate_elo(title: str) -> int:
     batch that found nothing pending; that batch started after our previous commit, so nothing accepted
     before it is left behind.
     """
+    # Cleared before the first batch looks: a game committed from now on sends a new wake-up, and one committed
+    # before is seen by the loop below.
+    _clear_wake(title)
     rated = 0
     while True:
         batch = services.rate_pending(title=title)

@@ -17,6 +17,8 @@ from datetime import datetime
 
 from django.db import connection
 
+from arena.db import columns as _columns
+from arena.db import pg_cursor, postgres
 from arena.models import Game
 from ratings.models import Rating, RatingChange
 from ratings.plan import ChangeRow
@@ -31,27 +33,9 @@ CHANGE_TYPES = ("int8", "int8", "int8", "varchar", "float8", "float8", "float8",
                 "timestamptz", "float8", "varchar", "timestamptz")
 
 
-def postgres() -> bool:
-    return connection.vendor == "postgresql"
-
-
-def pg_cursor():  # -> psycopg.Cursor
-    """A server-binding, binary psycopg cursor on Django's connection (so inside Django's transaction)."""
-    import psycopg
-
-    connection.ensure_connection()
-    cursor = psycopg.Cursor(connection.connection)
-    cursor.format = psycopg.pq.Format.BINARY
-    return cursor
-
-
 def _dt(value: datetime | None) -> object:
     """A datetime as SQLite wants it through a raw cursor (Django's text form, naive UTC)."""
     return connection.ops.adapt_datetimefield_value(value) if value is not None else None
-
-
-def _columns(rows: Sequence[tuple]) -> list[list]:
-    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def insert_ratings(*, title: str, rows: Sequence[tuple[int, float, int, datetime | None, float | None, float | None]]
