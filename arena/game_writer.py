@@ -76,27 +76,14 @@ def players_fetch_or_create(handles: set[str]) -> dict[str, KnownPlayer]:
     return known
 
 
-def insert_games(server_id: int, rows: Sequence[GameRow]) -> list[int]:
-    """Insert the games in the given order (so ids follow it) and return their ids in that order."""
+def insert_games(server_id: int, rows: Sequence[GameRow], seats: Sequence[Sequence[SeatRow]]) -> list[int]:
+    """Insert the games in the given order (so ids follow it) with their seats; return the ids in that order.
+
+    On PostgreSQL games and seats go in with one statement (a data-modifying CTE), so recording a game costs
+    one round trip for both tables.
+    """
     if postgres():
-        values = [
-            (r.table_id, r.title, json.dumps(r.variant), r.rated, r.finished_at, json.dumps(r.details), r.status,
-             r.rec, r.coop_score, json.dumps(r.warnings), bool(r.warnings), r.fingerprint)
-            for r in rows
-        ]
-        with pg_cursor() as cur:
-            cur.execute(
-                f"INSERT INTO {GAME} (server_id, table_id, title, variant, rated, finished_at, accepted_at, details,"
-                " status, rec, coop_score, warnings, same_ip, fingerprint, trueskill_done) "
-                "SELECT %b, t, ti, v::jsonb, r, f, now(), d::jsonb, s, rec, cs, w::jsonb, si, fp, false "
-                "FROM unnest(%b::text[], %b::text[], %b::text[], %b::bool[], %b::timestamptz[], %b::text[],"
-                " %b::text[], %b::int2[], %b::int2[], %b::text[], %b::bool[], %b::text[])"
-                " WITH ORDINALITY AS x(t, ti, v, r, f, d, s, rec, cs, w, si, fp, ord) ORDER BY ord "
-                "RETURNING id, table_id",
-                [server_id, *columns(values)],
-            )
-            ids = dict((t, i) for i, t in cur.fetchall())
-        return [ids[r.table_id] for r in rows]
+        return _insert_postgres(server_id, rows, seats)
     now = timezone.now()
     games = [
         Game(server_id=server_id, table_id=r.table_id, title=r.title, variant=r.variant, rated=r.rated,
@@ -105,29 +92,46 @@ def insert_games(server_id: int, rows: Sequence[GameRow]) -> list[int]:
         for r in rows
     ]
     Game.objects.bulk_create(games)
+    Seat.objects.bulk_create([
+        Seat(game=game, player_id=s.player_id, position=s.position, score=s.score, quit=s.quit, team=s.team,
+             side=s.side, place=s.place, fields=s.fields, ip_hash=s.ip_hash, device_hash=s.device_hash)
+        for game, game_seats in zip(games, seats, strict=True)
+        for s in game_seats
+    ])
     return [g.pk for g in games]
 
 
-def insert_seats(rows: Sequence[tuple[int, SeatRow]]) -> None:
-    """Insert (game_id, seat) rows."""
-    if postgres():
-        values = [
-            (game_id, s.player_id, s.position, s.score, s.quit, s.team, s.side, s.place, json.dumps(s.fields),
-             s.ip_hash, s.device_hash)
-            for game_id, s in rows
-        ]
-        with pg_cursor() as cur:
-            cur.execute(
-                f"INSERT INTO {SEAT} (game_id, player_id, position, score, quit, team, side, place, fields, ip_hash,"
-                " device_hash) "
-                "SELECT g, p, pos, sc, q, t, si, pl, f::jsonb, ip, dev "
-                "FROM unnest(%b::int8[], %b::int8[], %b::int2[], %b::int4[], %b::bool[], %b::text[], %b::int2[],"
-                " %b::int2[], %b::text[], %b::text[], %b::text[]) AS x(g, p, pos, sc, q, t, si, pl, f, ip, dev)",
-                columns(values),
-            )
-        return
-    Seat.objects.bulk_create([
-        Seat(game_id=game_id, player_id=s.player_id, position=s.position, score=s.score, quit=s.quit, team=s.team,
-             side=s.side, place=s.place, fields=s.fields, ip_hash=s.ip_hash, device_hash=s.device_hash)
-        for game_id, s in rows
-    ])
+def _insert_postgres(server_id: int, rows: Sequence[GameRow], seats: Sequence[Sequence[SeatRow]]) -> list[int]:
+    game_values = [
+        (r.table_id, r.title, json.dumps(r.variant), r.rated, r.finished_at, json.dumps(r.details), r.status,
+         r.rec, r.coop_score, json.dumps(r.warnings), bool(r.warnings), r.fingerprint)
+        for r in rows
+    ]
+    seat_values = [
+        (r.table_id, s.player_id, s.position, s.score, s.quit, s.team, s.side, s.place, json.dumps(s.fields),
+         s.ip_hash, s.device_hash)
+        for r, game_seats in zip(rows, seats, strict=True)
+        for s in game_seats
+    ]
+    with pg_cursor() as cur:
+        cur.execute(
+            "WITH g AS ("
+            f" INSERT INTO {GAME} (server_id, table_id, title, variant, rated, finished_at, accepted_at, details,"
+            "  status, rec, coop_score, warnings, same_ip, fingerprint, trueskill_done)"
+            " SELECT %b, t, ti, v::jsonb, r, f, now(), d::jsonb, s, rec, cs, w::jsonb, si, fp, false"
+            " FROM unnest(%b::text[], %b::text[], %b::text[], %b::bool[], %b::timestamptz[], %b::text[],"
+            "  %b::text[], %b::int2[], %b::int2[], %b::text[], %b::bool[], %b::text[])"
+            "  WITH ORDINALITY AS x(t, ti, v, r, f, d, s, rec, cs, w, si, fp, ord) ORDER BY ord"
+            " RETURNING id, table_id),"
+            " seats AS ("
+            f" INSERT INTO {SEAT} (game_id, player_id, position, score, quit, team, side, place, fields, ip_hash,"
+            "  device_hash)"
+            " SELECT g.id, p, pos, sc, q, te, si, pl, f::jsonb, ip, dev"
+            " FROM unnest(%b::text[], %b::int8[], %b::int2[], %b::int4[], %b::bool[], %b::text[], %b::int2[],"
+            "  %b::int2[], %b::text[], %b::text[], %b::text[]) AS y(t, p, pos, sc, q, te, si, pl, f, ip, dev)"
+            " JOIN g ON g.table_id = y.t)"
+            " SELECT id, table_id FROM g",
+            [server_id, *columns(game_values), *columns(seat_values)],
+        )
+        ids = {table_id: game_id for game_id, table_id in cur.fetchall()}
+    return [ids[r.table_id] for r in rows]

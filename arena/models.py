@@ -94,7 +94,9 @@ class Game(models.Model):
 class Seat(models.Model):
     """One player's result at one game."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    # No index of its own on game: seat_unique_player (game, player) serves every lookup by game, and each index
+    # is one more write per seat when games arrive.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats", db_index=False)
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
     position = models.PositiveSmallIntegerField(help_text="Index in the reported players list.")
     score = models.IntegerField(null=True)

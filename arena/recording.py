@@ -17,7 +17,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 
 from arena.errors import ArenaError, Conflict, InvalidInput
-from arena.game_writer import GameRow, KnownPlayer, SeatRow, insert_games, insert_seats, players_fetch_or_create
+from arena.game_writer import GameRow, KnownPlayer, SeatRow, insert_games, players_fetch_or_create
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
 from arena.models import Game, GameServer
@@ -113,8 +113,12 @@ def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError])
         except (ArenaError, RuleViolation) as refusal:
             outcomes[index] = refusal
 
-    table_ids = [a.data.table_id for a in accepted]
-    stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=table_ids)}
+    # A batch looks its tables up first (one query for all). A single game skips that round trip and simply
+    # tries the insert: a resend is rare, and the unique constraint tells it apart just as surely.
+    stored: dict[str, Game] = {}
+    if len(accepted) > 1:
+        table_ids = [a.data.table_id for a in accepted]
+        stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=table_ids)}
     fresh: list[_Accepted] = []
     first_in_call: dict[str, _Accepted] = {}
     repeats: list[_Accepted] = []
@@ -132,10 +136,13 @@ def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError])
         try:
             created = _insert(server, fresh)
         except IntegrityError:
-            # Another request stored one of these tables meanwhile: redo them one by one to tell which.
+            # One of these tables is stored already (a resend, or another request just now): redo them one by
+            # one to tell which.
             created = {}
             for item in fresh:
                 try:
+                    if len(fresh) == 1:
+                        raise
                     created.update(_insert(server, [item]))
                 except IntegrityError:
                     winner = Game.objects.get(server=server, table_id=item.data.table_id)
@@ -200,20 +207,19 @@ def _insert(server: GameServer, items: list[_Accepted]) -> dict[int, Game]:
             )
             for item in items
         ]
-        ids = insert_games(server.pk, rows)
         seats = []
-        for item, game_id in zip(items, ids, strict=True):
+        for item in items:
             side_of = {name: i for i, side in enumerate(item.ranking.sides) for name in side.players}
             places = item.ranking.places
-            seats.extend(
-                (game_id, SeatRow(
+            seats.append([
+                SeatRow(
                     player_id=players[p.player].id, position=position, score=p.score, quit=p.quit, team=p.team,
                     side=side_of[p.player], place=places.get(p.player), fields=p.fields, ip_hash=p.ip_hash,
                     device_hash=p.device_hash,
-                ))
+                )
                 for position, p in enumerate(item.data.players)
-            )
-        insert_seats(seats)
+            ])
+        ids = insert_games(server.pk, rows, seats)
         titles = {row.title for row in rows if row.status == Game.Status.PENDING}
         if titles:
             transaction.on_commit(lambda: _wake_raters(titles))
