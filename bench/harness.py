@@ -53,27 +53,33 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextmanager
-def gunicorn(env: dict[str, str], workers: int = 2) -> Iterator[int]:
-    """Serve Arena with gunicorn (sync workers, as deployed) until the block ends; yields the port."""
+def start_gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> tuple[subprocess.Popen, int]:
+    """Serve Arena with gunicorn (gthread workers, as deployed) and wait until it answers; the caller stops it."""
     port = free_port()
     proc = subprocess.Popen(
         [PYTHON, "-m", "gunicorn", "arena.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
-         "--worker-class", "gthread", "--threads", "4", "--log-level", "warning", "--keep-alive", "30"],
+         "--worker-class", "gthread", "--threads", str(threads), "--log-level", "warning", "--keep-alive", "30"],
         cwd=ROOT, env=env,
     )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                conn.close()
+                return proc, port
+        except OSError:
+            time.sleep(0.2)
+    proc.terminate()
+    raise RuntimeError("gunicorn did not start")
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> Iterator[int]:
+    """``start_gunicorn`` for the length of a block; yields the port."""
+    proc, port = start_gunicorn(env, workers, threads)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                conn.request("GET", "/healthz")
-                if conn.getresponse().status == 200:
-                    break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            raise RuntimeError("gunicorn did not start")
         yield port
     finally:
         proc.terminate()

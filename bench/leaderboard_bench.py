@@ -25,7 +25,6 @@ import json
 import os
 import random
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -39,6 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+from bench.harness import start_gunicorn  # noqa: E402
 
 P99_TARGET_MS = 10.0
 RATIO_TARGET = 1.5
@@ -142,40 +143,19 @@ def empty() -> None:
 # --------------------------------------------------------------------------------------------------------------
 # Server and client
 # --------------------------------------------------------------------------------------------------------------
-def start_gunicorn(*, throttle: bool = True) -> tuple[subprocess.Popen, int]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+def serve(*, throttle: bool = True) -> tuple[subprocess.Popen, int]:
     env = {
         **os.environ,
         "DEBUG": "0",
         "SECRET_KEY": secrets.token_hex(32),
         "IP_HASH_KEY": secrets.token_hex(32),
-        # The default 1200/min would throttle this one client; a per-second window keeps the throttle's history
-        # (a list of request times it reads and writes per request) at a busy real client's size.
+        # The default 1200/min would throttle this one client.
         "PUBLIC_THROTTLE_RATE": "100000/s",
         "LOG_LEVEL": "WARNING",
     }
     if not throttle:
         env["DJANGO_SETTINGS_MODULE"] = "bench.leaderboard_settings"
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    server = subprocess.Popen(
-        [str(gunicorn), "arena.wsgi", "-b", f"127.0.0.1:{port}", "-w", "2", "-k", "gthread", "--threads", "2",
-         "--keep-alive", "30", "--log-level", "warning"],
-        cwd=ROOT, env=env,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                conn.close()
-                return server, port
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    sys.exit("gunicorn did not start")
+    return start_gunicorn(env, workers=2, threads=2)
 
 
 class Client:
@@ -273,7 +253,7 @@ def run(boards: list[Board], requests: int) -> Results:
     samples = {b.size: [rnd.randrange(b.size) for _ in range(requests)] for b in boards}
     results: Results = {}
     for throttle in (True, False):
-        server, port = start_gunicorn(throttle=throttle)
+        server, port = serve(throttle=throttle)
         try:
             client = Client(port)
             if throttle:

@@ -33,14 +33,19 @@ class PublicThrottle(BaseThrottle):
     def __init__(self) -> None:
         self.wait_seconds = 0.0
 
-    def rate(self) -> tuple[int, int]:
+    def rate(self) -> tuple[int, int] | None:
+        """(requests, window seconds), or None when the rate is set to None (DRF's "no limit")."""
         try:
-            return parse_rate(api_settings.DEFAULT_THROTTLE_RATES[self.scope])
+            rate = api_settings.DEFAULT_THROTTLE_RATES[self.scope]
         except KeyError:
             raise ImproperlyConfigured(f"Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['{self.scope}'].") from None
+        return None if rate is None else parse_rate(rate)
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        limit, window = self.rate()
+        rate = self.rate()
+        if rate is None:
+            return True
+        limit, window = rate
         now = time.time()
         slot = int(now // window)
         key = f"throttle:{self.scope}:{self.get_ident(request)}:{window}:{slot}"

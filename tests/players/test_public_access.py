@@ -49,6 +49,8 @@ def test_default_rate_comes_from_settings(db, settings):
 
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"public": "7/hour"}}
     assert PublicThrottle().rate() == (7, 3600)
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"public": None}}
+    assert PublicThrottle().rate() is None  # DRF's convention for "no limit"
 
 
 def test_schema_documents_the_player_reads(db, anon):
