@@ -1,7 +1,6 @@
 """Public leaderboard reads: no key, throttled per client IP. Parse → select → respond."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from django.http import QueryDict
@@ -14,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.game_payload import PLAYER_ID
 from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput
@@ -22,7 +22,6 @@ from leaderboards.selectors import board_around, board_page, board_title
 
 # Far beyond any board, and small enough for every store to take as an integer.
 _MAX_OFFSET = 1_000_000_000
-_HANDLE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -52,7 +51,7 @@ def parse_query(params: QueryDict) -> LeaderboardQuery:
     offset = integer("offset", 0, _MAX_OFFSET)
     around = params.get("around")
     if around is not None:
-        if not _HANDLE.fullmatch(around):
+        if not PLAYER_ID.fullmatch(around):
             fields["around"] = "Must be a player id."
         if "offset" in params:
             fields["offset"] = "Not allowed with around: the window places itself."

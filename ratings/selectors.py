@@ -14,7 +14,7 @@ from arena.games import GAMES
 from arena.models import Player
 from leaderboards.selectors import rank_of
 from ratings import elo
-from ratings.models import Rating, RatingChange
+from ratings.models import RatingChange
 
 
 def _round2(value: float) -> float:
@@ -29,25 +29,34 @@ def player_get_by_handle(*, handle: str) -> Player:
     return player
 
 
-def player_ratings(*, player: Player) -> dict[str, dict[str, Any]]:
-    """``{title: {"elo", "level", "games", "rank"}}`` for every title the player has a rating in, by title.
+def player_page(*, handle: str) -> dict[str, Any]:
+    """``{"player", "status", "ratings": {title: {"elo", "level", "games", "rank"}}}``; 404 ``player_not_found``.
 
-    One query for the ratings, plus what ``leaderboards.selectors.rank_of`` costs for each title that has a
-    leaderboard (Hanabi has none: its rank is null without asking). At most six titles, so a bounded count.
+    One query for the player and all their ratings (a LEFT JOIN: a player without ratings still has a page), plus
+    what ``leaderboards.selectors.rank_of`` costs for each title that has a leaderboard (Hanabi has none: its
+    rank is null without asking). At most six titles, so a bounded count.
     """
-    out: dict[str, dict[str, Any]] = {}
-    for title, rating, games in (
-        Rating.objects.filter(player=player).order_by("title").values_list("title", "elo", "games")
-    ):
+    rows = list(
+        Player.objects.filter(handle=handle)
+        .order_by("ratings__title")
+        .values_list("pk", "status", "ratings__title", "ratings__elo", "ratings__games")
+    )
+    if not rows:
+        raise NotFound("player_not_found", f"No player {handle!r}.")
+    player_id, status = rows[0][0], rows[0][1]
+    ratings: dict[str, dict[str, Any]] = {}
+    for _, _, title, rating, games in rows:
+        if title is None:
+            continue
         game = GAMES.get(title)
         ranked = game is not None and game.has_leaderboard
-        out[title] = {
+        ratings[title] = {
             "elo": _round2(rating),
             "level": elo.level(rating, initial=settings.ELO_INITIAL),
             "games": games,
-            "rank": rank_of(title=title, player_id=player.pk) if ranked else None,
+            "rank": rank_of(title=title, player_id=player_id) if ranked else None,
         }
-    return out
+    return {"player": handle, "status": status, "ratings": ratings}
 
 
 def rating_history(*, player: Player, title: str, limit: int, before: int | None = None) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from arena.errors import InvalidInput
 from arena.hashing import fingerprint, hash_device, hash_ip
 from arena.recording import GameInput, PlayerInput
 
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+# A player id as api.md defines it; used with fullmatch (a "$" anchor would let a trailing newline through).
+PLAYER_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 TOP_LEVEL = {"table_id", "game", "variant", "rated", "finished_at", "players", "details"}
 COMMON_PLAYER_KEYS = {"player", "ip", "device", "score", "quit", "team"}
 MAX_PLAYERS = 64
@@ -44,7 +45,7 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
         return None
     before = len(errors)
     player = raw.get("player")
-    if not isinstance(player, str) or not PLAYER_ID.match(player):
+    if not isinstance(player, str) or not PLAYER_ID.fullmatch(player):
         errors[f"{path}.player"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
     ip = raw.get("ip")
     if not isinstance(ip, str):

@@ -14,7 +14,7 @@ from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput, NotFound
 from arena.games import UnknownGame, get_game
 from ratings.api import serializers
-from ratings.selectors import player_get_by_handle, player_ratings, rating_history
+from ratings.selectors import player_get_by_handle, player_page, rating_history
 
 PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="The site's player id.")
 GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, description="Game slug, e.g. wizard.")
@@ -34,8 +34,7 @@ class PlayerDetailApi(PublicReadApi):
     @extend_schema(operation_id="players_retrieve", tags=["players"], parameters=[PLAYER],
                    responses={200: serializers.PlayerOut, 404: ErrorOut, 429: ErrorOut})
     def get(self, request: Request, player: str) -> Response:
-        found = player_get_by_handle(handle=player)
-        return Response({"player": found.handle, "status": found.status, "ratings": player_ratings(player=found)})
+        return Response(player_page(handle=player))
 
 
 class PlayerHistoryApi(PublicReadApi):

@@ -153,6 +153,8 @@ def test_only_the_hash_of_a_key_is_stored(server_key):
         (lambda b: b.update(finished_at="2026-01-01T12:00:00"), "finished_at"),  # no timezone
         (lambda b: b.update(surprise=1), "surprise"),
         (lambda b: b["players"][2].update(player="bad id!"), "players.2.player"),
+        (lambda b: b["players"][2].update(player="carol\n"), "players.2.player"),
+        (lambda b: b["players"][2].update(player="x" * 65), "players.2.player"),
         (lambda b: b["players"][1].pop("ip"), "players.1.ip"),
         (lambda b: b["players"][1].update(ip="300.1.1.1"), "players.1.ip"),
         (lambda b: b["players"][2].update(score="12"), "players.2.score"),
