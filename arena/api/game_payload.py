@@ -23,6 +23,8 @@ PLAYER_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 TOP_LEVEL = {"table_id", "game", "variant", "rated", "finished_at", "players", "details"}
 COMMON_PLAYER_KEYS = {"player", "ip", "device", "score", "quit", "team"}
 MAX_PLAYERS = 64
+# Far beyond any game's score, and inside the database's 32-bit integer column.
+MAX_ABS_SCORE = 1_000_000_000
 # Game servers' clocks drift; a finish a little ahead of ours is not "in the future".
 CLOCK_SKEW = timedelta(minutes=5)
 
@@ -54,8 +56,8 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
     if device is not None:
         _string(device, f"{path}.device", errors, max_length=256)
     score = raw.get("score")
-    if score is not None and not _is_int(score):
-        errors[f"{path}.score"] = "Must be an integer."
+    if score is not None and not (_is_int(score) and abs(score) <= MAX_ABS_SCORE):
+        errors[f"{path}.score"] = f"Must be an integer from -{MAX_ABS_SCORE} to {MAX_ABS_SCORE}."
     quit_ = raw.get("quit", False)
     if not isinstance(quit_, bool):
         errors[f"{path}.quit"] = "Must be true or false."

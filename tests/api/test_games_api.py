@@ -159,6 +159,7 @@ def test_only_the_hash_of_a_key_is_stored(server_key):
         (lambda b: b["players"][1].update(ip="300.1.1.1"), "players.1.ip"),
         (lambda b: b["players"][2].update(score="12"), "players.2.score"),
         (lambda b: b["players"][2].update(score=True), "players.2.score"),
+        (lambda b: b["players"][2].update(score=10**12), "players.2.score"),  # would overflow the column
         (lambda b: b["players"][0].update(quit="no"), "players.0.quit"),
         (lambda b: b["players"].__setitem__(1, "bob"), "players.1"),
     ],
