@@ -1,7 +1,17 @@
 """The core domain: players, the game servers that report to Arena, and the finished games they report."""
 from __future__ import annotations
 
+import re
+
 from django.db import models
+
+# A player id as api.md defines it. Matched whole (fullmatch): a "$" anchor would let a trailing newline through.
+_PLAYER_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def is_player_id(value: object) -> bool:
+    """Whether ``value`` can be a player id; anything else names no player, so lookups need not ask the database."""
+    return isinstance(value, str) and _PLAYER_ID.fullmatch(value) is not None
 
 
 class Player(models.Model):

@@ -13,10 +13,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from arena.api.game_payload import PLAYER_ID
 from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput
+from arena.models import is_player_id
 from leaderboards.board import DEFAULT_AROUND_LIMIT, DEFAULT_PAGE_LIMIT, MAX_LIMIT
 from leaderboards.selectors import board_around, board_page, board_title
 
@@ -51,7 +51,7 @@ def parse_query(params: QueryDict) -> LeaderboardQuery:
     offset = integer("offset", 0, _MAX_OFFSET)
     around = params.get("around")
     if around is not None:
-        if not PLAYER_ID.fullmatch(around):
+        if not is_player_id(around):
             fields["around"] = "Must be a player id."
         if "offset" in params:
             fields["offset"] = "Not allowed with around: the window places itself."

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from arena.errors import NotFound
 from arena.games import GAMES
-from arena.models import Player
+from arena.models import Player, is_player_id
 from leaderboards.selectors import rank_of
 from ratings import elo
 from ratings.models import RatingChange
@@ -23,7 +23,7 @@ def _round2(value: float) -> float:
 
 def player_get_by_handle(*, handle: str) -> Player:
     """The player with this site id (exact match); raises NotFound ``player_not_found``. One query."""
-    player = Player.objects.filter(handle=handle).first()
+    player = Player.objects.filter(handle=handle).first() if is_player_id(handle) else None
     if player is None:
         raise NotFound("player_not_found", f"No player {handle!r}.")
     return player
@@ -36,6 +36,8 @@ def player_page(*, handle: str) -> dict[str, Any]:
     what ``leaderboards.selectors.rank_of`` costs for each title that has a leaderboard (Hanabi has none: its
     rank is null without asking). At most six titles, so a bounded count.
     """
+    if not is_player_id(handle):  # e.g. a NUL byte in the URL: no such player, and nothing for SQL to choke on
+        raise NotFound("player_not_found", f"No player {handle!r}.")
     rows = list(
         Player.objects.filter(handle=handle)
         .order_by("ratings__title")

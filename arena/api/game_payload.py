@@ -7,7 +7,6 @@ a test keeps the two in step.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -16,10 +15,9 @@ from django.utils.dateparse import parse_datetime
 
 from arena.errors import InvalidInput
 from arena.hashing import fingerprint, hash_device, hash_ip
+from arena.models import is_player_id
 from arena.recording import GameInput, PlayerInput
 
-# A player id as api.md defines it; used with fullmatch (a "$" anchor would let a trailing newline through).
-PLAYER_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 TOP_LEVEL = {"table_id", "game", "variant", "rated", "finished_at", "players", "details"}
 COMMON_PLAYER_KEYS = {"player", "ip", "device", "score", "quit", "team"}
 MAX_PLAYERS = 64
@@ -47,7 +45,7 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
         return None
     before = len(errors)
     player = raw.get("player")
-    if not isinstance(player, str) or not PLAYER_ID.fullmatch(player):
+    if not is_player_id(player):
         errors[f"{path}.player"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
     ip = raw.get("ip")
     if not isinstance(ip, str):
@@ -84,6 +82,30 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
     )
 
 
+def _nul_path(value: Any, path: str) -> str | None:
+    """The JSON path of the first string (value or key) holding a NUL character, if any.
+
+    PostgreSQL's text and jsonb cannot store NUL, so such a body must be refused here with a 400, never reach
+    the database and come back as a 500.
+    """
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if "\x00" in str(key):
+                return where
+            found = _nul_path(item, where)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _nul_path(item, f"{path}.{index}" if path else str(index))
+            if found:
+                return found
+    return None
+
+
 def _finished_at(raw: Any, errors: dict[str, str], now: datetime) -> datetime | None:
     if raw is None:
         return None
@@ -102,6 +124,10 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
     now = now or timezone.now()
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The game must be a JSON object.", {"body": "Must be an object."})
+    nul = _nul_path(body, "")
+    if nul is not None:
+        raise InvalidInput("invalid_input", "Strings may not contain NUL characters.",
+                           {nul: "Contains a NUL character."})
     errors: dict[str, str] = {}
     for key in body.keys() - TOP_LEVEL:
         errors[str(key)] = "Unknown field."

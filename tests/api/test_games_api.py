@@ -160,6 +160,10 @@ def test_only_the_hash_of_a_key_is_stored(server_key):
         (lambda b: b["players"][2].update(score="12"), "players.2.score"),
         (lambda b: b["players"][2].update(score=True), "players.2.score"),
         (lambda b: b["players"][2].update(score=10**12), "players.2.score"),  # would overflow the column
+        # PostgreSQL text and jsonb cannot hold NUL: refused up front, wherever it hides.
+        (lambda b: b.update(table_id="T\x00-1"), "table_id"),
+        (lambda b: b["players"][0].update(device="fp\x00"), "players.0.device"),
+        (lambda b: b.update(details={"rounds": [{"p\x00": {}}]}), "details.rounds.0.p\x00"),
         (lambda b: b["players"][0].update(quit="no"), "players.0.quit"),
         (lambda b: b["players"].__setitem__(1, "bob"), "players.1"),
     ],

@@ -156,3 +156,12 @@ def test_player_page_query_count_with_real_ranks_is_bounded(db, anon, django_ass
     assert {t: e["rank"] for t, e in response.json()["ratings"].items()} == {
         "hanabi": None, "nile": 1, "railroad_ink": 1, "spades": 1, "tokaido": 1, "wizard": 1,
     }
+
+
+def test_a_handle_no_player_can_have_is_404_not_a_database_error(db, anon):
+    # A NUL byte would make PostgreSQL refuse the query (a 500); such a handle names no player at all.
+    for handle in ("al%00ice", "x" * 65):
+        response = anon.get(URL.format(handle))
+        assert response.status_code == 404 and response.json()["error"]["code"] == "player_not_found"
+    response = anon.get(URL.format("al%00ice") + "history/wizard/")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "player_not_found"
