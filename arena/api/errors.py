@@ -30,6 +30,14 @@ def error_body(code: str, message: str, fields: dict[str, str] | None = None) ->
     return {"error": body}
 
 
+def refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, Any]]:
+    """Status and error body of a domain refusal: the one place either kind becomes the API's error shape."""
+    if isinstance(refusal, RuleViolation):
+        fields = {refusal.field: refusal.message} if refusal.field else None
+        return status.HTTP_400_BAD_REQUEST, error_body(refusal.code, refusal.message, fields)
+    return refusal.status, error_body(refusal.code, refusal.message, refusal.fields)
+
+
 def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
     """DRF's nested error dicts/lists as JSON paths like ``players.2.score``."""
     if isinstance(detail, dict):
@@ -52,11 +60,9 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, ArenaError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
-    if isinstance(exc, RuleViolation):
-        fields = {exc.field: exc.message} if exc.field else None
-        return Response(error_body(exc.code, exc.message, fields), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, (ArenaError, RuleViolation)):
+        code, body = refusal_body(exc)
+        return Response(body, status=code)
     if isinstance(exc, exceptions.ValidationError):
         fields = _flatten(exc.detail)
         return Response(

@@ -11,22 +11,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api import schemas
-from arena.api.errors import error_body
+from arena.api.errors import refusal_body
 from arena.api.game_payload import parse_game
 from arena.errors import ArenaError, InvalidInput
-from arena.games.base import RuleViolation
 from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_present
 
 ERRORS = {code: OpenApiResponse(schemas.ErrorOut) for code in (400, 401, 409)}
-
-
-def _refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, Any]]:
-    if isinstance(refusal, RuleViolation):
-        fields = {refusal.field: refusal.message} if refusal.field else None
-        return 400, error_body(refusal.code, refusal.message, fields)
-    return refusal.status, error_body(refusal.code, refusal.message, refusal.fields)
 
 
 def _present(recorded: list[Recorded]) -> list[dict[str, Any]]:
@@ -83,6 +75,6 @@ class GameBatchApi(APIView):
             if isinstance(outcome, Recorded):
                 code, body = (201 if outcome.created else 200), next(bodies)
             else:
-                code, body = _refusal_body(outcome)
+                code, body = refusal_body(outcome)
             results.append({"index": index, "status_code": code, "body": body})
         return results
