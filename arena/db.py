@@ -1,8 +1,8 @@
-"""Raw PostgreSQL access for the few hot bulk paths (recording batches, rating batches).
+"""Raw PostgreSQL access for the few hot paths (recording games, rating batches).
 
 Why: a batch writes thousands of rows, and the ORM builds a model instance and one parameter per value; on
-PostgreSQL a binary COPY or one ``INSERT ... SELECT FROM unnest(arrays)`` carries the same rows in one
-statement. The cursor is server-binding and binary on Django's own connection, so it runs inside Django's
+PostgreSQL a binary COPY, one ``INSERT ... SELECT FROM unnest(arrays)`` or one JSON document carries the same
+rows in one statement. The cursor is server-binding on Django's own connection, so it runs inside Django's
 transaction (Django's default client-side binding would render every array as a quoted literal, which costs
 more than the write itself). Callers keep an ORM path for SQLite, the embedded mode, with the same meaning.
 """
@@ -20,8 +20,11 @@ def postgres() -> bool:
 
 
 @contextmanager
-def pg_cursor() -> Iterator[Any]:  # yields a psycopg.Cursor
-    """A server-binding, binary psycopg cursor on Django's connection (so inside Django's transaction).
+def pg_cursor(*, binary: bool = True) -> Iterator[Any]:  # yields a psycopg.Cursor
+    """A server-binding psycopg cursor on Django's connection (so inside Django's transaction).
+
+    Binary by default (arrays and numbers travel without text conversion); ``binary=False`` for statements
+    fed by one JSON document, which the server parses as text anyway.
 
     Driver errors come out as Django's (``django.db.IntegrityError`` ...), as from any ORM query, so callers
     handle one family of exceptions.
@@ -30,7 +33,8 @@ def pg_cursor() -> Iterator[Any]:  # yields a psycopg.Cursor
 
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.format = psycopg.pq.Format.BINARY
+        if binary:
+            cursor.format = psycopg.pq.Format.BINARY
         yield cursor
 
 

@@ -25,6 +25,13 @@ class Player(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        indexes = [
+            # Banned players are few; recording asks for them by handle on every game (a banned player's new
+            # games go unrated), and this keeps that a lookup in a tiny index at any number of players.
+            models.Index(fields=["handle"], name="player_banned", condition=models.Q(status="banned")),
+        ]
+
     def __str__(self) -> str:
         return self.handle
 

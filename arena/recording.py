@@ -1,23 +1,25 @@
 """Recording finished games: the game's rules decide places, then one transaction stores the table.
 
 One code path serves a single POST and a batch: games are judged one by one (each fails alone), then every
-accepted game of the call is written with bulk statements in one transaction, and the rating workers are
-woken after commit. A concurrent insert of the same table (a game server retrying on timeout) is caught by
-the (server, table_id) unique constraint and answered like any resend.
+accepted game of the call is written in one transaction (on PostgreSQL a single game is one statement), and
+the rating workers are woken after commit. A table that is already stored, whether resent later or sent twice
+at once by a game server retrying on timeout, is skipped by the (server, table_id) unique constraint and
+answered like any resend: 200 when the body is the same, 409 when it differs.
 """
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 
 from arena.errors import ArenaError, Conflict, InvalidInput
-from arena.game_writer import GameRow, KnownPlayer, SeatRow, insert_games, players_fetch_or_create
+from arena.game_writer import GameRow, SeatRow, Written, games_write
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
 from arena.models import Game, GameServer
@@ -65,6 +67,7 @@ class _Accepted:
     index: int
     data: GameInput
     ranking: Ranking
+    row: GameRow
 
 
 def _judge(data: GameInput) -> Ranking:
@@ -103,55 +106,37 @@ def _resend(stored: Game, data: GameInput) -> Outcome:
 def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError]) -> list[Outcome]:
     """Record each game (or its parse error) in order; a game's failure never affects the others."""
     outcomes: list[Outcome | None] = [None] * len(games)
-    accepted: list[_Accepted] = []
+    fresh: list[_Accepted] = []
+    first_in_call: dict[str, _Accepted] = {}
+    repeats: list[_Accepted] = []
     for index, data in enumerate(games):
         if isinstance(data, ArenaError):
             outcomes[index] = data
             continue
         try:
-            accepted.append(_Accepted(index, data, _judge(data)))
+            ranking = _judge(data)
+            item = _Accepted(index, data, ranking, _row(data, ranking))
         except (ArenaError, RuleViolation) as refusal:
             outcomes[index] = refusal
-
-    # A batch looks its tables up first (one query for all). A single game skips that round trip and simply
-    # tries the insert: a resend is rare, and the unique constraint tells it apart just as surely.
-    stored: dict[str, Game] = {}
-    if len(accepted) > 1:
-        table_ids = [a.data.table_id for a in accepted]
-        stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=table_ids)}
-    fresh: list[_Accepted] = []
-    first_in_call: dict[str, _Accepted] = {}
-    repeats: list[_Accepted] = []
-    for item in accepted:
-        table_id = item.data.table_id
-        if table_id in stored:
-            outcomes[item.index] = _resend(stored[table_id], item.data)
-        elif table_id in first_in_call:
+            continue
+        if data.table_id in first_in_call:
             repeats.append(item)
         else:
-            first_in_call[table_id] = item
+            first_in_call[data.table_id] = item
             fresh.append(item)
 
     if fresh:
-        try:
-            created = _insert(server, fresh)
-        except IntegrityError:
-            # One of these tables is stored already (a resend, or another request just now): redo them one by
-            # one to tell which.
-            created = {}
-            for item in fresh:
-                try:
-                    if len(fresh) == 1:
-                        raise
-                    created.update(_insert(server, [item]))
-                except IntegrityError:
-                    winner = Game.objects.get(server=server, table_id=item.data.table_id)
-                    outcomes[item.index] = _resend(winner, item.data)
+        written = _write(server, fresh)
+        # The tables not written were stored before (a resend, or a concurrent request that won): one lookup
+        # tells a faithful resend (200) from a conflicting one (409).
+        stored_ids = [item.data.table_id for item in fresh if item.data.table_id not in written]
+        stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=stored_ids)} \
+            if stored_ids else {}
         for item in fresh:
-            if item.index in created:
-                places = item.ranking.places
-                seating = tuple((p.player, places.get(p.player)) for p in item.data.players)
-                outcomes[item.index] = Recorded(created[item.index], created=True, seating=seating)
+            if item.data.table_id in written:
+                outcomes[item.index] = _recorded(server, item, written[item.data.table_id])
+            else:
+                outcomes[item.index] = _resend(stored[item.data.table_id], item.data)
     for item in repeats:
         first = outcomes[first_in_call[item.data.table_id].index]
         outcomes[item.index] = _resend(first.game, item.data) if isinstance(first, Recorded) else first
@@ -164,15 +149,6 @@ def game_record(*, server: GameServer, data: GameInput) -> Recorded:
     if isinstance(outcome, Recorded):
         return outcome
     raise outcome
-
-
-def _status(data: GameInput, ranking: Ranking, players: dict[str, KnownPlayer]) -> str:
-    if not data.rated or not ranking.ratable:
-        return Game.Status.UNRATED
-    if any(players[p.player].banned for p in data.players):
-        # A banned player's new games are recorded but rated for nobody (moderation.md).
-        return Game.Status.UNRATED
-    return Game.Status.PENDING
 
 
 def _lock_tables(server: GameServer, items: list[_Accepted]) -> None:
@@ -193,45 +169,51 @@ def _lock_tables(server: GameServer, items: list[_Accepted]) -> None:
         )
 
 
-def _insert(server: GameServer, items: list[_Accepted]) -> dict[int, Game]:
-    with transaction.atomic():
-        _lock_tables(server, items)
-        players = players_fetch_or_create({p.player for item in items for p in item.data.players})
-        rows = [
-            GameRow(
-                table_id=item.data.table_id, title=item.data.game, variant=item.ranking.variant,
-                rated=item.data.rated, finished_at=item.data.finished_at, details=item.data.details,
-                status=_status(item.data, item.ranking, players), rec=item.ranking.rec,
-                coop_score=item.ranking.coop_score, warnings=_same_ip_warnings(item.data),
-                fingerprint=item.data.fingerprint,
-            )
-            for item in items
-        ]
-        seats = []
-        for item in items:
-            side_of = {name: i for i, side in enumerate(item.ranking.sides) for name in side.players}
-            places = item.ranking.places
-            seats.append([
-                SeatRow(
-                    player_id=players[p.player].id, position=position, score=p.score, quit=p.quit, team=p.team,
+def _row(data: GameInput, ranking: Ranking) -> GameRow:
+    side_of = {name: i for i, side in enumerate(ranking.sides) for name in side.players}
+    places = ranking.places
+    return GameRow(
+        table_id=data.table_id, title=data.game, variant=ranking.variant, rated=data.rated,
+        finished_at=data.finished_at, details=data.details,
+        status=Game.Status.PENDING if data.rated and ranking.ratable else Game.Status.UNRATED,
+        rec=ranking.rec, coop_score=ranking.coop_score, warnings=_same_ip_warnings(data),
+        fingerprint=data.fingerprint,
+        seats=tuple(
+            SeatRow(handle=p.player, position=position, score=p.score, quit=p.quit, team=p.team,
                     side=side_of[p.player], place=places.get(p.player), fields=p.fields, ip_hash=p.ip_hash,
-                    device_hash=p.device_hash,
-                )
-                for position, p in enumerate(item.data.players)
-            ])
-        ids = insert_games(server.pk, rows, seats)
-        titles = {row.title for row in rows if row.status == Game.Status.PENDING}
+                    device_hash=p.device_hash)
+            for position, p in enumerate(data.players)
+        ),
+    )
+
+
+def _write(server: GameServer, items: list[_Accepted]) -> dict[str, Written]:
+    """Write the games in one transaction: on PostgreSQL a single game is one statement, so needs no BEGIN."""
+    rows = [item.row for item in items]
+    one_statement = connection.vendor == "postgresql" and len(items) == 1
+    with nullcontext() if one_statement else transaction.atomic():
+        _lock_tables(server, items)
+        written = games_write(server.pk, rows)
+        titles = {row.title for row in rows if written.get(row.table_id, _NOT_PENDING).status == Game.Status.PENDING}
         if titles:
+            # Outside a transaction (the one-statement case) on_commit runs at once, after the commit.
             transaction.on_commit(lambda: _wake_raters(titles))
-    return {
-        item.index: Game(
-            pk=game_id, server=server, table_id=row.table_id, title=row.title, variant=row.variant,
-            rated=row.rated, finished_at=row.finished_at, details=row.details, status=row.status, rec=row.rec,
-            coop_score=row.coop_score, warnings=row.warnings, same_ip=bool(row.warnings),
-            fingerprint=row.fingerprint,
-        )
-        for item, row, game_id in zip(items, rows, ids, strict=True)
-    }
+    return written
+
+
+_NOT_PENDING = Written(0, Game.Status.UNRATED)
+
+
+def _recorded(server: GameServer, item: _Accepted, written: Written) -> Recorded:
+    row, places = item.row, item.ranking.places
+    game = Game(
+        pk=written.id, server=server, table_id=row.table_id, title=row.title, variant=row.variant,
+        rated=row.rated, finished_at=row.finished_at, details=row.details, status=written.status, rec=row.rec,
+        coop_score=row.coop_score, warnings=row.warnings, same_ip=bool(row.warnings),
+        fingerprint=row.fingerprint,
+    )
+    seating = tuple((p.player, places.get(p.player)) for p in item.data.players)
+    return Recorded(game, created=True, seating=seating)
 
 
 def _wake_raters(titles: set[str]) -> None:

@@ -5,7 +5,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from arena.models import GameServer
@@ -16,6 +16,27 @@ KEY_PREFIX_LENGTH = 8
 def hash_key(key: str) -> str:
     """SHA-256 suffices: keys are 256 random bits, so there is nothing to brute-force that a slow hash would slow."""
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+_SERVER = GameServer._meta.db_table
+
+
+def game_server_by_key(key: str) -> GameServer | None:
+    """The active server holding this key, or None.
+
+    Every API request asks this, so it is one hand-written query (the ORM would spend longer composing it
+    than the database spends answering); looked up each time, so a revocation holds from the next request.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, name, key_prefix, created_at FROM {_SERVER} WHERE key_hash = %s AND revoked_at IS NULL",
+            [key_hash := hash_key(key)],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    server_id, name, prefix, created_at = row
+    return GameServer(id=server_id, name=name, key_prefix=prefix, key_hash=key_hash, created_at=created_at)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from django.http import HttpRequest
 from rest_framework import authentication, exceptions
 
 from arena.models import GameServer
-from arena.servers import hash_key
+from arena.servers import game_server_by_key
 
 KEYWORD = "Api-Key"
 
@@ -18,7 +18,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, key = header.partition(" ")
         if scheme != KEYWORD or not key.strip():
             raise exceptions.AuthenticationFailed("Use the header 'Authorization: Api-Key <key>'.")
-        server = GameServer.objects.filter(key_hash=hash_key(key.strip()), revoked_at__isnull=True).first()
+        server = game_server_by_key(key.strip())
         if server is None:
             raise exceptions.AuthenticationFailed("This API key is unknown or revoked.")
         return server, key

@@ -75,6 +75,17 @@ def test_same_table_with_another_body_is_a_conflict(api):
     assert Game.objects.count() == 1
 
 
+def test_a_conflicting_resend_writes_nothing_not_even_its_new_players(api):
+    body = wizard(30, 20, 10)
+    api.post("/api/v1/games/", body, format="json")
+    body["players"][2]["player"] = "newcomer"
+    response = api.post("/api/v1/games/", body, format="json")
+    batch = api.post("/api/v1/games/batch/", {"games": [body]}, format="json").json()["results"]
+    assert response.status_code == 409 and batch[0]["status_code"] == 409
+    assert not Player.objects.filter(handle="newcomer").exists()
+    assert Seat.objects.count() == 3
+
+
 def test_table_ids_are_per_server(api, make_game):
     from rest_framework.test import APIClient
 
@@ -253,6 +264,15 @@ def test_unrated_solo_and_banned_games_are_recorded_unrated(api):
     Player.objects.filter(handle="p0").update(status=Player.Status.BANNED)
     banned = api.post("/api/v1/games/", wizard(3, 2, 1), format="json").json()
     assert banned["status"] == "unrated"
+    assert Game.objects.get(pk=banned["id"]).status == Game.Status.UNRATED
+
+
+def test_in_a_batch_only_the_banned_players_games_go_unrated(api):
+    Player.objects.create(handle="cheat", status=Player.Status.BANNED)
+    clean = game_body("wizard", [player("a", 30), player("b", 20), player("c", 10)])
+    tainted = game_body("wizard", [player("a", 30), player("cheat", 20), player("c", 10)])
+    results = api.post("/api/v1/games/batch/", {"games": [clean, tainted]}, format="json").json()["results"]
+    assert [r["body"]["status"] for r in results] == ["pending", "unrated"]
 
 
 def test_hanabi_hard_deck_is_recorded_when_unrated(api):

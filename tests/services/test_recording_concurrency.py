@@ -64,3 +64,19 @@ def test_parallel_overlapping_batches_each_table_once(server_key, redis_conn):
     repeated = sum(r["status_code"] == 200 for resp in responses for r in resp.json()["results"])
     assert created == 40 and repeated == 40 * (len(payloads) - 1)
     assert Game.objects.count() == 40 and Seat.objects.count() == 80
+
+
+def test_parallel_games_sharing_players_in_opposite_orders_all_land(server_key, redis_conn):
+    # Each game creates or touches the same players, listed in a different order: the writes must neither
+    # deadlock nor lose a seat, and every player exists once.
+    names = [f"shared-{i}" for i in range(4)]
+    bodies = []
+    for i in range(PARALLEL):
+        order = names[i % 4:] + names[:i % 4]
+        if i % 2:
+            order.reverse()
+        bodies.append(game_body("wizard", [player(name, 10 * rank) for rank, name in enumerate(order)]))
+    responses = _post_all_at_once(server_key[1], "/api/v1/games/", bodies)
+    assert [r.status_code for r in responses] == [201] * PARALLEL, [r.json() for r in responses]
+    assert Player.objects.filter(handle__in=names).count() == 4
+    assert Seat.objects.count() == 4 * PARALLEL
