@@ -38,6 +38,18 @@ def pg_cursor(*, binary: bool = True) -> Iterator[Any]:  # yields a psycopg.Curs
         yield cursor
 
 
+def fetch_one(sql: str, params: Sequence[Any]) -> tuple | None:
+    """One row of a hand-written query that runs on every request: on PostgreSQL through a server-binding
+    cursor, so the connection prepares it once and later runs skip parsing and planning."""
+    if postgres():
+        with pg_cursor(binary=False) as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchone()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
 def columns(rows: Sequence[tuple]) -> list[list]:
     """Rows to one list per column, the shape ``unnest(%b::type[], ...)`` takes."""
     return [list(column) for column in zip(*rows, strict=True)]

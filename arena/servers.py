@@ -5,9 +5,10 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from arena.db import fetch_one
 from arena.models import GameServer
 
 KEY_PREFIX_LENGTH = 8
@@ -27,12 +28,10 @@ def game_server_by_key(key: str) -> GameServer | None:
     Every API request asks this, so it is one hand-written query (the ORM would spend longer composing it
     than the database spends answering); looked up each time, so a revocation holds from the next request.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT id, name, key_prefix, created_at FROM {_SERVER} WHERE key_hash = %s AND revoked_at IS NULL",
-            [key_hash := hash_key(key)],
-        )
-        row = cursor.fetchone()
+    row = fetch_one(
+        f"SELECT id, name, key_prefix, created_at FROM {_SERVER} WHERE key_hash = %s AND revoked_at IS NULL",
+        [key_hash := hash_key(key)],
+    )
     if row is None:
         return None
     server_id, name, prefix, created_at = row

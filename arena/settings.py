@@ -90,6 +90,14 @@ if env.str("DATABASE_URL", default=""):
     DATABASES = {"default": env.db("DATABASE_URL")}
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
+    # Django turns prepared statements off for the sake of transaction-mode poolers; Arena's hot statements
+    # (recording a game, rating batches) are long CTEs whose parsing and planning cost more than running them,
+    # so they are prepared once per connection. Set DB_PREPARE_THRESHOLD=none behind a pooler without
+    # prepared-statement support (PgBouncer < 1.21).
+    _prepare = env.str("DB_PREPARE_THRESHOLD", default="5")
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+        None if _prepare.lower() == "none" else int(_prepare)
+    )
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
