@@ -82,25 +82,39 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
     )
 
 
-def _nul_path(value: Any, path: str) -> str | None:
-    """The JSON path of the first string (value or key) holding a NUL character, if any.
+def _storable(text: str) -> bool:
+    """Whether PostgreSQL can store the string: no NUL, and valid Unicode (JSON's "\\ud800" escape decodes to
+    an unpaired surrogate, which no UTF-8 database column can hold)."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
-    PostgreSQL's text and jsonb cannot store NUL, so such a body must be refused here with a 400, never reach
-    the database and come back as a 500.
+
+def _unstorable_path(value: Any, path: str) -> str | None:
+    """The JSON path of the first string (value or key) that the database could not store, if any.
+
+    Such a body must be refused here with a 400, never reach the database (or the fingerprint) and come back
+    as a 500.
     """
     if isinstance(value, str):
-        return path if "\x00" in value else None
+        return None if _storable(value) else path
     if isinstance(value, dict):
         for key, item in value.items():
             where = f"{path}.{key}" if path else str(key)
-            if "\x00" in str(key):
+            if not _storable(str(key)):
                 return where
-            found = _nul_path(item, where)
+            found = _unstorable_path(item, where)
             if found:
                 return found
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found = _nul_path(item, f"{path}.{index}" if path else str(index))
+            found = _unstorable_path(item, f"{path}.{index}" if path else str(index))
             if found:
                 return found
     return None
@@ -124,10 +138,12 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
     now = now or timezone.now()
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The game must be a JSON object.", {"body": "Must be an object."})
-    nul = _nul_path(body, "")
-    if nul is not None:
-        raise InvalidInput("invalid_input", "Strings may not contain NUL characters.",
-                           {nul: "Contains a NUL character."})
+    unstorable = _unstorable_path(body, "")
+    if unstorable is not None:
+        # The path may hold the very character at fault: escaped, so the error body itself can be sent.
+        unstorable = unstorable.encode("utf-8", "backslashreplace").decode("utf-8")
+        raise InvalidInput("invalid_input", "Strings must be valid Unicode without NUL characters.",
+                           {unstorable: "Contains a NUL character or an unpaired surrogate."})
     errors: dict[str, str] = {}
     for key in body.keys() - TOP_LEVEL:
         errors[str(key)] = "Unknown field."

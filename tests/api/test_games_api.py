@@ -4,6 +4,7 @@ These run embedded (SQLite) and again on PostgreSQL + Redis in the service-backe
 """
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -187,6 +188,25 @@ def test_malformed_bodies_are_refused_with_the_path(api, mutate, path):
     error = error_of(response)
     assert error["code"] == "invalid_input"
     assert path in error["fields"], error
+    assert Game.objects.count() == 0 and Player.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("fragment", "path"),
+    [
+        ('"table_id": "T-\\ud800"', "table_id"),
+        ('"details": {"note": "\\udc00 lone"}', "details.note"),
+        ('"details": {"\\ud83d": 1}', "details.\\ud83d"),  # the path names it escaped
+    ],
+)
+def test_unpaired_surrogates_are_refused_not_a_500(api, fragment, path):
+    # Valid JSON ("\ud800" is a legal escape) that decodes to a string no UTF-8 column can store.
+    body = wizard(30, 20, 10)
+    body.pop("table_id")
+    raw = json.dumps(body)[:-1] + ", " + fragment + "}"
+    response = api.post("/api/v1/games/", raw, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert error_of(response)["code"] == "invalid_input" and path in error_of(response)["fields"]
     assert Game.objects.count() == 0 and Player.objects.count() == 0
 
 
