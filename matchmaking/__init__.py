@@ -1,0 +1,1 @@
+"""Matchmaking: forming tables of players of similar strength (matchmaking.md)."""
