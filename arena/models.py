@@ -122,11 +122,18 @@ class Seat(models.Model):
     side = models.PositiveSmallIntegerField(help_text="Index of the player's side, best side first.")
     place = models.PositiveSmallIntegerField(null=True, help_text="1 = best; null in cooperative games.")
     fields = models.JSONField(default=dict, blank=True, help_text="Game-specific result fields.")
-    ip_hash = models.CharField(max_length=64, db_index=True)
-    device_hash = models.CharField(max_length=64, null=True, blank=True, db_index=True)
+    ip_hash = models.CharField(max_length=64)
+    device_hash = models.CharField(max_length=64, null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["game", "player"], name="seat_unique_player")]
+        # Declared here rather than with db_index=True, which on PostgreSQL adds a second varchar_pattern_ops
+        # index per column for LIKE queries: hashes are only ever compared whole, and every index is one more
+        # write per seat recorded.
+        indexes = [
+            models.Index(fields=["ip_hash"], name="seat_ip_hash"),
+            models.Index(fields=["device_hash"], name="seat_device_hash"),
+        ]
         ordering = ["game", "position"]
 
     def __str__(self) -> str:
