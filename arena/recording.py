@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from arena.db import postgres
 from arena.errors import ArenaError, Conflict, InvalidInput
 from arena.game_writer import GameRow, SeatRow, Written, games_write
 from arena.games import UnknownGame, get_game
@@ -158,7 +159,7 @@ def _lock_tables(server: GameServer, items: list[_Accepted]) -> None:
     uncommitted unique-index entry: a deadlock instead of a clean "already recorded". One table alone cannot
     deadlock that way, so a single game skips the round trip.
     """
-    if connection.vendor != "postgresql" or len(items) < 2:
+    if not postgres() or len(items) < 2:
         return  # SQLite transactions are IMMEDIATE: writers are already one at a time
     keys = sorted(f"{server.pk}:{item.data.table_id}" for item in items)
     with connection.cursor() as cursor:
@@ -190,18 +191,16 @@ def _row(data: GameInput, ranking: Ranking) -> GameRow:
 def _write(server: GameServer, items: list[_Accepted]) -> dict[str, Written]:
     """Write the games in one transaction: on PostgreSQL a single game is one statement, so needs no BEGIN."""
     rows = [item.row for item in items]
-    one_statement = connection.vendor == "postgresql" and len(items) == 1
+    one_statement = postgres() and len(items) == 1
     with nullcontext() if one_statement else transaction.atomic():
         _lock_tables(server, items)
         written = games_write(server.pk, rows)
-        titles = {row.title for row in rows if written.get(row.table_id, _NOT_PENDING).status == Game.Status.PENDING}
+        pending = {table_id for table_id, game in written.items() if game.status == Game.Status.PENDING}
+        titles = {row.title for row in rows if row.table_id in pending}
         if titles:
             # Outside a transaction (the one-statement case) on_commit runs at once, after the commit.
             transaction.on_commit(lambda: _wake_raters(titles))
     return written
-
-
-_NOT_PENDING = Written(0, Game.Status.UNRATED)
 
 
 def _recorded(server: GameServer, item: _Accepted, written: Written) -> Recorded:
