@@ -25,6 +25,9 @@ MAX_PLAYERS = 64
 MAX_ABS_SCORE = 1_000_000_000
 # Game servers' clocks drift; a finish a little ahead of ours is not "in the future".
 CLOCK_SKEW = timedelta(minutes=5)
+# Deepest nesting of objects and lists a game body may have. Real details are a few levels deep; a limit keeps
+# every later walk of the body (this check, the fingerprint, PostgreSQL's jsonb) far from any recursion limit.
+MAX_DEPTH = 32
 
 
 def _is_int(value: Any) -> bool:
@@ -96,25 +99,28 @@ def _storable(text: str) -> bool:
     return True
 
 
-def _unstorable_path(value: Any, path: str) -> str | None:
-    """The JSON path of the first string (value or key) that the database could not store, if any.
+def _refused_part(value: Any, path: str = "", depth: int = 0) -> tuple[str, str] | None:
+    """(JSON path, reason) of the first part of the body that cannot be stored as sent, if any: a string (value
+    or key) the database cannot hold, or nesting deeper than MAX_DEPTH.
 
     Such a body must be refused here with a 400, never reach the database (or the fingerprint) and come back
     as a 500.
     """
     if isinstance(value, str):
-        return None if _storable(value) else path
+        return None if _storable(value) else (path, "Contains a NUL character or an unpaired surrogate.")
+    if isinstance(value, dict | list) and depth >= MAX_DEPTH:
+        return path, f"Nested more than {MAX_DEPTH} levels deep."
     if isinstance(value, dict):
         for key, item in value.items():
             where = f"{path}.{key}" if path else str(key)
             if not _storable(str(key)):
-                return where
-            found = _unstorable_path(item, where)
+                return where, "Contains a NUL character or an unpaired surrogate."
+            found = _refused_part(item, where, depth + 1)
             if found:
                 return found
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found = _unstorable_path(item, f"{path}.{index}" if path else str(index))
+            found = _refused_part(item, f"{path}.{index}" if path else str(index), depth + 1)
             if found:
                 return found
     return None
@@ -138,12 +144,12 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
     now = now or timezone.now()
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The game must be a JSON object.", {"body": "Must be an object."})
-    unstorable = _unstorable_path(body, "")
-    if unstorable is not None:
+    refused = _refused_part(body)
+    if refused is not None:
+        path, reason = refused
         # The path may hold the very character at fault: escaped, so the error body itself can be sent.
-        unstorable = unstorable.encode("utf-8", "backslashreplace").decode("utf-8")
-        raise InvalidInput("invalid_input", "Strings must be valid Unicode without NUL characters.",
-                           {unstorable: "Contains a NUL character or an unpaired surrogate."})
+        path = path.encode("utf-8", "backslashreplace").decode("utf-8")
+        raise InvalidInput("invalid_input", "A value cannot be stored as sent; see fields.", {path: reason})
     errors: dict[str, str] = {}
     for key in body.keys() - TOP_LEVEL:
         errors[str(key)] = "Unknown field."

@@ -216,6 +216,33 @@ def test_finished_at_in_the_future_is_refused(api):
     assert response.status_code == 400 and "finished_at" in error_of(response)["fields"]
 
 
+@pytest.mark.parametrize("path", ["/api/v1/games/", "/api/v1/games/batch/"])
+def test_json_nested_thousands_deep_is_malformed_not_a_500(api, path):
+    # Python's decoder gives up with RecursionError, which DRF alone would let through as a 500.
+    raw = '{"details": ' + "[" * 5000 + "]" * 5000 + "}"
+    response = api.post(path, raw, content_type="application/json")
+    assert response.status_code == 400 and error_of(response)["code"] == "malformed_json"
+
+
+def test_details_nested_past_the_limit_are_refused_with_the_path(api):
+    # MAX_DEPTH is 32: the body is level 0 and "details" level 1, so nest(31) has objects on levels 1..31
+    # (allowed) and nest(32) one on level 32, reached by "details" and then 31 times ".a" (refused).
+    def nest(levels: int) -> dict:  # exactly ``levels`` objects, one inside the other
+        inner: dict = {}
+        for _ in range(levels - 1):
+            inner = {"a": inner}
+        return inner
+
+    # Wizard's details have no key "a": a body within the limit gets as far as that rule of the game.
+    within = api.post("/api/v1/games/", wizard(30, 20, 10, details=nest(31)), format="json")
+    assert error_of(within)["code"] == "invalid_details" and error_of(within)["fields"] == {
+        "details.a": "Wizard details have no key 'a'."}
+    response = api.post("/api/v1/games/", wizard(30, 20, 10, details=nest(32)), format="json")
+    assert response.status_code == 400 and error_of(response)["code"] == "invalid_input"
+    assert error_of(response)["fields"] == {"details" + ".a" * 31: "Nested more than 32 levels deep."}
+    assert Game.objects.count() == 0
+
+
 def test_malformed_json_is_400(api):
     response = api.generic("POST", "/api/v1/games/", "{not json", content_type="application/json")
     assert response.status_code == 400 and error_of(response)["code"] == "malformed_json"
