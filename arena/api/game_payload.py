@@ -7,7 +7,7 @@ a test keeps the two in step.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
@@ -25,6 +25,9 @@ MAX_PLAYERS = 64
 MAX_ABS_SCORE = 1_000_000_000
 # Game servers' clocks drift; a finish a little ahead of ours is not "in the future".
 CLOCK_SKEW = timedelta(minutes=5)
+# No online table finished before this; an earlier date is a game server's bug (a zero timestamp, year 1), and
+# years near 1 cannot even be converted to UTC.
+EARLIEST_FINISH = datetime(2000, 1, 1, tzinfo=UTC)
 # Deepest nesting of objects and lists a game body may have. Real details are a few levels deep; a limit keeps
 # every later walk of the body (this check, the fingerprint, PostgreSQL's jsonb) far from any recursion limit.
 MAX_DEPTH = 32
@@ -129,9 +132,15 @@ def _refused_part(value: Any, path: str = "", depth: int = 0) -> tuple[str, str]
 def _finished_at(raw: Any, errors: dict[str, str], now: datetime) -> datetime | None:
     if raw is None:
         return None
-    moment = parse_datetime(raw) if isinstance(raw, str) else None
+    try:
+        moment = parse_datetime(raw) if isinstance(raw, str) else None
+    except ValueError:  # well formed but impossible: 2026-02-30, an offset of +25:00
+        moment = None
     if moment is None or moment.tzinfo is None:
         errors["finished_at"] = "Must be an ISO 8601 date-time with a timezone, e.g. 2026-11-29T12:00:00Z."
+        return None
+    if moment < EARLIEST_FINISH:
+        errors["finished_at"] = f"Must not be before {EARLIEST_FINISH.date().isoformat()}."
         return None
     if moment > now + CLOCK_SKEW:
         errors["finished_at"] = "Must not be in the future."
