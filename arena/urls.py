@@ -1,10 +1,11 @@
 """URL map: admin, the v1 API, the schema and health checks."""
 from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from arena.api import health
+from arena.api.errors import endpoint_not_found
 from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
 
 api_v1 = [
@@ -12,6 +13,7 @@ api_v1 = [
     path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
     path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
     path("", include("ratings.urls")),
+    re_path(r"^(?P<unmatched>.*)$", endpoint_not_found),  # last: whatever no endpoint above claimed
 ]
 
 urlpatterns = [
@@ -23,6 +25,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
 ]
+
+handler500 = "arena.api.errors.server_error"
 
 if settings.BENCH_ENDPOINTS:
     from arena.api.bench import BareApi

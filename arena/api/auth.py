@@ -1,7 +1,10 @@
 """``Authorization: Api-Key <key>`` for game servers; only a hash of the key is stored."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from arena.models import GameServer
@@ -26,3 +29,14 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
     def authenticate_header(self, request: HttpRequest) -> str:
         # Makes DRF answer 401 (not 403) when the key is missing.
         return KEYWORD
+
+
+class ApiKeyScheme(OpenApiAuthenticationExtension):
+    """Tells the schema (and /api/docs/'s Authorize button) how game servers authenticate."""
+
+    target_class = ApiKeyAuthentication
+    name = "ApiKey"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": f"`{KEYWORD} <key>`, the key printed once by `manage.py create_game_server NAME`."}

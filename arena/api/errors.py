@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -76,3 +79,27 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     detail = getattr(exc, "detail", str(exc))
     response.data = error_body(code, str(detail))
     return response
+
+
+def endpoint_not_found(request: HttpRequest, unmatched: str = "") -> JsonResponse:
+    """Any path under /api/v1/ that names no endpoint: a JSON 404 like every other API error, not an HTML page.
+
+    A path missing only its trailing slash says so: Django's own redirect cannot carry a POST body, and a game
+    server's developer should not have to guess.
+    """
+    message = f"No endpoint at {request.path}."
+    try:
+        match = resolve(request.path + "/")
+    except Resolver404:
+        match = None
+    if match is not None and match.func is not endpoint_not_found:
+        message += f" Did you mean {request.path}/ ?"
+    return JsonResponse(error_body("not_found", message), status=status.HTTP_404_NOT_FOUND)
+
+
+def server_error(request: HttpRequest) -> JsonResponse:
+    """handler500: API clients get the API's error shape (DEBUG off; with DEBUG on Django shows its page)."""
+    body = error_body("server_error", "Something went wrong on our side; it is logged. Retrying is safe.")
+    if request.path.startswith("/api/"):
+        return JsonResponse(body, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+    return defaults.server_error(request)

@@ -163,6 +163,10 @@ def test_only_the_hash_of_a_key_is_stored(server_key):
         (lambda b: b.update(players=[]), "players"),
         (lambda b: b.update(finished_at="yesterday"), "finished_at"),
         (lambda b: b.update(finished_at="2026-01-01T12:00:00"), "finished_at"),  # no timezone
+        (lambda b: b.update(finished_at="2026-01-01T12:00:00+25:00"), "finished_at"),  # no such offset
+        (lambda b: b.update(finished_at="2026-02-30T12:00:00Z"), "finished_at"),  # no such day
+        (lambda b: b.update(finished_at="0001-01-01T00:00:00+14:00"), "finished_at"),  # before year 1 in UTC
+        (lambda b: b.update(finished_at="1999-12-31T23:59:59Z"), "finished_at"),  # before 2000
         (lambda b: b.update(surprise=1), "surprise"),
         (lambda b: b["players"][2].update(player="bad id!"), "players.2.player"),
         (lambda b: b["players"][2].update(player="carol\n"), "players.2.player"),
@@ -412,6 +416,35 @@ def test_schema_documents_the_game_endpoints(anon):
     components = schema["components"]["schemas"]
     assert set(components["GameInRequest"]["properties"]) == TOP_LEVEL
     assert set(components["GamePlayerInRequest"]["properties"]) >= COMMON_PLAYER_KEYS
+    # The docs page's Authorize button needs the scheme, and each game endpoint must require it.
+    assert schema["components"]["securitySchemes"]["ApiKey"] == {
+        "type": "apiKey", "in": "header", "name": "Authorization",
+        "description": "`Api-Key <key>`, the key printed once by `manage.py create_game_server NAME`."}
+    assert schema["paths"]["/api/v1/games/"]["post"]["security"] == [{"ApiKey": []}]
+
+
+def test_unknown_api_paths_are_json_404s(api):
+    response = api.get("/api/v1/games/-1/")
+    assert response.status_code == 404 and response.json() == {
+        "error": {"code": "not_found", "message": "No endpoint at /api/v1/games/-1/."}}
+    # A POST missing its trailing slash cannot be redirected with its body: it is told the right path instead.
+    response = api.post("/api/v1/games", {}, format="json")
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "No endpoint at /api/v1/games. Did you mean /api/v1/games/ ?"
+    assert Game.objects.count() == 0
+
+
+def test_an_unexpected_failure_is_a_json_500_on_api_paths(api, monkeypatch, settings):
+    def broken(**_):
+        raise RuntimeError("boom")
+
+    settings.DEBUG = False
+    monkeypatch.setattr("arena.api.views.game_get_for_server", broken)
+    api.raise_request_exception = False
+    response = api.get("/api/v1/games/1/")
+    assert response.status_code == 500
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "server_error"
 
 
 def test_docs_page_is_served(anon):
