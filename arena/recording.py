@@ -8,7 +8,6 @@ answered like any resend: 200 when the body is the same, 409 when it differs.
 """
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Sequence
 from contextlib import nullcontext
@@ -18,14 +17,13 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from arena.announcements import GamesRecorded, announce
 from arena.db import postgres
 from arena.errors import ArenaError, Conflict, InvalidInput
 from arena.game_writer import GameRow, SeatRow, Written, games_write
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
 from arena.models import Game, GameServer
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -198,8 +196,8 @@ def _write(server: GameServer, items: list[_Accepted]) -> dict[str, Written]:
         pending = {table_id for table_id, game in written.items() if game.status == Game.Status.PENDING}
         titles = {row.title for row in rows if row.table_id in pending}
         if titles:
-            # Outside a transaction (the one-statement case) on_commit runs at once, after the commit.
-            transaction.on_commit(lambda: _wake_raters(titles))
+            # Outside a transaction (the one-statement case) the announcement is delivered at once.
+            announce(GamesRecorded(games=frozenset(titles)))
     return written
 
 
@@ -214,12 +212,3 @@ def _recorded(server: GameServer, item: _Accepted, written: Written) -> Recorded
     seating = tuple((p.player, places.get(p.player)) for p in item.data.players)
     return Recorded(game, created=True, seating=seating)
 
-
-def _wake_raters(titles: set[str]) -> None:
-    """Wake the rating stage of each title; a lost message is caught by the periodic sweep."""
-    from ratings.tasks import request_rating
-
-    try:
-        request_rating(titles)
-    except Exception:  # broker down: the games are safely stored as pending and the sweep will rate them
-        log.exception("could not queue rating for %s", sorted(titles))

@@ -28,32 +28,23 @@ def _seatings(game_ids: list[int]) -> dict[int, list[tuple[str, int | None]]]:
     return seatings
 
 
-def _rating_changes(game_ids: list[int]) -> dict[int, dict[str, dict[str, Any]]]:
-    from ratings.models import RatingChange
-
-    changes: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-    if game_ids:
-        rows = RatingChange.objects.filter(game_id__in=game_ids, kind=RatingChange.Kind.GAME)
-        for game_id, handle, before, after, delta in rows.values_list(
-            "game_id", "player__handle", "before", "after", "delta"
-        ):
-            changes[game_id][handle] = {
-                "player": handle, "before": round(before, 2), "after": round(after, 2), "delta": round(delta, 2),
-            }
-    return changes
+# game id -> player handle -> {"player", "before", "after", "delta"}: what the ratings app says a game changed.
+RatingChanges = Mapping[int, Mapping[str, Mapping[str, Any]]]
 
 
-def games_present(games: Sequence[Game], known: Mapping[int, Seating] | None = None) -> list[dict[str, Any]]:
-    """The API view of each game (api.md), in the order given.
+def games_present(games: Sequence[Game], known: Mapping[int, Seating] | None = None,
+                  changes: RatingChanges | None = None) -> list[dict[str, Any]]:
+    """The API view of each game (docs/api.md), in the order given.
 
-    ``known`` carries the seating of games the caller has just written, which saves reading them back.
+    ``known`` carries the seating of games the caller has just written, which saves reading them back;
+    ``changes`` the rating changes of the rated ones, which the ratings app reads (the core cannot: it sits below).
     """
     known = known or {}
+    changes = changes or {}
     seatings = dict(known)
     missing = [g.pk for g in games if g.pk not in seatings]
     if missing:
         seatings.update(_seatings(missing))
-    changes = _rating_changes([g.pk for g in games if g.status == Game.Status.RATED])
     out = []
     for g in games:
         seating = seatings.get(g.pk, ())

@@ -174,6 +174,9 @@ SPECTACULAR_SETTINGS = {
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
+# A failing listener of an announcement (arena/announcements.py) is logged and the others still run; tests may
+# set this to see the failure raised instead.
+ANNOUNCEMENTS_RAISE = env.bool("ANNOUNCEMENTS_RAISE", default=False)
 # Largest batch a game server may send in one POST /api/v1/games/batch/.
 GAMES_BATCH_MAX = 500
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024

@@ -12,7 +12,8 @@ api_v1 = [
     path("games/", GameCreateApi.as_view(), name="games-create"),
     path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
     path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
-    path("", include("ratings.urls")),
+    path("", include("ratings.api.players")),
+    path("", include("leaderboards.api")),
     re_path(r"^(?P<unmatched>.*)$", endpoint_not_found),  # last: whatever no endpoint above claimed
 ]
 

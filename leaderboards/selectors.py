@@ -21,7 +21,7 @@ from arena.models import Player
 from leaderboards.board import Board, BoardUnavailable, Page, active_cutoff
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import RedisBoard
-from leaderboards.services import board_rebuild_soon
+from leaderboards.tasks import request_board_rebuild
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -85,5 +85,5 @@ def _ask_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
     except BoardUnavailable:
         # Lost (restart, flush) or never built: a worker rebuilds it (seconds at a million players, too long to
         # hold a request), and the database answers meanwhile.
-        board_rebuild_soon(title=title)
+        request_board_rebuild(title=title)
         raise

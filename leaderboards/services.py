@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
-from kombu.exceptions import OperationalError
 from redis.exceptions import LockError, RedisError
 from redis.lock import Lock
 
+from arena.announcements import PlayerStatusChanged, RatingsChanged
 from arena.games import all_games
 from arena.models import Player
 from leaderboards import redis_board
@@ -86,6 +86,18 @@ def _read_players(title: str, ids: list[int]) -> tuple[list[Ranked], list[int]]:
     return add, [pid for pid in ids if pid not in seen]
 
 
+def on_ratings_changed(fact: RatingsChanged) -> None:
+    """Subscribed to ratings' announcement: a batch, a reset or a rebuild moved these players."""
+    board_sync(title=fact.game, player_ids=fact.player_ids)
+
+
+def on_player_status_changed(fact: PlayerStatusChanged) -> None:
+    """Subscribed to the core's announcement: a banned player leaves every board at once, an unbanned one returns."""
+    titles = set(Rating.objects.filter(player_id=fact.player_id).values_list("title", flat=True))
+    for title in sorted(titles & set(board_titles())):
+        board_sync(title=title, player_ids=[fact.player_id])
+
+
 @dataclass(frozen=True, slots=True)
 class Rebuilt:
     title: str
@@ -132,18 +144,6 @@ def _snapshot(title: str) -> Iterator[Ranked]:
         cursor.execute(sql, params)
         while chunk := cursor.fetchmany(redis_board.REBUILD_CHUNK):
             yield from map(Ranked._make, chunk)
-
-
-def board_rebuild_soon(*, title: str) -> None:
-    """Has a worker rebuild the title's board, once however many readers found it lost (within a minute)."""
-    from leaderboards.tasks import rebuild_board
-
-    if redis_board.request_rebuild(title):
-        try:
-            rebuild_board.delay(title)
-        except OperationalError:
-            # No broker: the hourly prune (or the next reader, a minute on) tries again.
-            log.exception("leaderboard %s: could not queue its rebuild", title)
 
 
 def boards_rebuild(*, titles: Iterable[str] | None = None) -> list[Rebuilt]:

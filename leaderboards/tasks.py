@@ -1,7 +1,13 @@
 """Thin Celery doors into the leaderboard services."""
-from celery import shared_task
+import logging
 
+from celery import shared_task
+from kombu.exceptions import OperationalError
+
+from leaderboards import redis_board
 from leaderboards.services import board_rebuild, boards_prune
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(name="leaderboards.tasks.prune_inactive")
@@ -19,3 +25,13 @@ def rebuild_board(title: str) -> int | None:
     again from the same source of truth; either way the result is the database's board."""
     rebuilt = board_rebuild(title=title, wait=False)
     return None if rebuilt is None else rebuilt.players
+
+
+def request_board_rebuild(*, title: str) -> None:
+    """Has a worker rebuild the title's board, once however many readers found it lost (within a minute)."""
+    if redis_board.request_rebuild(title):
+        try:
+            rebuild_board.delay(title)
+        except OperationalError:
+            # No broker: the hourly prune (or the next reader, a minute on) tries again.
+            log.exception("leaderboard %s: could not queue its rebuild", title)

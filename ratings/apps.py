@@ -3,3 +3,10 @@ from django.apps import AppConfig
 
 class RatingsConfig(AppConfig):
     name = "ratings"
+
+    def ready(self) -> None:
+        """Ratings listen to the core: a recorded game wakes its game's Elo stage (docs/architecture.md)."""
+        from arena.announcements import GamesRecorded, subscribe
+        from ratings.tasks import wake_raters
+
+        subscribe(GamesRecorded, wake_raters)

@@ -5,6 +5,7 @@ worked out from the unrounded rating, as ratings.md defines it (``floor(rating -
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from django.conf import settings
@@ -12,7 +13,6 @@ from django.conf import settings
 from arena.errors import NotFound
 from arena.games import GAMES
 from arena.models import Player, is_player_id
-from leaderboards.selectors import rank_of
 from ratings import elo
 from ratings.models import RatingChange
 
@@ -30,11 +30,10 @@ def player_get_by_handle(*, handle: str) -> Player:
 
 
 def player_page(*, handle: str) -> dict[str, Any]:
-    """``{"player", "status", "ratings": {title: {"elo", "level", "games", "rank"}}}``; 404 ``player_not_found``.
+    """``{"player", "id", "status", "ratings": {game: {"elo", "level", "games"}}}``; 404 ``player_not_found``.
 
-    One query for the player and all their ratings (a LEFT JOIN: a player without ratings still has a page), plus
-    what ``leaderboards.selectors.rank_of`` costs for each title that has a leaderboard (Hanabi has none: its
-    rank is null without asking). At most six titles, so a bounded count.
+    One query for the player and all their ratings (a LEFT JOIN: a player without ratings still has a page). The
+    ranks are the leaderboards' to add (they sit above ratings): see ``ratings.api.players``.
     """
     if not is_player_id(handle):  # e.g. a NUL byte in the URL: no such player, and nothing for SQL to choke on
         raise NotFound("player_not_found", f"No player {handle!r}.")
@@ -50,15 +49,12 @@ def player_page(*, handle: str) -> dict[str, Any]:
     for _, _, title, rating, games in rows:
         if title is None:
             continue
-        game = GAMES.get(title)
-        ranked = game is not None and game.has_leaderboard
         ratings[title] = {
             "elo": _round2(rating),
             "level": elo.level(rating, initial=settings.ELO_INITIAL),
             "games": games,
-            "rank": rank_of(title=title, player_id=player_id) if ranked else None,
         }
-    return {"player": handle, "status": status, "ratings": ratings}
+    return {"player": handle, "id": player_id, "status": status, "ratings": ratings}
 
 
 def rating_history(*, player: Player, title: str, limit: int, before: int | None = None) -> dict[str, Any]:
@@ -94,3 +90,17 @@ def rating_history(*, player: Player, title: str, limit: int, before: int | None
         for _seq, game_id, finished_at, before_, after, delta, place, kind in rows
     ]
     return {"entries": entries, "next": rows[-1][0] if more else None}
+
+
+def rating_changes_by_game(*, game_ids: list[int]) -> dict[int, dict[str, dict[str, Any]]]:
+    """game id -> handle -> the change the game made to that player's Elo, rounded as the API shows it."""
+    changes: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    if game_ids:
+        rows = RatingChange.objects.filter(game_id__in=game_ids, kind=RatingChange.Kind.GAME)
+        for game_id, handle, before, after, delta in rows.values_list(
+            "game_id", "player__handle", "before", "after", "delta"
+        ):
+            changes[game_id][handle] = {
+                "player": handle, "before": round(before, 2), "after": round(after, 2), "delta": round(delta, 2),
+            }
+    return changes

@@ -36,9 +36,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena.announcements import RatingsChanged, announce
 from arena.games import get_game
 from arena.models import Game, Player
-from leaderboards.services import board_sync
 from ratings import readers, writers
 from ratings.elo import EloConfig
 from ratings.models import HanabotRating, Rating, RatingChange, RatingStage
@@ -152,12 +152,12 @@ def _lock_stage(title: str, stage: str) -> RatingStage:
     return row
 
 
-def sync_boards(*, title: str, player_ids: Iterable[int]) -> None:
-    """Tell the leaderboards which players' ratings moved. Call it after commit: a board must never show a
-    rating that could still roll back. (Titles without a board and Redis failures are the board's business.)"""
-    ids = sorted(set(player_ids))
+def announce_ratings(*, title: str, player_ids: Iterable[int], cause: str, game_ids: Iterable[int] = ()) -> None:
+    """Announce after commit which players' ratings moved: a board must never show a rating that could still roll
+    back, and the listeners (leaderboards, abuse detection) are above this app, so it cannot call them."""
+    ids = tuple(sorted(set(player_ids)))
     if ids:
-        board_sync(title=title, player_ids=ids)
+        announce(RatingsChanged(game=title, player_ids=ids, cause=cause, game_ids=tuple(game_ids)))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -187,6 +187,7 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
                 plan.apply_game(row, seq)
         _write_elo(title=title, plan=plan, game_seqs=[(row.id, first + i) for i, row in enumerate(rows)])
         RatingStage.objects.filter(pk=stage.pk).update(last_seq=seq)
+        announce_ratings(title=title, player_ids=plan.touched, cause="batch", game_ids=[row.id for row in rows])
     return BatchResult(title=title, games=len(rows), player_ids=sorted(plan.touched), first_seq=first, last_seq=seq)
 
 
@@ -289,7 +290,7 @@ def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: dat
             RatingStage.objects.filter(pk=stage.pk).update(last_seq=seq)
             results.append(ResetResult(title=title, player_id=player.pk, seq=seq, before=rating.elo))
         for result in results:
-            transaction.on_commit(lambda r=result: sync_boards(title=r.title, player_ids=[r.player_id]))
+            announce_ratings(title=result.title, player_ids=[result.player_id], cause="reset")
     return results
 
 
@@ -365,7 +366,7 @@ def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, c
             return result
         moved = set(Rating.objects.filter(title=title).values_list("player_id", flat=True)) | plan.states.keys()
         _write_rebuild(title, plan, skills)
-        transaction.on_commit(lambda: sync_boards(title=title, player_ids=moved))
+        announce_ratings(title=title, player_ids=moved, cause="rebuild")
     return result
 
 

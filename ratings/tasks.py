@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from celery import shared_task
 from django.conf import settings
 
+from arena.announcements import GamesRecorded
+from arena.redis import redis_client
 from ratings import services
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
@@ -30,16 +32,17 @@ def request_rating(titles: Iterable[str]) -> None:
             rate_elo.delay(title)
 
 
-def _mark_wake(title: str) -> bool:
-    from arena.redis import redis_client
+def wake_raters(fact: GamesRecorded) -> None:
+    """Subscribed to the core's ``GamesRecorded``: a lost message is caught by ``sweep_pending``."""
+    request_rating(fact.games)
 
+
+def _mark_wake(title: str) -> bool:
     return bool(redis_client().set(WAKE_KEY.format(title=title), 1, nx=True, ex=WAKE_TTL_SECONDS))
 
 
 def _clear_wake(title: str) -> None:
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        from arena.redis import redis_client
-
         redis_client().delete(WAKE_KEY.format(title=title))
 
 
@@ -47,7 +50,7 @@ def _clear_wake(title: str) -> None:
 def rate_elo(title: str) -> int:
     """Rate every pending game of ``title``, batch after batch, then wake the TrueSkill stage.
 
-    Each batch commits on its own, and the leaderboards hear of its players right after. The loop ends on a
+    Each batch commits on its own and announces its players (``RatingsChanged``) right after. The loop ends on a
     batch that found nothing pending; that batch started after our previous commit, so nothing accepted
     before it is left behind.
     """
@@ -60,7 +63,6 @@ def rate_elo(title: str) -> int:
         if not batch.games:
             break
         rated += batch.games
-        services.sync_boards(title=title, player_ids=batch.player_ids)
     if rated:
         rate_trueskill.delay(title)
     return rated

@@ -17,6 +17,7 @@ from arena.errors import ArenaError, InvalidInput
 from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_present
+from ratings.selectors import rating_changes_by_game
 
 ERRORS = {code: OpenApiResponse(schemas.ErrorOut) for code in (400, 401, 409)}
 
@@ -28,7 +29,13 @@ def _present(recorded: list[Recorded]) -> list[dict[str, Any]]:
         current = dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
         for game in games:
             game.status = current[game.pk]
-    return games_present(games, known={r.game.pk: r.seating for r in recorded if r.seating is not None})
+    return _with_changes(games, known={r.game.pk: r.seating for r in recorded if r.seating is not None})
+
+
+def _with_changes(games: list[Game], known: dict | None = None) -> list[dict[str, Any]]:
+    """The core presents the games; the ratings app adds what each rated one changed."""
+    changes = rating_changes_by_game(game_ids=[g.pk for g in games if g.status == Game.Status.RATED])
+    return games_present(games, known=known, changes=changes)
 
 
 class GameCreateApi(APIView):
@@ -44,7 +51,7 @@ class GameDetailApi(APIView):
     @extend_schema(operation_id="games_retrieve", responses={200: schemas.GameOut, 404: schemas.ErrorOut})
     def get(self, request: Request, game_id: int) -> Response:
         game = game_get_for_server(server=request.user, game_id=game_id)
-        (body,) = games_present([game])
+        (body,) = _with_changes([game])
         return Response(body)
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from arena.models import Player
-from ratings import selectors
+from ratings.api import players as players_api
 from ratings.models import Rating
 from tests.players.builders import make_player, make_rating
 
@@ -92,7 +92,7 @@ def test_rank_comes_from_the_leaderboard_and_hanabi_is_never_asked(db, anon, mon
         asked.append((title, player_id))
         return {"wizard": 12, "tokaido": None}[title]
 
-    monkeypatch.setattr(selectors, "rank_of", rank_of)
+    monkeypatch.setattr(players_api, "rank_of", rank_of)
     gina = make_player("gina")
     make_rating(gina, "wizard", 1530.0, games=9)
     make_rating(gina, "tokaido", 1510.0, games=2)
@@ -137,7 +137,7 @@ def test_handles_are_matched_exactly(db, anon):
 def test_player_page_query_count_is_fixed(db, anon, monkeypatch, django_assert_num_queries):
     # Ranks cost what leaderboards.selectors.rank_of costs (one call per ranked title, see the next test); this
     # page's own read is one query (player LEFT JOIN ratings) whatever the number of titles.
-    monkeypatch.setattr(selectors, "rank_of", lambda *, title, player_id: 1)
+    monkeypatch.setattr(players_api, "rank_of", lambda *, title, player_id: 1)
     jack = make_player("jack")
     for title in ("wizard", "tokaido", "spades", "nile", "railroad_ink", "hanabi"):
         make_rating(jack, title, 1550.0, games=10)

@@ -1,0 +1,86 @@
+"""What a lower app announces after its commit, and the higher apps that listen.
+
+Dependencies run one way (docs/architecture.md): the core never imports ratings or leaderboards, ratings never
+imports leaderboards, and nothing imports moderation or matchmaking. Yet the core must wake the raters when a game
+is recorded, ratings must tell the boards which players moved, and a ban must reach the boards and the matchmaker.
+So the lower app *announces* a plain fact here and the higher app *subscribes* to it in its ``AppConfig.ready``,
+where it is configured. One small explicit hook rather than Django signals: the facts are typed, the subscribers
+are listed in one place (``subscribers``) and every announcement is delivered only after the transaction that made
+it true has committed, so no listener ever acts on a row that could still roll back.
+
+A subscriber that fails is logged and the others still hear the news: each listener has its own safety net (the
+rating sweep, the board rebuild, the detection schedule), and the announcing transaction is already committed.
+"""
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class GamesRecorded:
+    """Games waiting for the rating stage were committed for these games (slugs)."""
+
+    games: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class RatingsChanged:
+    """Players' ratings in one game moved: a batch was rated, a player was reset, or the game was rebuilt.
+
+    ``cause`` is ``batch``, ``reset`` or ``rebuild``; ``game_ids`` lists the games a batch rated (empty otherwise),
+    which is what incremental abuse detection reads next.
+    """
+
+    game: str
+    player_ids: tuple[int, ...]
+    cause: str
+    game_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStatusChanged:
+    """A player was banned or unbanned (``status`` is the new one)."""
+
+    player_id: int
+    status: str
+
+
+Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged)
+
+_subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
+
+
+def subscribe(kind: type[A], listener: Callable[[A], None]) -> None:
+    """Call ``listener`` with every announcement of ``kind`` after its commit. Idempotent per listener."""
+    if listener not in _subscribers[kind]:
+        _subscribers[kind].append(listener)
+
+
+def subscribers(kind: type) -> list[Callable[[Any], None]]:
+    """The listeners of ``kind``, in subscription order (for tests and for operators reading the wiring)."""
+    return list(_subscribers[kind])
+
+
+def announce(fact: Announcement) -> None:
+    """Deliver ``fact`` once the current transaction commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: _deliver(fact))
+
+
+def _deliver(fact: Announcement) -> None:
+    for listener in list(_subscribers[type(fact)]):
+        try:
+            listener(fact)
+        except Exception:
+            if settings.ANNOUNCEMENTS_RAISE:
+                raise
+            log.exception("listener %s failed on %r", getattr(listener, "__qualname__", listener), fact)
