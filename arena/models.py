@@ -5,8 +5,10 @@ import re
 
 from django.db import models
 
-# A player id as api.md defines it. Matched whole (fullmatch): a "$" anchor would let a trailing newline through.
-_PLAYER_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+# The one definition of a site player id (docs/api.md): 1-64 letters, digits, "_", "." or "-". Matched whole
+# (fullmatch): a "$" anchor would let a trailing newline through.
+PLAYER_ID_PATTERN = r"[A-Za-z0-9_.\-]{1,64}"
+_PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 
 
 def is_player_id(value: object) -> bool:

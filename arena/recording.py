@@ -8,7 +8,6 @@ answered like any resend: 200 when the body is the same, 409 when it differs.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from arena.game_writer import GameRow, SeatRow, Written, games_write
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
 from arena.models import Game, GameServer
+from arena.same_ip import shared_addresses
 
 
 @dataclass(frozen=True)
@@ -86,10 +86,8 @@ def _judge(data: GameInput) -> Ranking:
 
 def _same_ip_warnings(data: GameInput) -> list[dict[str, Any]]:
     """One warning per address shared by two or more players: they have a right to know, nothing more."""
-    by_ip: dict[str, list[str]] = defaultdict(list)
-    for p in data.players:
-        by_ip[p.ip_hash].append(p.player)
-    return [{"code": "same_ip", "players": names} for names in by_ip.values() if len(names) > 1]
+    shared = shared_addresses((p.player, p.ip_hash) for p in data.players)
+    return [{"code": "same_ip", "players": list(players)} for players in shared]
 
 
 def _resend(stored: Game, data: GameInput) -> Outcome:

@@ -31,7 +31,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-import trueskill
+from arena.same_ip import shared_addresses
+from ratings.skill import ENV
 
 # A fresh ticket accepts table-mates this far from its own Elo: close enough for an even game.
 TOLERANCE_BASE = 150.0
@@ -57,11 +58,8 @@ SCAN_LIMIT = 200
 # total-wait rule between tables that are equally even.
 QUALITY_DIGITS = 9
 
-# The trueskill package defaults (beta = 25/6), the environment the ratings stage computes (mu, sigma) with
-# (ratings.md): quality is only meaningful with the beta those ratings were made under. A private instance,
-# not the global one, so a trueskill.setup() elsewhere cannot change matchmaking. Its draw probability plays no
-# part in match quality, so there is nothing to choose there.
-ENV = trueskill.TrueSkill()
+# The one environment the ratings stage computes (mu, sigma) with: quality is only meaningful with the beta those
+# ratings were made under. Its draw probability plays no part in match quality.
 _BETA_SQ = ENV.beta**2
 
 
@@ -268,10 +266,8 @@ def _table_allowed(members: Sequence[Ticket], now: float, recommended: int) -> b
 
 def _table(members: Sequence[Ticket]) -> Table:
     ordered = tuple(sorted(members, key=_longest_waiting_first))
-    by_ip: dict[str, list[str]] = {}
-    for ticket in ordered:
-        by_ip.setdefault(ticket.ip_hash, []).append(ticket.player)
-    warnings = tuple(TableWarning("same_ip", tuple(players)) for players in by_ip.values() if len(players) > 1)
+    shared = shared_addresses((ticket.player, ticket.ip_hash) for ticket in ordered)
+    warnings = tuple(TableWarning("same_ip", players) for players in shared)
     return Table(ordered, warnings)
 
 

@@ -6,9 +6,11 @@ Every component has a unique name (drf-spectacular merges same-named serializers
 """
 from rest_framework import serializers
 
+from arena.models import PLAYER_ID_PATTERN
+
 
 class GamePlayerIn(serializers.Serializer):
-    player = serializers.RegexField(r"^[A-Za-z0-9_.\-]{1,64}$", help_text="The site's player id.")
+    player = serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z", help_text="The site's player id.")
     ip = serializers.IPAddressField(help_text="Stored only as a keyed hash.")
     device = serializers.CharField(required=False, max_length=256, help_text="Opaque fingerprint, hashed.")
     score = serializers.IntegerField(required=False, allow_null=True)
