@@ -26,10 +26,9 @@ Why the rules look the way they do:
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from typing import Any
 
 from arena.same_ip import shared_addresses
 from ratings.skill import ENV
@@ -64,8 +63,25 @@ _BETA_SQ = ENV.beta**2
 
 
 @dataclass(frozen=True, slots=True)
+class Member:
+    """A friend a ticket brings along (its party): seated with the ticket's player or not at all."""
+
+    player: str
+    ip_hash: str
+    elo: float
+    skill: tuple[float, float]
+    refuses_same_ip: bool = False
+    blocked: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Ticket:
-    """A player's request to play, as the matchmaker sees it in one pool (game, variant, rated)."""
+    """A player's request to play, as the matchmaker sees it in one pool (game, variant, rated).
+
+    With a ``party`` the ticket is one unit of several seats: its strength is the mean Elo of its players, it
+    waits as one (its ``queued_at``), and blocks and same-IP refusals hold between it and everyone else, never
+    inside it.
+    """
 
     id: str
     player: str
@@ -80,6 +96,22 @@ class Ticket:
     queued_at: float
     # Handles of the players this player blocked.
     blocked: frozenset[str] = frozenset()
+    party: tuple[Member, ...] = ()
+
+    @property
+    def seats(self) -> int:
+        return 1 + len(self.party)
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return (self.player, *(m.player for m in self.party))
+
+    @property
+    def strength(self) -> float:
+        """The Elo the ticket is matched on: its player's, or the mean of its party's (matchmaking.md)."""
+        if not self.party:
+            return self.elo
+        return (self.elo + sum(m.elo for m in self.party)) / self.seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +131,8 @@ class Table:
 
     @property
     def players(self) -> tuple[str, ...]:
-        return tuple(ticket.player for ticket in self.tickets)
+        """Every seated player: each ticket's player then its party, tickets longest-waiting first."""
+        return tuple(player for ticket in self.tickets for player in ticket.players)
 
 
 def tolerance(waited: float) -> float:
@@ -111,8 +144,9 @@ def tolerance(waited: float) -> float:
 
 
 def accepts(a: Ticket, b: Ticket, now: float) -> bool:
-    """Whether ``a`` accepts ``b`` on Elo alone. One direction only: a table needs it both ways."""
-    return abs(a.elo - b.elo) <= tolerance(now - a.queued_at)
+    """Whether ``a`` accepts ``b`` on Elo alone (a party on its mean Elo). One direction only: a table needs it
+    both ways."""
+    return abs(a.strength - b.strength) <= tolerance(now - a.queued_at)
 
 
 def is_expired(ticket: Ticket, now: float) -> bool:
@@ -160,154 +194,308 @@ def match(pool: Sequence[Ticket], now: float, *, recommended: int, game_min: int
     if len({ticket.id for ticket in pool}) != len(pool):
         raise ValueError("a ticket id appears more than once in the pool")
     live = [ticket for ticket in pool if not is_expired(ticket, now)]
-    waiting = _EloIndex(live)
-    tables = []
-    for ticket in sorted(live, key=_longest_waiting_first):
-        if ticket.id not in waiting:
-            continue
-        table = _best_table(ticket, waiting, now, recommended, max(game_min, MIN_TABLE), game_max)
-        if table is not None:
-            waiting.remove(table.tickets)
-            tables.append(table)
-    return tables
+    return _Pass(live, now, recommended, max(game_min, MIN_TABLE), game_max).run()
 
 
 # ----------------------------------------------------------------------------------------------------
 # The pass, in small steps
 # ----------------------------------------------------------------------------------------------------
+#
+# Why it is written the way it is: a pass over 100,000 tickets must take a few seconds in CPython, so each
+# ticket is read once into plain lists indexed by its place in Elo order, the waiting tickets are a doubly
+# linked list in that order (a seated ticket leaves it in O(1), and the nearest waiting tickets are its
+# neighbours), and the tables of one size are searched depth first with running sums, skipping every branch that
+# cannot beat the best table found so far. The rules and the order of the search are those stated above: the
+# same tables come out as from trying every combination, only fewer combinations are tried.
+
+# A branch is skipped only when its bound, inflated by this relative margin, still loses: floating-point
+# rounding of the running sums can never make the search skip the table it would otherwise have chosen.
+_BOUND_MARGIN = 1e-12
+# The same margin for total waits, in seconds.
+_WAIT_MARGIN = 1e-9
+
 
 def _longest_waiting_first(ticket: Ticket) -> tuple[float, str]:
     # The id breaks exact ties so that a pass does not depend on the order the pool was read in.
     return (ticket.queued_at, ticket.id)
 
 
-def _best_table(served: Ticket, waiting: _EloIndex, now: float, recommended: int, game_low: int,
-                game_high: int) -> Table | None:
-    """The best valid table including ``served``, or None when no valid table includes it yet."""
-    low = max(game_low, served.min_players)
-    high = min(game_high, served.max_players)
-    if low > high:
-        return None
-    candidates = _candidates(served, waiting, now, low, high)
-    # Only ``served`` is known to fit with every candidate; the candidates must also fit with each other.
-    fits = [[False] * len(candidates) for _ in candidates]
-    for i, j in combinations(range(len(candidates)), 2):
-        fits[i][j] = fits[j][i] = _pair_allowed(candidates[i], candidates[j], now)
-    oldest_wait = max(now - ticket.queued_at for ticket in (served, *candidates))
-    for size in range(min(high, len(candidates) + 1), low - 1, -1):
-        if size != recommended and oldest_wait < ANY_SIZE_AFTER:
-            continue  # no table of this size can be valid yet: skip its enumeration
-        seatable = [i for i, other in enumerate(candidates) if other.min_players <= size <= other.max_players]
-        best: tuple[Ticket, ...] | None = None
-        best_key = (-1.0, -math.inf)
-        for chosen in _groups(size - 1, seatable, fits):
-            members = (served, *(candidates[i] for i in chosen))
-            if not _table_allowed(members, now, recommended):
+def _by_strength(ticket: Ticket) -> tuple[float, str]:
+    return (ticket.strength, ticket.id)
+
+
+class _Pass:
+    """One pass's working state: the live tickets as parallel lists in Elo order, and who still waits."""
+
+    def __init__(self, live: Sequence[Ticket], now: float, recommended: int, game_low: int, game_high: int):
+        units = sorted(live, key=_by_strength)
+        self.units = units
+        self.now, self.recommended, self.game_low, self.game_high = now, recommended, game_low, game_high
+        self.elo = [u.strength for u in units]
+        self.wait = [now - u.queued_at for u in units]
+        # tolerance() inlined: the pass computes it once per ticket, not once per comparison.
+        self.tol = [min(TOLERANCE_MAX, TOLERANCE_BASE + TOLERANCE_PER_SECOND * max(0.0, w)) for w in self.wait]
+        self.least = [u.min_players for u in units]
+        self.most = [u.max_players for u in units]
+        self.seats = [u.seats for u in units]
+        self.players = [frozenset(u.players) for u in units]
+        self.ips = [frozenset((u.ip_hash, *(m.ip_hash for m in u.party))) for u in units]
+        self.blocked = [u.blocked.union(*(m.blocked for m in u.party)) if u.party else u.blocked for u in units]
+        self.refuses = [u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) for u in units]
+        # Most tickets are one player who blocks nobody and refuses nothing: between two of them only Elo and
+        # the handles need comparing.
+        self.plain = [not (u.party or u.blocked or u.refuses_same_ip) for u in units]
+        self.handle = [u.player for u in units]
+        # TrueSkill per seat: weight u = 1 / (beta² + sigma²) and mu, the terms of quality() (see there).
+        self.skills = [[(1.0 / (_BETA_SQ + sk[1] * sk[1]), sk[0]) for sk in (u.skill, *(m.skill for m in u.party))]
+                       for u in units]
+        self.weight = [sum(w for w, _ in sk) if len(sk) > 1 else sk[0][0] for sk in self.skills]
+        self.shrink = [math.prod(_BETA_SQ * w for w, _ in sk) for sk in self.skills]
+        self.top_shrink = [max(_BETA_SQ * w for w, _ in sk) for sk in self.skills]
+        count = len(units)
+        self.before = list(range(-1, count - 1))
+        self.after = list(range(1, count + 1))
+        self.waiting = bytearray(b"\x01") * count
+        self.serve_order = sorted(range(count), key=lambda i: (units[i].queued_at, units[i].id))
+
+    def run(self) -> list[Table]:
+        tables = []
+        waiting = self.waiting
+        for served in self.serve_order:
+            if not waiting[served]:
                 continue
-            key = (round(quality([m.skill for m in members]), QUALITY_DIGITS),
-                   sum(now - m.queued_at for m in members))
-            # Strictly better only: among equals the first found stays, its members being nearest in Elo.
-            if key > best_key:
-                best, best_key = members, key
-        if best is not None:
-            # Larger preferred: a valid table of this size beats every smaller one, whatever their quality.
-            return _table(best)
-    return None
+            chosen = self.best_table(served)
+            if chosen is not None:
+                for i in chosen:
+                    self.remove(i)
+                tables.append(_table([self.units[i] for i in chosen]))
+        return tables
 
+    def remove(self, i: int) -> None:
+        self.waiting[i] = 0
+        below, above = self.before[i], self.after[i]
+        if below >= 0:
+            self.after[below] = above
+        if above < len(self.units):
+            self.before[above] = below
 
-def _candidates(served: Ticket, waiting: _EloIndex, now: float, low: int, high: int) -> list[Ticket]:
-    """Up to CANDIDATES waiting tickets nearest in Elo that could sit with ``served`` at a size it allows."""
-    found = []
-    for scanned, other in enumerate(waiting.nearest(served, tolerance(now - served.queued_at))):
-        if len(found) == CANDIDATES or scanned == SCAN_LIMIT:
-            break
-        if other.min_players <= high and other.max_players >= low and _pair_allowed(served, other, now):
-            found.append(other)
-    return found
+    def pair_allowed(self, a: int, b: int) -> bool:
+        """The rules between two tickets: mutual acceptance, no block either way, and the same-IP refusal of
+        either. The refusal of a third ticket is a rule about the whole table (checked in ``best_table``)."""
+        gap = self.elo[a] - self.elo[b]
+        if gap < 0:
+            gap = -gap
+        if gap > self.tol[a] or gap > self.tol[b]:
+            return False
+        players = self.players
+        if not players[a].isdisjoint(players[b]):
+            return False
+        blocked = self.blocked
+        if blocked[a] and not blocked[a].isdisjoint(players[b]):
+            return False
+        if blocked[b] and not blocked[b].isdisjoint(players[a]):
+            return False
+        return not ((self.refuses[a] or self.refuses[b]) and not self.ips[a].isdisjoint(self.ips[b]))
 
+    def candidates(self, served: int, low: int, high: int) -> list[int]:
+        """Up to CANDIDATES waiting tickets nearest in Elo that could sit with ``served`` at a size it allows,
+        scanning at most SCAN_LIMIT outward from its Elo (equal gaps: the one below first)."""
+        elo, least, most, seats, after, before = self.elo, self.least, self.most, self.seats, self.after, self.before
+        centre, within, end = elo[served], self.tol[served], len(elo)
+        room = high - seats[served]
+        below, above = before[served], after[served]
+        tol, plain, handle = self.tol, self.plain, self.handle
+        plain_served, name = plain[served], handle[served]
+        found: list[int] = []
+        scanned = 0
+        while len(found) < CANDIDATES and scanned < SCAN_LIMIT:
+            gap_below = centre - elo[below] if below >= 0 else math.inf
+            gap_above = elo[above] - centre if above < end else math.inf
+            if gap_below <= gap_above:
+                if gap_below > within:
+                    break
+                other, below = below, before[below]
+            else:
+                if gap_above > within:
+                    break
+                other, above = above, after[above]
+            scanned += 1
+            if least[other] <= high and most[other] >= low and seats[other] <= room:
+                if plain_served and plain[other]:
+                    # Two lone players who block nobody and refuse nothing: mutual acceptance is all (the
+                    # served ticket accepts ``other``, being within its tolerance).
+                    gap = centre - elo[other]
+                    if (gap if gap >= 0 else -gap) <= tol[other] and handle[other] != name:
+                        found.append(other)
+                elif self.pair_allowed(served, other):
+                    found.append(other)
+        return found
 
-def _groups(count: int, seatable: Sequence[int], fits: Sequence[Sequence[bool]],
-            chosen: tuple[int, ...] = ()) -> Iterator[tuple[int, ...]]:
-    """Every ``count`` of the ``seatable`` candidates that all fit with each other, in combinations order.
+    def best_table(self, served: int) -> tuple[int, ...] | None:
+        """The best valid table including ``served`` (as positions, ``served`` first), or None yet."""
+        low = max(self.game_low, self.least[served])
+        high = min(self.game_high, self.most[served])
+        if low > high:
+            return None
+        cands = self.candidates(served, low, high)
+        if not cands:
+            return None
+        m = len(cands)
+        # Only ``served`` is known to fit with every candidate; the candidates must also fit with each other:
+        # bit j of fits[k] says candidate k fits with candidate j.
+        fits = [0] * m
+        elo, tol, plain, handle = self.elo, self.tol, self.plain, self.handle
+        for i in range(m):
+            a = cands[i]
+            elo_a, tol_a, plain_a = elo[a], tol[a], plain[a]
+            for j in range(i + 1, m):
+                b = cands[j]
+                gap = elo_a - elo[b]
+                if gap < 0:
+                    gap = -gap
+                if gap > tol_a or gap > tol[b]:
+                    continue
+                if (handle[a] != handle[b]) if plain_a and plain[b] else self.pair_allowed(a, b):
+                    fits[i] |= 1 << j
+                    fits[j] |= 1 << i
+        wait, seats, least, most = self.wait, self.seats, self.least, self.most
+        oldest_wait = max(wait[served], *(wait[c] for c in cands))
+        # Sums are kept relative to the served ticket's mu, so that the spread of a near-even table is not lost
+        # to cancellation between large sums.
+        reference = self.skills[served][0][1]
+        moments = [self._centred(c, reference) for c in cands]
+        own = self._centred(served, reference)
+        for size in range(min(high, seats[served] + sum(seats[c] for c in cands)), low - 1, -1):
+            if size != self.recommended and oldest_wait < ANY_SIZE_AFTER:
+                continue  # no table of this size can be valid yet: skip its search
+            need = size - seats[served]
+            seatable = [k for k in range(m) if least[cands[k]] <= size <= most[cands[k]] and seats[cands[k]] <= need]
+            chosen = self._search(served, cands, seatable, fits, moments, own, size, need)
+            if chosen is not None:
+                # Larger preferred: a valid table of this size beats every smaller one, whatever their quality.
+                return (served, *(cands[k] for k in chosen))
+        return None
 
-    Built one member at a time, so a pair that does not fit cuts off every group containing it at once.
-    """
-    if len(chosen) == count:
-        yield chosen
-        return
-    for k, i in enumerate(seatable):
-        if all(fits[i][j] for j in chosen):
-            yield from _groups(count, seatable[k + 1:], fits, (*chosen, i))
+    def _centred(self, i: int, reference: float) -> tuple[float, float]:
+        moment = square = 0.0
+        for w, mu in self.skills[i]:
+            d = mu - reference
+            moment += w * d
+            square += w * d * d
+        return moment, square
 
+    def _search(self, served: int, cands: list[int], seatable: list[int], fits: list[int],
+                moments: list[tuple[float, float]], own: tuple[float, float], size: int,
+                need: int) -> tuple[int, ...] | None:
+        """The best group of ``seatable`` candidates filling ``need`` seats: best quality (to QUALITY_DIGITS),
+        then longest total wait, then the first in combinations order (its members nearest in Elo), as if
+        every combination had been tried.
 
-def _pair_allowed(a: Ticket, b: Ticket, now: float) -> bool:
-    """The rules between two members: mutual acceptance, no block either way, and the same-IP refusal of either.
+        Branch and bound: candidates are tried best shrink factor first (then longest wait), so a good table is
+        found early; a branch is followed only if its bound can still beat (or tie) the best table so far. The
+        bound: the seats still to fill bring at best the largest shrink factors left (quality rises with each
+        factor), adding players never narrows the spread, and each further seat waited at most the longest wait
+        left. Ties are settled by the combinations order explicitly, so the order of trying changes nothing.
+        """
+        if not seatable:
+            return None
+        units = [cands[k] for k in seatable]
+        seats_, wait_, top_ = self.seats, self.wait, self.top_shrink
+        order = sorted(range(len(seatable)), key=lambda p: (-top_[units[p]], -wait_[units[p]], p))
+        ks = [seatable[p] for p in order]
+        cs = [cands[k] for k in ks]
+        count = len(cs)
+        taken = [seats_[c] for c in cs]
+        xs = [top_[c] for c in cs]
+        waits = [wait_[c] for c in cs]
+        seat_waits = [wait_[c] * seats_[c] for c in cs]
+        weights = [self.weight[c] for c in cs]
+        shrinks = [self.shrink[c] for c in cs]
+        firsts = [moments[k][0] for k in ks]
+        seconds = [moments[k][1] for k in ks]
+        masks = [fits[k] for k in ks]
+        bits = [1 << k for k in ks]
+        refusing = [self.refuses[c] for c in cs]
+        # Suffix bounds over positions pos..: the longest wait and the seats left.
+        top_wait = [-math.inf] * (count + 1)
+        seats_left = [0] * (count + 1)
+        for pos in range(count - 1, -1, -1):
+            top_wait[pos] = max(top_wait[pos + 1], waits[pos])
+            seats_left[pos] = seats_left[pos + 1] + taken[pos]
+        if seats_left[0] < need:
+            return None
+        recommended = self.recommended
+        beta_sq = _BETA_SQ
+        sqrt, exp = math.sqrt, math.exp
+        state: dict[str, Any] = {"q": -1.0, "w": -math.inf, "combo": None}
+        chosen: list[int] = []
 
-    The refusal of a third member is a rule about the whole table and is checked in :func:`_table_allowed`.
-    """
-    return (
-        a.player != b.player
-        and accepts(a, b, now)
-        and accepts(b, a, now)
-        and b.player not in a.blocked
-        and a.player not in b.blocked
-        and not ((a.refuses_same_ip or b.refuses_same_ip) and a.ip_hash == b.ip_hash)
-    )
+        def grow(start: int, left: int, mask: int, weight: float, product: float, moment: float, square: float,
+                 total_wait: float, oldest: float, refuses: bool) -> None:
+            for pos in range(start, count):
+                seats = taken[pos]
+                if seats > left or mask & ~masks[pos]:
+                    continue
+                weight_ = weight + weights[pos]
+                product_ = product * shrinks[pos]
+                moment_ = moment + firsts[pos]
+                square_ = square + seconds[pos]
+                wait_sum = total_wait + seat_waits[pos]
+                oldest_ = oldest if oldest >= waits[pos] else waits[pos]
+                refuses_ = refuses or refusing[pos]
+                rest = left - seats
+                spread = square_ - moment_ * moment_ / weight_
+                chosen.append(pos)
+                if rest == 0:
+                    if (size == recommended or oldest_ >= ANY_SIZE_AFTER) and \
+                            (not refuses_ or self._addresses_apart(served, [cs[p] for p in chosen])):
+                        q = round(sqrt(product_ * size / (beta_sq * weight_)) * exp(-0.5 * spread), QUALITY_DIGITS)
+                        best_q = state["q"]
+                        if q > best_q or (q == best_q and (wait_sum > state["w"] or (
+                                wait_sum == state["w"] and sorted(ks[p] for p in chosen) < state["combo"]))):
+                            state["q"], state["w"] = q, wait_sum
+                            state["combo"] = sorted(ks[p] for p in chosen)
+                elif seats_left[pos + 1] >= rest:
+                    # The largest shrink factors left are those of the next positions (sorted that way).
+                    top, spare, more, nxt = 1.0, 0.0, rest, pos + 1
+                    while more > 0 and nxt < count:
+                        use = taken[nxt] if taken[nxt] < more else more
+                        top *= xs[nxt] ** use
+                        spare += use * xs[nxt]
+                        more -= use
+                        nxt += 1
+                    bound = sqrt(product_ * top * size / (beta_sq * weight_ + spare)) \
+                        * exp(-0.5 * (spread if spread > 0.0 else 0.0)) * (1 + _BOUND_MARGIN)
+                    best_q = state["q"]
+                    if bound >= best_q - 2 * 10.0**-QUALITY_DIGITS:
+                        bound_q = round(bound, QUALITY_DIGITS)
+                        if bound_q > best_q or (bound_q == best_q and
+                                                wait_sum + rest * top_wait[pos + 1] + _WAIT_MARGIN >= state["w"]):
+                            grow(pos + 1, rest, mask | bits[pos], weight_, product_, moment_, square_, wait_sum,
+                                 oldest_, refuses_)
+                chosen.pop()
 
+        grow(0, need, 0, self.weight[served], self.shrink[served], own[0], own[1],
+             wait_[served] * seats_[served], wait_[served], self.refuses[served])
+        combo = state["combo"]
+        return None if combo is None else tuple(combo)
 
-def _table_allowed(members: Sequence[Ticket], now: float, recommended: int) -> bool:
-    """The rules of a whole table whose pairs and sizes were already checked: the 30 s rule, anyone's IP refusal."""
-    size = len(members)
-    if size != recommended and max(now - m.queued_at for m in members) < ANY_SIZE_AFTER:
-        return False
-    someone_refuses = any(m.refuses_same_ip for m in members)
-    return not (someone_refuses and len({m.ip_hash for m in members}) < size)
+    def _addresses_apart(self, served: int, others: list[int]) -> bool:
+        """Someone at the table refuses same-IP tables: no two tickets may share an IP hash (within a party
+        they may)."""
+        seen = set(self.ips[served])
+        for other in others:
+            mine = self.ips[other]
+            if not seen.isdisjoint(mine):
+                return False
+            seen |= mine
+        return True
 
 
 def _table(members: Sequence[Ticket]) -> Table:
     ordered = tuple(sorted(members, key=_longest_waiting_first))
-    shared = shared_addresses((ticket.player, ticket.ip_hash) for ticket in ordered)
+    shared = shared_addresses((player, ip) for ticket in ordered
+                              for player, ip in ((ticket.player, ticket.ip_hash),
+                                                 *((m.player, m.ip_hash) for m in ticket.party)))
     warnings = tuple(TableWarning("same_ip", players) for players in shared)
     return Table(ordered, warnings)
-
-
-class _EloIndex:
-    """The tickets still waiting in this pass, sorted by Elo, so the nearest ones are found without a full scan."""
-
-    def __init__(self, tickets: Sequence[Ticket]):
-        ordered = sorted(tickets, key=self._key)
-        self._keys = [self._key(ticket) for ticket in ordered]
-        self._tickets = ordered
-        self._ids = {ticket.id for ticket in ordered}
-
-    @staticmethod
-    def _key(ticket: Ticket) -> tuple[float, str]:
-        return (ticket.elo, ticket.id)
-
-    def __contains__(self, ticket_id: str) -> bool:
-        return ticket_id in self._ids
-
-    def remove(self, tickets: Sequence[Ticket]) -> None:
-        for ticket in tickets:
-            index = bisect_left(self._keys, self._key(ticket))
-            del self._keys[index]
-            del self._tickets[index]
-            self._ids.discard(ticket.id)
-
-    def nearest(self, ticket: Ticket, within: float) -> Iterator[Ticket]:
-        """The other waiting tickets at most ``within`` Elo from ``ticket``, nearest first."""
-        centre = bisect_left(self._keys, self._key(ticket))
-        below, above = centre - 1, centre + 1
-        tickets = self._tickets
-        while True:
-            gap_below = ticket.elo - tickets[below].elo if below >= 0 else math.inf
-            gap_above = tickets[above].elo - ticket.elo if above < len(tickets) else math.inf
-            if min(gap_below, gap_above) > within:
-                return
-            # Equal gaps: the ticket below first, a fixed rule that keeps a pass reproducible.
-            if gap_below <= gap_above:
-                yield tickets[below]
-                below -= 1
-            else:
-                yield tickets[above]
-                above += 1
