@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "arena",
     "ratings",
     "leaderboards",
+    "matchmaking",
 ]
 
 MIDDLEWARE = [
@@ -137,12 +138,19 @@ CELERY_TASK_DEFAULT_QUEUE = "arena"
 CELERY_TASK_ROUTES = {
     "ratings.tasks.rate_elo": {"queue": "elo"},
     "ratings.tasks.rate_trueskill": {"queue": "trueskill"},
+    # Matchmaking passes are short and due every second; pushes wait on game servers: neither may queue behind
+    # the other or behind rating batches.
+    "matchmaking.tasks.run_due_pools": {"queue": "matchmaking"},
+    "matchmaking.tasks.deliver_table": {"queue": "pushes"},
 }
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_BEAT_SCHEDULE = {
     "sweep-pending-ratings": {"task": "ratings.tasks.sweep_pending", "schedule": 10.0},
     # Players whose last rated game turned 90 days old leave the Redis boards (reads also drop them at once).
     "prune-inactive-leaderboards": {"task": "leaderboards.tasks.prune_inactive", "schedule": 3600.0},
+    # matchmaking.md: a pass every second per pool; one task runs every pool that has tickets waiting.
+    "matchmaking-passes": {"task": "matchmaking.tasks.run_due_pools", "schedule": 1.0,
+                           "options": {"expires": 5.0}},
 }
 
 # =============================================================================
@@ -195,6 +203,18 @@ ELO_FLOOR = None
 # "tie_with_1000" (the later rule) or "lose_to_weakest" (the 2014 rule).
 HANABOT_BELOW_THRESHOLD = env.str("HANABOT_BELOW_THRESHOLD", default="tie_with_1000")
 RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
+
+# =============================================================================
+# Matchmaking (matchmaking.md; the rules' own constants are in matchmaking/engine.py)
+# =============================================================================
+# Embedded mode has no beat: a pass over the ticket's pool runs when a ticket is created or read.
+MATCHMAKING_PASS_ON_REQUEST = env.bool("MATCHMAKING_PASS_ON_REQUEST", default=not REDIS_URL)
+# Longest blocked list a player may keep: every pass reads it, for every waiting player.
+MATCHMAKING_BLOCKED_MAX = 100
+# Pushes of formed tables to game servers: attempts, first retry delay (doubling each time) and timeout.
+MATCHMAKING_PUSH_ATTEMPTS = env.int("MATCHMAKING_PUSH_ATTEMPTS", default=8)
+MATCHMAKING_PUSH_BACKOFF = env.float("MATCHMAKING_PUSH_BACKOFF", default=2.0)
+MATCHMAKING_PUSH_TIMEOUT = env.float("MATCHMAKING_PUSH_TIMEOUT", default=5.0)
 
 # =============================================================================
 # Logging: request bodies are never logged (they carry raw IPs)

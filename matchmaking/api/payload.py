@@ -1,0 +1,121 @@
+"""Parsing a ticket request into a typed ``TicketInput``: shapes and types only, each problem named by its path.
+
+The game's own rules (limits, variant, party size) are the service's to check; this only makes sure the values
+have the right types and hashes the IPs at once, so no raw address travels further (docs/moderation.md).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from arena.errors import InvalidInput
+from arena.hashing import fingerprint, hash_ip
+from arena.models import is_player_id
+from matchmaking.services import PARTY_MAX, SeatInput, TicketInput
+
+TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id"}
+# Far above any game's table: the service compares with the game's own limits, this keeps types sane.
+MAX_COUNT = 64
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seat(raw: Any, path: str, errors: dict[str, str]) -> SeatInput | None:
+    if not isinstance(raw, dict):
+        errors[path or "body"] = "Must be an object."
+        return None
+    prefix = f"{path}." if path else ""
+    for key in raw.keys() - {"player", "ip"} if path else ():
+        errors[f"{prefix}{key}"] = "Unknown field."
+    player, ip = raw.get("player"), raw.get("ip")
+    if not is_player_id(player):
+        errors[f"{prefix}player"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
+    if not isinstance(ip, str):
+        errors[f"{prefix}ip"] = "Required: the player's IPv4 or IPv6 address."
+        return None
+    try:
+        ip_hash = hash_ip(ip)
+    except ValueError:
+        errors[f"{prefix}ip"] = "Not a valid IPv4 or IPv6 address."
+        return None
+    return SeatInput(player, ip_hash) if is_player_id(player) else None
+
+
+def parse_ticket(body: Any) -> TicketInput:
+    """Raise ``InvalidInput`` naming every bad value, or return the typed request with IPs already hashed."""
+    if not isinstance(body, dict):
+        raise InvalidInput("invalid_input", "The ticket must be a JSON object.", {"body": "Must be an object."})
+    errors: dict[str, str] = {}
+    for key in body.keys() - TOP_LEVEL:
+        errors[str(key)[:100]] = "Unknown field."
+    owner = _seat(body, "", errors)
+    game = body.get("game")
+    if not isinstance(game, str) or not 1 <= len(game) <= 32:
+        errors["game"] = "Must be a game slug, e.g. tokaido."
+    variant = body.get("variant", {})
+    if variant is None:
+        variant = {}
+    if not isinstance(variant, dict):
+        errors["variant"] = "Must be an object."
+    rated = body.get("rated", True)
+    if not isinstance(rated, bool):
+        errors["rated"] = "Must be true or false."
+    counts: dict[str, int | None] = {}
+    for name in ("min_players", "max_players"):
+        value = body.get(name)
+        if value is not None and not (_is_int(value) and 1 <= value <= MAX_COUNT):
+            errors[name] = "Must be a whole number of players."
+        counts[name] = value if _is_int(value) else None
+    raw_party = body.get("party", [])
+    party: list[SeatInput] = []
+    if raw_party is None:
+        raw_party = []
+    if not isinstance(raw_party, list) or len(raw_party) > PARTY_MAX:
+        errors["party"] = f"Must be a list of at most {PARTY_MAX} friends, each {{\"player\", \"ip\"}}."
+    else:
+        for index, raw in enumerate(raw_party):
+            seat = _seat(raw, f"party.{index}", errors)
+            if seat is not None:
+                party.append(seat)
+    request_id = body.get("request_id")
+    if request_id is not None and not (isinstance(request_id, str) and 1 <= len(request_id) <= 64
+                                       and "\x00" not in request_id):
+        errors["request_id"] = "Must be a string of 1 to 64 characters."
+    if errors:
+        raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
+    try:
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    except (TypeError, ValueError, UnicodeEncodeError):
+        raise InvalidInput("invalid_input", "The body cannot be read as sent.", {"body": "Unreadable."}) from None
+    return TicketInput(
+        player=owner, game=game, variant=variant, rated=rated, min_players=counts["min_players"],
+        max_players=counts["max_players"], party=tuple(party), request_id=request_id,
+        fingerprint=fingerprint(canonical),
+    )
+
+
+def parse_preferences(body: Any, *, limit: int) -> tuple[bool, list[str]]:
+    """``{"refuse_same_ip": bool, "blocked": [handles]}``; both required (a PUT replaces)."""
+    if not isinstance(body, dict):
+        raise InvalidInput("invalid_input", "The preferences must be a JSON object.", {"body": "Must be an object."})
+    errors: dict[str, str] = {}
+    for key in body.keys() - {"refuse_same_ip", "blocked"}:
+        errors[str(key)[:100]] = "Unknown field."
+    refuse = body.get("refuse_same_ip", False)
+    if not isinstance(refuse, bool):
+        errors["refuse_same_ip"] = "Must be true or false."
+    blocked = body.get("blocked", [])
+    if not isinstance(blocked, list):
+        errors["blocked"] = "Must be a list of player ids."
+        blocked = []
+    elif len(blocked) > limit:
+        errors["blocked"] = f"At most {limit} players."
+    else:
+        for index, handle in enumerate(blocked):
+            if not is_player_id(handle):
+                errors[f"blocked.{index}"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
+    if errors:
+        raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
+    return refuse, blocked

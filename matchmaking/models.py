@@ -1,0 +1,205 @@
+"""Tickets waiting in pools, the tables formed from them, players' preferences and the pushes to game servers.
+
+Why these shapes:
+
+- **Pool** is one row per (game, variant, rated): the row a pass locks, so two matchmaker processes never run the
+  same pool at once, and the list the beat task walks to find pools with work.
+- **TicketSeat** holds every player a ticket brings (the owner at position 0, then the party). "One open ticket
+  per player and game" is a partial unique index on it, so the rule holds for party members too and under
+  concurrent requests, not only when a read-then-write happens to see the other request.
+- **Preferences** and **ServerCallback** live here, keyed one-to-one by the core's Player and GameServer: the core
+  knows nothing of matchmaking (docs/architecture.md).
+"""
+from __future__ import annotations
+
+import secrets
+import uuid
+
+from django.db import models
+
+from arena.models import GameServer, Player
+
+
+class Pool(models.Model):
+    """Where tickets of one (game, variant, rated) wait; locked FOR UPDATE by the pass that runs it."""
+
+    game = models.CharField(max_length=32)
+    variant = models.JSONField(default=dict, help_text="Normalised: every option, defaults filled.")
+    # The variant as canonical JSON (sorted keys, no spaces): what makes two variants the same pool.
+    variant_key = models.CharField(max_length=255)
+    rated = models.BooleanField()
+    last_pass_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "variant_key", "rated"], name="pool_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} {self.variant_key} {'rated' if self.rated else 'unrated'}"
+
+
+class Table(models.Model):
+    """A table the matchmaker formed: its players longest-waiting ticket first, and same-IP warnings."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tables")
+    game = models.CharField(max_length=32)
+    variant = models.JSONField(default=dict)
+    rated = models.BooleanField()
+    players = models.JSONField(default=list, help_text="Handles, in seating order.")
+    warnings = models.JSONField(default=list, blank=True)
+    formed_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["formed_at"], name="mm_table_formed")]
+
+    def __str__(self) -> str:
+        return f"{self.game} table {self.id}"
+
+
+class Ticket(models.Model):
+    """A game server's request, on a player's behalf, to be seated at a table of ``pool``."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting"
+        MATCHED = "matched"
+        CANCELLED = "cancelled"
+        EXPIRED = "expired"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="tickets")
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tickets")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tickets")
+    request_id = models.CharField(max_length=64, null=True, blank=True,
+                                  help_text="The game server's own id for the request: a retry returns this ticket.")
+    fingerprint = models.CharField(max_length=64, help_text="Keyed hash of the request, to tell a retry.")
+    min_players = models.PositiveSmallIntegerField()
+    max_players = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    created_at = models.DateTimeField(help_text="When the ticket started waiting.")
+    closed_at = models.DateTimeField(null=True, blank=True)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["server", "request_id"], name="mm_ticket_unique_request",
+                                    condition=models.Q(request_id__isnull=False)),
+        ]
+        indexes = [
+            # A pass reads the waiting tickets of one pool; waiting tickets are few next to closed ones.
+            models.Index(fields=["pool", "created_at"], name="mm_ticket_waiting",
+                         condition=models.Q(status="waiting")),
+        ]
+
+    def __str__(self) -> str:
+        return f"ticket {self.id} ({self.status})"
+
+
+class TicketSeat(models.Model):
+    """A player a ticket brings: the owner (position 0) or a party member; ``open`` while the ticket waits."""
+
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="ticket_seats")
+    position = models.PositiveSmallIntegerField()
+    game = models.CharField(max_length=32, help_text="Copied from the pool: the open-ticket rule is per game.")
+    ip_hash = models.CharField(max_length=64)
+    open = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["ticket", "position"], name="mm_seat_unique_position"),
+            # One open ticket per player and game (matchmaking.md), party members included.
+            models.UniqueConstraint(fields=["player", "game"], name="mm_seat_one_open",
+                                    condition=models.Q(open=True)),
+        ]
+        ordering = ["ticket", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.player_id}@{self.ticket_id}"
+
+
+class Preferences(models.Model):
+    """What a player refuses at a table: same-IP table-mates, and the players they blocked (by handle)."""
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True,
+                                  related_name="matchmaking_preferences")
+    refuse_same_ip = models.BooleanField(default=False)
+    # Handles rather than a many-to-many: a pass reads every waiting player's list in the one query that loads
+    # the pool, and handles never change (the site's player id).
+    blocked = models.JSONField(default=list, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "preferences"
+
+    def __str__(self) -> str:
+        return f"preferences of {self.player_id}"
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class ServerCallback(models.Model):
+    """Where to push a game server's formed tables, and the secret the pushes are signed with (superusers only)."""
+
+    server = models.OneToOneField(GameServer, on_delete=models.CASCADE, primary_key=True,
+                                  related_name="matchmaking_callback")
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=64, default=new_secret,
+                              help_text="HMAC-SHA256 key of the X-Arena-Signature header; give it to the server.")
+    enabled = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"callback of {self.server_id}"
+
+
+class Delivery(models.Model):
+    """One table pushed to one game server: retried until it succeeds or the attempts run out.
+
+    Its id travels in ``X-Arena-Delivery``, so a receiver that gets it twice (at least once means perhaps twice)
+    can drop the duplicate.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    server = models.ForeignKey(GameServer, on_delete=models.CASCADE, related_name="deliveries")
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="deliveries")
+    url = models.URLField(max_length=500)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField()
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        verbose_name_plural = "deliveries"
+        constraints = [models.UniqueConstraint(fields=["table", "server"], name="mm_delivery_once")]
+        indexes = [models.Index(fields=["next_attempt_at"], name="mm_delivery_due",
+                                condition=models.Q(status="pending"))]
+
+    def __str__(self) -> str:
+        return f"delivery {self.id} ({self.status})"
+
+
+class DeliveryAttempt(models.Model):
+    """One POST of a delivery: what the receiver answered, or why it could not be reached."""
+
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempt_log")
+    number = models.PositiveSmallIntegerField()
+    at = models.DateTimeField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=500, blank=True, default="")
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["delivery", "number"]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.delivery_id}"

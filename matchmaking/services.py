@@ -1,0 +1,327 @@
+"""Matchmaking's writes: tickets in, passes that form tables, preferences, and cancellations.
+
+A pass (``pool_run``) is the heart: under the pool's row lock it loads the waiting tickets in one query, lets
+the pure engine form tables, and writes the tables, the matched and expired tickets and the pushes in one
+transaction. The lock makes "a ticket is matched at most once" hold with any number of matchmaker processes;
+the conditional ticket update (``status = 'waiting'``, row count checked) makes it hold even if a writer ever
+forgets the lock. Pushes are queued after the commit, never inside it.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from arena.announcements import PlayerStatusChanged
+from arena.errors import Conflict, Forbidden, InvalidInput
+from arena.games import UnknownGame, get_game
+from arena.models import GameServer, Player
+from matchmaking import engine, store
+from matchmaking.models import Delivery, Pool, Preferences, Ticket, TicketSeat
+from matchmaking.sizes import pool_sizes, rated_allowed
+
+log = logging.getLogger(__name__)
+
+# matchmaking.md: "a ticket may bring up to 3 friends".
+PARTY_MAX = 3
+
+
+@dataclass(frozen=True)
+class SeatInput:
+    player: str
+    ip_hash: str
+
+
+@dataclass(frozen=True)
+class TicketInput:
+    """A parsed ticket request (IPs already hashed); ``min_players``/``max_players`` None means the game's."""
+
+    player: SeatInput
+    game: str
+    variant: dict[str, Any]
+    rated: bool
+    min_players: int | None
+    max_players: int | None
+    party: tuple[SeatInput, ...]
+    request_id: str | None
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Created:
+    ticket: Ticket
+    created: bool
+
+
+def variant_key(variant: dict[str, Any]) -> str:
+    """The canonical JSON of a normalised variant: equal variants, one pool."""
+    return json.dumps(variant, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _pool_for(game: str, variant: dict[str, Any], rated: bool) -> Pool:
+    pool, _ = Pool.objects.get_or_create(game=game, variant_key=variant_key(variant), rated=rated,
+                                         defaults={"variant": variant})
+    return pool
+
+
+def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
+    """The game's rules applied to the request: (rules, normalised variant, min, max); raises InvalidInput."""
+    try:
+        rules = get_game(data.game)
+    except UnknownGame:
+        raise InvalidInput("unknown_game", f"Arena does not match a game called {data.game!r}.",
+                           {"game": "Unknown game."}) from None
+    variant = rules.normalise_variant(data.variant)  # RuleViolation: 400 naming the option
+    if data.rated and not rated_allowed(rules, variant):
+        raise InvalidInput("variant_not_rated", "This variant can only be played with rated: false.",
+                           {"rated": "Must be false for this variant."})
+    sizes = pool_sizes(rules, variant)
+    low = sizes.low if data.min_players is None else data.min_players
+    high = sizes.high if data.max_players is None else data.max_players
+    allowed = f"{sizes.low} to {sizes.high}"
+    fields = {}
+    if not sizes.low <= low <= sizes.high:
+        fields["min_players"] = f"Must be from {allowed} for this game and variant."
+    if not sizes.low <= high <= sizes.high:
+        fields["max_players"] = f"Must be from {allowed} for this game and variant."
+    if not fields and low > high:
+        fields["max_players"] = "Must not be below min_players."
+    if fields:
+        raise InvalidInput("player_count", f"{rules.name} tables take {allowed} players.", fields)
+    party_limit = min(PARTY_MAX, sizes.high - 1)
+    if len(data.party) > party_limit:
+        raise InvalidInput("party_too_large", f"A party brings at most {party_limit} friends to {rules.name}.",
+                           {"party": f"At most {party_limit} friends."})
+    handles = [data.player.player] + [seat.player for seat in data.party]
+    for index, seat in enumerate(data.party):
+        if seat.player in handles[: index + 1]:
+            raise InvalidInput("duplicate_player", f"{seat.player} appears twice in the ticket.",
+                               {f"party.{index}.player": "Already in this ticket."})
+    if len(handles) > high:
+        raise InvalidInput("party_too_large", f"The party needs {len(handles)} seats but max_players is {high}.",
+                           {"max_players": f"Must be at least {len(handles)}, the party's size."})
+    return rules, variant, low, high
+
+
+def ticket_create(*, server: GameServer, data: TicketInput) -> Created:
+    """A waiting ticket for the player and their party, or the ticket this ``request_id`` already made.
+
+    Refused: banned player or party member (403, naming them), anyone with an open ticket in this game (409,
+    with that ticket's id), a player-count range outside the game's limits (400).
+    """
+    rules, variant, low, high = _check_request(data)
+    if data.request_id is not None:
+        retried = _retried(server, data)
+        if retried is not None:
+            return Created(retried, False)
+    pool = _pool_for(rules.slug, variant, data.rated)
+    seats = (data.player, *data.party)
+    try:
+        with transaction.atomic():
+            players = _players_fetch_or_create([seat.player for seat in seats])
+            for index, seat in enumerate(seats):
+                if players[seat.player].is_banned:
+                    raise Forbidden("player_banned", f"{seat.player} is banned and cannot queue.",
+                                    {_seat_path(index): "Banned."})
+            _refuse_open(rules.slug, seats, players)
+            ticket = Ticket.objects.create(
+                server=server, pool=pool, player=players[data.player.player], request_id=data.request_id,
+                fingerprint=data.fingerprint, min_players=low, max_players=high, created_at=timezone.now(),
+            )
+            TicketSeat.objects.bulk_create([
+                TicketSeat(ticket=ticket, player=players[seat.player], position=index, game=rules.slug,
+                           ip_hash=seat.ip_hash)
+                for index, seat in enumerate(seats)
+            ])
+    except IntegrityError:
+        # A concurrent request won the race: the same retry (request_id) or another ticket of one of the players.
+        if data.request_id is not None and (retried := _retried(server, data)) is not None:
+            return Created(retried, False)
+        players = {p.handle: p for p in Player.objects.filter(handle__in=[seat.player for seat in seats])}
+        _refuse_open(rules.slug, seats, players)
+        raise
+    ticket.pool = pool
+    return Created(ticket, True)
+
+
+def _seat_path(index: int) -> str:
+    return "player" if index == 0 else f"party.{index - 1}.player"
+
+
+def _retried(server: GameServer, data: TicketInput) -> Ticket | None:
+    ticket = Ticket.objects.filter(server=server, request_id=data.request_id).select_related("pool").first()
+    if ticket is None:
+        return None
+    if ticket.fingerprint != data.fingerprint:
+        raise Conflict("request_conflict",
+                       f"request_id {data.request_id!r} was already used for a different ticket ({ticket.pk}).",
+                       {"request_id": "Already used with another body."})
+    return ticket
+
+
+def _refuse_open(game: str, seats: Sequence[SeatInput], players: dict[str, Player]) -> None:
+    ids = {players[seat.player].pk: index for index, seat in enumerate(seats) if seat.player in players}
+    found = (TicketSeat.objects.filter(player_id__in=ids, game=game, open=True)
+             .values_list("player_id", "ticket_id").first())
+    if found is not None:
+        player_id, ticket_id = found
+        index = ids[player_id]
+        raise Conflict("open_ticket",
+                       f"{seats[index].player} already has an open {game} ticket: {ticket_id}.",
+                       {_seat_path(index): f"Open ticket {ticket_id}.", "ticket": str(ticket_id)})
+
+
+def _players_fetch_or_create(handles: Sequence[str]) -> dict[str, Player]:
+    """Unknown players are created on first sight, as when a game is recorded (api.md)."""
+    known = {p.handle: p for p in Player.objects.filter(handle__in=handles)}
+    missing = sorted(set(handles) - known.keys())
+    if missing:
+        Player.objects.bulk_create([Player(handle=h) for h in missing], ignore_conflicts=True)
+        known.update({p.handle: p for p in Player.objects.filter(handle__in=missing)})
+    return known
+
+
+# ----------------------------------------------------------------------------------------------------
+# Cancelling
+# ----------------------------------------------------------------------------------------------------
+
+def ticket_cancel(*, ticket: Ticket) -> Ticket:
+    """Cancels a waiting ticket (DELETE). A ticket already matched, cancelled or expired is left as it is: 409."""
+    with transaction.atomic():
+        Pool.objects.select_for_update().filter(pk=ticket.pool_id).first()  # waits for a running pass
+        done = _close([ticket.pk], Ticket.Status.CANCELLED)
+        ticket.refresh_from_db()
+    if not done:
+        raise Conflict("ticket_not_waiting", f"Ticket {ticket.pk} is {ticket.status}, not waiting.")
+    return ticket
+
+
+def tickets_cancel_for_player(*, player: Player) -> int:
+    """Cancels every waiting ticket the player is in (their own or as a party member); moderation calls this."""
+    cancelled = 0
+    waiting = (TicketSeat.objects.filter(player=player, open=True)
+               .values_list("ticket__pool_id", "ticket_id").order_by("ticket__pool_id"))
+    for pool_id, ticket_id in list(waiting):
+        with transaction.atomic():
+            Pool.objects.select_for_update().filter(pk=pool_id).first()
+            cancelled += _close([ticket_id], Ticket.Status.CANCELLED)
+    return cancelled
+
+
+def on_player_status_changed(fact: PlayerStatusChanged) -> None:
+    """Subscribed to the core's ``PlayerStatusChanged``: a banned player leaves every queue at once."""
+    if fact.status == Player.Status.BANNED:
+        tickets_cancel_for_player(player=Player(pk=fact.player_id))
+
+
+def _close(ticket_ids: Sequence[Any], status: str) -> int:
+    """Closes waiting tickets (never a matched one), frees their players to queue again; returns how many."""
+    now = timezone.now()
+    closed = Ticket.objects.filter(pk__in=ticket_ids, status=Ticket.Status.WAITING).update(status=status,
+                                                                                         closed_at=now)
+    if closed:
+        TicketSeat.objects.filter(ticket_id__in=ticket_ids, open=True).update(open=False)
+    return closed
+
+
+# ----------------------------------------------------------------------------------------------------
+# Preferences
+# ----------------------------------------------------------------------------------------------------
+
+def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]) -> Preferences:
+    """Replaces the player's preferences; blocked players unknown so far are created, as players are elsewhere."""
+    limit = settings.MATCHMAKING_BLOCKED_MAX
+    names = sorted(set(blocked))
+    if handle in names:
+        raise InvalidInput("cannot_block_self", "A player cannot block themself.",
+                           {f"blocked.{list(blocked).index(handle)}": "This is the player."})
+    if len(names) > limit:
+        raise InvalidInput("too_many_blocked", f"A player may block at most {limit} players.",
+                           {"blocked": f"At most {limit} players."})
+    with transaction.atomic():
+        players = _players_fetch_or_create([handle, *names])
+        prefs, _ = Preferences.objects.update_or_create(
+            player=players[handle], defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
+        )
+    return prefs
+
+
+# ----------------------------------------------------------------------------------------------------
+# Passes
+# ----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PassResult:
+    pool_id: int
+    waiting: int
+    tables: int
+    matched: int
+    expired: int
+    seconds: float
+
+
+def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -> PassResult | None:
+    """One pass over one pool; None when another process holds the pool (its pass covers this moment).
+
+    ``wait`` blocks on the lock instead (tests and the embedded mode, where a pass must happen before a read).
+    """
+    started = time.perf_counter()
+    with transaction.atomic():
+        locked = Pool.objects.select_for_update(skip_locked=not wait).filter(pk=pool_id).first()
+        if locked is None:
+            return None
+        moment = now or timezone.now()
+        rules = get_game(locked.game)
+        sizes = pool_sizes(rules, locked.variant)
+        loaded = store.pool_load(pool=locked)
+        clock = moment.timestamp()
+        tables = engine.match(loaded.tickets, clock, recommended=sizes.recommended, game_min=sizes.low,
+                              game_max=sizes.high)
+        expired = [t.id for t in engine.expired(loaded.tickets, clock)]
+        written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
+        deliveries = written.deliveries
+        if deliveries:
+            transaction.on_commit(lambda: _queue_pushes(deliveries))
+    return PassResult(pool_id, len(loaded.tickets), len(tables), sum(len(t.tickets) for t in tables),
+                      len(expired), time.perf_counter() - started)
+
+
+def _queue_pushes(delivery_ids: Sequence[Any]) -> None:
+    from matchmaking.tasks import deliver_table  # the task module is a door; imported late to avoid a cycle
+
+    for delivery_id in delivery_ids:
+        deliver_table.delay(str(delivery_id))
+
+
+def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
+    """A pass over every pool with tickets waiting (the beat task's work), then pushes whose retry is overdue."""
+    results = []
+    pool_ids = (Ticket.objects.filter(status=Ticket.Status.WAITING).values_list("pool_id", flat=True)
+                .distinct().order_by("pool_id"))
+    for pool_id in list(pool_ids):
+        result = pool_run(pool_id=pool_id, now=now)
+        if result is not None:
+            results.append(result)
+    _queue_pushes(deliveries_overdue(now=now))
+    return results
+
+
+def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
+    """Pending pushes whose next attempt is due: lost messages with real workers, every retry when embedded.
+
+    With real workers a push's retries are Celery's own (countdown); only those overdue by a minute are taken
+    here, for a worker that died holding one. Embedded, nothing waits in a queue, so every due retry is taken.
+    """
+    moment = now or timezone.now()
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        moment -= timezone.timedelta(minutes=1)
+    return list(Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=moment)
+                .values_list("pk", flat=True)[:500])

@@ -1,0 +1,28 @@
+"""Thin Celery doors into matchmaking's services.
+
+``run_due_pools`` is beat's every second: each pool with tickets waiting gets a pass, under the pool's lock, so
+several workers running it at once never match a ticket twice (a locked pool is skipped: its pass is running).
+``deliver_table`` pushes one table to one game server; a failed attempt is retried by Celery with a doubling
+countdown, and a retry lost with its worker is picked up again by ``run_due_pools`` (``deliveries_overdue``).
+Both are safe to run twice.
+"""
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+from matchmaking import push, services
+
+
+@shared_task(name="matchmaking.tasks.run_due_pools", ignore_result=True)
+def run_due_pools() -> int:
+    return sum(result.tables for result in services.pools_run_due())
+
+
+@shared_task(name="matchmaking.tasks.deliver_table", bind=True, ignore_result=True, max_retries=None)
+def deliver_table(self, delivery_id: str) -> bool:
+    outcome = push.delivery_attempt(delivery_id=delivery_id)
+    if outcome.retry_in is not None and not settings.CELERY_TASK_ALWAYS_EAGER:
+        # Embedded mode has no queue to wait in: the next pass on a request retries it when due instead.
+        raise self.retry(countdown=outcome.retry_in)
+    return outcome.delivered
