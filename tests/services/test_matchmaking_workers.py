@@ -1,0 +1,182 @@
+"""Two real matchmaker worker processes (each with its own beat, so both run every pool every second) on
+PostgreSQL and Redis, fed a stream of tickets through the API: every ticket matched at most once, every table
+valid by matchmaking.md, and the formed tables pushed, signed, to a real local HTTP receiver.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from arena.celery import app
+from arena.models import Player
+from arena.servers import game_server_create
+from matchmaking import push
+from matchmaking.models import Delivery, Pool, ServerCallback, Table, Ticket, TicketSeat
+from matchmaking.services import preferences_set
+from ratings.models import Rating
+from tests.matchmaking import judge
+from tests.matchmaking.receiver import receiver
+
+ROOT = Path(__file__).resolve().parents[2]
+CELERY = str(Path(sys.executable).with_name("celery"))
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@contextlib.contextmanager
+def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
+    """``count`` celery workers, each with an embedded beat, against the test database and Redis."""
+    db = connection.settings_dict
+    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else "")
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    env = {**os.environ, "DATABASE_URL": f"postgres://{credentials}@{db['HOST'] or 'localhost'}{port}/{db['NAME']}",
+           "DJANGO_SETTINGS_MODULE": "arena.settings", "PYTHONPATH": str(ROOT),
+           "MATCHMAKING_PUSH_BACKOFF": "0.2"}
+    processes, logs = [], []
+    for n in range(count):
+        log_path = tmp_path / f"matchmaker-{n}.log"
+        log = open(log_path, "wb")  # noqa: SIM115 - owned by the child
+        processes.append(subprocess.Popen(
+            [CELERY, "-A", "arena", "worker", "-B", "-s", str(tmp_path / f"beat-{n}"), "-Q", "matchmaking,pushes",
+             "--pool=prefork", "--concurrency=2", "--loglevel=INFO", "-n", f"matchmaker-{n}@%h",
+             "--without-mingle", "--without-gossip"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        ))
+        logs.append(log_path)
+    try:
+        yield logs
+    finally:
+        for process in processes:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=10)
+
+
+def _api(name: str) -> tuple[APIClient, object]:
+    issued = game_server_create(name=name)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {issued.key}")
+    return client, issued.server
+
+
+def _stream(rnd: random.Random, apis: list[APIClient], names: list[str], seconds: float) -> int:
+    """Tickets for about ``seconds``: lone players and parties, two games, spread over both game servers."""
+    posted = 0
+    free = list(names)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and free:
+        for _ in range(rnd.randint(3, 12)):
+            if not free:
+                break
+            player = free.pop(rnd.randrange(len(free)))
+            party = []
+            if rnd.random() < 0.15 and free:
+                friend = free.pop(rnd.randrange(len(free)))
+                party = [{"player": friend, "ip": f"198.51.{rnd.randrange(4)}.{rnd.randrange(250)}"}]
+            body = {"player": player, "ip": f"198.51.{rnd.randrange(4)}.{rnd.randrange(250)}", "party": party,
+                    "game": rnd.choice(["tokaido", "hanabi"]), "min_players": 2, "max_players": rnd.choice([4, 5]),
+                    "request_id": f"r-{player}"}
+            api = rnd.choice(apis)
+            response = api.post("/api/v1/matchmaking/tickets/", body, format="json")
+            assert response.status_code == 201, response.json()
+            if rnd.random() < 0.2:  # a game server retries: the same ticket, never a second one
+                again = api.post("/api/v1/matchmaking/tickets/", body, format="json")
+                assert again.status_code == 200 and again.json()["id"] == response.json()["id"]
+            posted += 1
+        time.sleep(rnd.uniform(0.0, 0.2))
+    return posted
+
+
+def _settled(timeout: float = 60.0) -> None:
+    """Wait until every pool with tickets still waiting has had a pass at least two seconds from now."""
+    deadline = time.monotonic() + timeout
+    mark = timezone.now()
+    while time.monotonic() < deadline:
+        pools = list(Pool.objects.filter(tickets__status="waiting").distinct().values_list("last_pass_at", flat=True))
+        if all(p is not None and (p - mark).total_seconds() >= 2 for p in pools):
+            return
+        time.sleep(0.25)
+    pytest.fail("the matchmakers did not run every pool in time")
+
+
+def test_two_matchmakers_match_each_ticket_at_most_once_and_push_every_table(tmp_path, redis_conn):
+    rnd = random.Random(10)
+    names = [f"s{i}" for i in range(400)]
+    for name in names:
+        Rating.objects.create(player=Player.objects.create(handle=name), title=rnd.choice(["tokaido", "hanabi"]),
+                              elo=rnd.gauss(1500, 120))
+    for name in rnd.sample(names, 40):
+        preferences_set(handle=name, refuse_same_ip=rnd.random() < 0.5, blocked=rnd.sample(names, 3))
+    (api_a, server_a), (api_b, _server_b) = _api("mm-a"), _api("mm-b")
+    with receiver() as box, matchmakers(tmp_path) as logs:
+        callback = ServerCallback.objects.create(server=server_a, url=box.url)
+        posted = _stream(rnd, [api_a, api_b], names, seconds=10.0)
+        _settled()
+        pushed = Delivery.objects.filter(server=server_a).count()
+        received = box.wait_for(pushed, timeout=30)
+        deadline = time.monotonic() + 30
+        while Delivery.objects.filter(status="pending").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        worker_logs = [log.read_text(errors="replace") for log in logs]
+
+    tickets = list(Ticket.objects.all())
+    assert len(tickets) == posted > 50
+    matched = [t for t in tickets if t.status == "matched"]
+    assert len(matched) > posted // 2, Counter(t.status for t in tickets)
+    # At most once: a matched ticket points at one table, and each table holds exactly its tickets' players.
+    by_id = judge.units()
+    tables = list(Table.objects.all())
+    assert tables
+    seats_per_table = Counter()
+    for ticket in matched:
+        seats_per_table[ticket.table_id] += by_id[str(ticket.pk)].seats
+    for table in tables:
+        assert seats_per_table[table.pk] == len(table.players) >= 2, "a table without all of its tickets"
+        assert judge.table_problem(table, by_id) is None, (judge.table_problem(table, by_id), table.players)
+    players = [p for table in tables for p in table.players]
+    assert len(players) == len(set(players)), "a player seated at two tables"
+    assert not TicketSeat.objects.filter(open=True).exclude(ticket__status="waiting").exists()
+    # Both processes ran passes: beat in each queued them every second.
+    for text in worker_logs:
+        assert "matchmaking.tasks.run_due_pools" in text and "succeeded" in text, text[-2000:]
+    # Every table with server A's tickets was pushed to A, signed, each delivery id once or more.
+    assert pushed == Table.objects.filter(tickets__server=server_a).distinct().count() > 0
+    assert Delivery.objects.filter(server=server_a, status="delivered").count() == pushed
+    assert {r.headers["X-Arena-Delivery"] for r in received} == {str(d) for d in Delivery.objects.values_list(
+        "pk", flat=True)}
+    assert all(push.verify(callback.secret, r.headers["X-Arena-Signature"], r.body) for r in received)
+
+
+def test_matchmaking_settings_are_applied_in_the_worker(tmp_path, redis_conn):
+    with matchmakers(tmp_path, count=1):
+        conf: dict = {}
+        deadline = time.monotonic() + 30
+        while not conf and time.monotonic() < deadline:
+            replies = app.control.inspect(timeout=2).conf(with_defaults=True) or {}
+            conf = next(iter(replies.values()), {})
+        assert conf, "the worker did not answer"
+        assert conf["beat_schedule"]["matchmaking-passes"]["task"] == "matchmaking.tasks.run_due_pools"
+        assert conf["beat_schedule"]["matchmaking-passes"]["schedule"] == 1.0
+        assert conf["task_routes"]["matchmaking.tasks.run_due_pools"] == {"queue": "matchmaking"}
+        assert conf["task_routes"]["matchmaking.tasks.deliver_table"] == {"queue": "pushes"}
+        registered = app.control.inspect(timeout=2).registered() or {}
+        names = set(next(iter(registered.values()), []))
+        assert {"matchmaking.tasks.run_due_pools", "matchmaking.tasks.deliver_table"} <= names
