@@ -35,3 +35,17 @@ def another_server() -> APIClient:
 @pytest.fixture
 def other_api(db) -> APIClient:
     return another_server()
+
+
+@pytest.fixture(autouse=True)
+def _embedded_matchmaking(settings):
+    """These tests describe the embedded mode (a pass on each request, pushes in-process), whichever database
+    runs them; the real workers have their own test (tests/services/test_matchmaking_workers.py)."""
+    from arena.celery import app
+
+    settings.MATCHMAKING_PASS_ON_REQUEST = True
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = eager
