@@ -25,8 +25,10 @@ Why the rules look the way they do:
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +64,9 @@ QUALITY_DIGITS = 9
 _BETA_SQ = ENV.beta**2
 
 
-@dataclass(frozen=True, slots=True)
+# Member and Ticket are not frozen: they are never changed once made, but a frozen dataclass takes five times
+# longer to build, and a pass over 100,000 tickets builds 100,000 of them.
+@dataclass(slots=True)
 class Member:
     """A friend a ticket brings along (its party): seated with the ticket's player or not at all."""
 
@@ -74,7 +78,7 @@ class Member:
     blocked: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ticket:
     """A player's request to play, as the matchmaker sees it in one pool (game, variant, rated).
 
@@ -194,7 +198,21 @@ def match(pool: Sequence[Ticket], now: float, *, recommended: int, game_min: int
     if len({ticket.id for ticket in pool}) != len(pool):
         raise ValueError("a ticket id appears more than once in the pool")
     live = [ticket for ticket in pool if not is_expired(ticket, now)]
-    return _Pass(live, now, recommended, max(game_min, MIN_TABLE), game_max).run()
+    with gc_paused():
+        return _Pass(live, now, recommended, max(game_min, MIN_TABLE), game_max).run()
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a pass builds its lists: a pass allocates no cycles, and with 100,000
+    tickets alive each collection walks them all, which took a third of a large pass."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -238,20 +256,26 @@ class _Pass:
         self.least = [u.min_players for u in units]
         self.most = [u.max_players for u in units]
         self.seats = [u.seats for u in units]
-        self.players = [frozenset(u.players) for u in units]
-        self.ips = [frozenset((u.ip_hash, *(m.ip_hash for m in u.party))) for u in units]
+        self.players = [frozenset(u.players) if u.party else frozenset((u.player,)) for u in units]
+        self.ips = [frozenset((u.ip_hash, *(m.ip_hash for m in u.party))) if u.party else frozenset((u.ip_hash,))
+                    for u in units]
         self.blocked = [u.blocked.union(*(m.blocked for m in u.party)) if u.party else u.blocked for u in units]
-        self.refuses = [u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) for u in units]
+        self.refuses = [u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) if u.party
+                        else u.refuses_same_ip for u in units]
         # Most tickets are one player who blocks nobody and refuses nothing: between two of them only Elo and
         # the handles need comparing.
         self.plain = [not (u.party or u.blocked or u.refuses_same_ip) for u in units]
         self.handle = [u.player for u in units]
         # TrueSkill per seat: weight u = 1 / (beta² + sigma²) and mu, the terms of quality() (see there).
         self.skills = [[(1.0 / (_BETA_SQ + sk[1] * sk[1]), sk[0]) for sk in (u.skill, *(m.skill for m in u.party))]
-                       for u in units]
+                       if u.party else [(1.0 / (_BETA_SQ + u.skill[1] * u.skill[1]), u.skill[0])] for u in units]
         self.weight = [sum(w for w, _ in sk) if len(sk) > 1 else sk[0][0] for sk in self.skills]
-        self.shrink = [math.prod(_BETA_SQ * w for w, _ in sk) for sk in self.skills]
-        self.top_shrink = [max(_BETA_SQ * w for w, _ in sk) for sk in self.skills]
+        self.shrink = [math.prod(_BETA_SQ * w for w, _ in sk) if len(sk) > 1 else _BETA_SQ * sk[0][0]
+                       for sk in self.skills]
+        self.top_shrink = [max(_BETA_SQ * w for w, _ in sk) if len(sk) > 1 else _BETA_SQ * sk[0][0]
+                           for sk in self.skills]
+        # The order a table search tries candidates in: largest shrink factor first, then longest wait.
+        self.try_key = [(-x, -w) for x, w in zip(self.top_shrink, self.wait, strict=True)]
         count = len(units)
         self.before = list(range(-1, count - 1))
         self.after = list(range(1, count + 1))
@@ -343,6 +367,42 @@ class _Pass:
         m = len(cands)
         # Only ``served`` is known to fit with every candidate; the candidates must also fit with each other:
         # bit j of fits[k] says candidate k fits with candidate j.
+        if self._all_fit(cands):
+            everyone = (1 << m) - 1
+            fits = [everyone ^ (1 << k) for k in range(m)]
+        else:
+            fits = self._fits(cands)
+        wait, seats, least, most = self.wait, self.seats, self.least, self.most
+        oldest_wait = max(wait[served], *(wait[c] for c in cands))
+        # Sums are kept relative to the served ticket's mu, so that the spread of a near-even table is not lost
+        # to cancellation between large sums.
+        reference = self.skills[served][0][1]
+        moments = [self._centred(c, reference) for c in cands]
+        own = self._centred(served, reference)
+        try_key = self.try_key
+        trying = sorted(range(m), key=lambda k: try_key[cands[k]])
+        for size in range(min(high, seats[served] + sum(seats[c] for c in cands)), low - 1, -1):
+            if size != self.recommended and oldest_wait < ANY_SIZE_AFTER:
+                continue  # no table of this size can be valid yet: skip its search
+            need = size - seats[served]
+            seatable = [k for k in trying if least[cands[k]] <= size <= most[cands[k]] and seats[cands[k]] <= need]
+            chosen = self._search(served, cands, seatable, fits, moments, own, size, need)
+            if chosen is not None:
+                # Larger preferred: a valid table of this size beats every smaller one, whatever their quality.
+                return (served, *(cands[k] for k in chosen))
+        return None
+
+    def _all_fit(self, cands: list[int]) -> bool:
+        """Whether every two candidates fit, known without comparing each pair: lone players who block and refuse
+        nothing, all different, and all within the smallest tolerance among them (the usual dense pool)."""
+        plain, elo = self.plain, self.elo
+        if not all(plain[c] for c in cands):
+            return False
+        span = max(elo[c] for c in cands) - min(elo[c] for c in cands)
+        return span <= min(self.tol[c] for c in cands) and len({self.handle[c] for c in cands}) == len(cands)
+
+    def _fits(self, cands: list[int]) -> list[int]:
+        m = len(cands)
         fits = [0] * m
         elo, tol, plain, handle = self.elo, self.tol, self.plain, self.handle
         for i in range(m):
@@ -358,23 +418,7 @@ class _Pass:
                 if (handle[a] != handle[b]) if plain_a and plain[b] else self.pair_allowed(a, b):
                     fits[i] |= 1 << j
                     fits[j] |= 1 << i
-        wait, seats, least, most = self.wait, self.seats, self.least, self.most
-        oldest_wait = max(wait[served], *(wait[c] for c in cands))
-        # Sums are kept relative to the served ticket's mu, so that the spread of a near-even table is not lost
-        # to cancellation between large sums.
-        reference = self.skills[served][0][1]
-        moments = [self._centred(c, reference) for c in cands]
-        own = self._centred(served, reference)
-        for size in range(min(high, seats[served] + sum(seats[c] for c in cands)), low - 1, -1):
-            if size != self.recommended and oldest_wait < ANY_SIZE_AFTER:
-                continue  # no table of this size can be valid yet: skip its search
-            need = size - seats[served]
-            seatable = [k for k in range(m) if least[cands[k]] <= size <= most[cands[k]] and seats[cands[k]] <= need]
-            chosen = self._search(served, cands, seatable, fits, moments, own, size, need)
-            if chosen is not None:
-                # Larger preferred: a valid table of this size beats every smaller one, whatever their quality.
-                return (served, *(cands[k] for k in chosen))
-        return None
+        return fits
 
     def _centred(self, i: int, reference: float) -> tuple[float, float]:
         moment = square = 0.0
@@ -399,10 +443,8 @@ class _Pass:
         """
         if not seatable:
             return None
-        units = [cands[k] for k in seatable]
         seats_, wait_, top_ = self.seats, self.wait, self.top_shrink
-        order = sorted(range(len(seatable)), key=lambda p: (-top_[units[p]], -wait_[units[p]], p))
-        ks = [seatable[p] for p in order]
+        ks = seatable  # already in the order to try
         cs = [cands[k] for k in ks]
         count = len(cs)
         taken = [seats_[c] for c in cs]
@@ -494,6 +536,8 @@ class _Pass:
 
 def _table(members: Sequence[Ticket]) -> Table:
     ordered = tuple(sorted(members, key=_longest_waiting_first))
+    if not any(t.party for t in ordered) and len({t.ip_hash for t in ordered}) == len(ordered):
+        return Table(ordered)  # nobody shares an address: no warning
     shared = shared_addresses((player, ip) for ticket in ordered
                               for player, ip in ((ticket.player, ticket.ip_hash),
                                                  *((m.player, m.ip_hash) for m in ticket.party)))

@@ -43,7 +43,8 @@ class Table(models.Model):
     """A table the matchmaker formed: its players longest-waiting ticket first, and same-IP warnings."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tables")
+    # No index of its own: nothing looks tables up by pool, and a pass inserts thousands at once.
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tables", db_index=False)
     game = models.CharField(max_length=32)
     variant = models.JSONField(default=dict)
     rated = models.BooleanField()
@@ -67,10 +68,13 @@ class Ticket(models.Model):
         CANCELLED = "cancelled"
         EXPIRED = "expired"
 
+    # Few indexes on purpose: a pass rewrites every seated ticket, and each index is one more write per ticket.
+    # Lookups by server go by id too (the unique request index leads with server), by pool through the waiting
+    # index, by player through the seats' open-ticket index.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="tickets")
-    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tickets")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tickets")
+    server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="tickets", db_index=False)
+    pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tickets", db_index=False)
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tickets", db_index=False)
     request_id = models.CharField(max_length=64, null=True, blank=True,
                                   help_text="The game server's own id for the request: a retry returns this ticket.")
     fingerprint = models.CharField(max_length=64, help_text="Keyed hash of the request, to tell a retry.")
@@ -99,8 +103,9 @@ class Ticket(models.Model):
 class TicketSeat(models.Model):
     """A player a ticket brings: the owner (position 0) or a party member; ``open`` while the ticket waits."""
 
-    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="seats")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="ticket_seats")
+    # Served by the unique (ticket, position) and (player, game) WHERE open indexes below: no index of their own.
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="seats", db_index=False)
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="ticket_seats", db_index=False)
     position = models.PositiveSmallIntegerField()
     game = models.CharField(max_length=32, help_text="Copied from the pool: the open-ticket rule is per game.")
     ip_hash = models.CharField(max_length=64)

@@ -283,11 +283,12 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
         moment = now or timezone.now()
         rules = get_game(locked.game)
         sizes = pool_sizes(rules, locked.variant)
-        loaded = store.pool_load(pool=locked)
-        clock = moment.timestamp()
-        tables = engine.match(loaded.tickets, clock, recommended=sizes.recommended, game_min=sizes.low,
-                              game_max=sizes.high)
-        expired = [t.id for t in engine.expired(loaded.tickets, clock)]
+        with engine.gc_paused():
+            loaded = store.pool_load(pool=locked)
+            clock = moment.timestamp()
+            tables = engine.match(loaded.tickets, clock, recommended=sizes.recommended, game_min=sizes.low,
+                                  game_max=sizes.high)
+            expired = [t.id for t in engine.expired(loaded.tickets, clock)]
         written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
         deliveries = written.deliveries
         if deliveries:

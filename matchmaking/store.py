@@ -33,7 +33,7 @@ _RATING = Rating._meta.db_table
 _PREFS = Preferences._meta.db_table
 
 _LOAD_SQL = f"""
-SELECT t.id, {{queued}}, t.min_players, t.max_players, t.server_id, s.position, p.handle, s.ip_hash,
+SELECT {{ident}}, {{queued}}, t.min_players, t.max_players, t.server_id, s.position, p.handle, s.ip_hash,
        r.elo, r.ts_mu, r.ts_sigma, pr.refuse_same_ip, pr.blocked
 FROM {_TICKET} t
 JOIN {_SEAT} s ON s.ticket_id = t.id
@@ -41,7 +41,7 @@ JOIN {_PLAYER} p ON p.id = s.player_id
 LEFT JOIN {_RATING} r ON r.player_id = s.player_id AND r.title = %s
 LEFT JOIN {_PREFS} pr ON pr.player_id = s.player_id
 WHERE t.pool_id = %s AND t.status = 'waiting'
-ORDER BY t.id, s.position
+ORDER BY 1, s.position
 """
 
 
@@ -63,11 +63,12 @@ def pool_load(*, pool: Pool) -> Loaded:
     """Every waiting ticket of ``pool`` with its players' Elo, TrueSkill and preferences: one query."""
     if postgres():
         with pg_cursor() as cur:
-            cur.execute(_LOAD_SQL.format(queued="EXTRACT(EPOCH FROM t.created_at)::float8"), [pool.game, pool.pk])
+            cur.execute(_LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8"),
+                        [pool.game, pool.pk])
             rows = cur.fetchall()
     else:
         with connection.cursor() as cur:
-            cur.execute(_LOAD_SQL.format(queued="t.created_at"), [pool.game, pool.pk])
+            cur.execute(_LOAD_SQL.format(ident="t.id", queued="t.created_at"), [pool.game, pool.pk])
             rows = cur.fetchall()
     return _tickets(rows)
 
@@ -84,7 +85,7 @@ def _tickets(rows: Sequence[tuple]) -> Loaded:
 
     def flush() -> None:
         (key, queued, low, high, server, _pos, handle, ip, elo, mu, sigma, refuses, blocked) = head
-        ident = str(key)
+        ident = key if isinstance(key, str) else str(key)
         key_of[ident] = key
         server_of[ident] = server
         tickets.append(Ticket_(
@@ -159,6 +160,11 @@ class StaleTicket(RuntimeError):
     """A ticket the pass seated was no longer waiting: the pass is rolled back, nothing is written."""
 
 
+def _uuids(keys: Sequence[Any]) -> str:
+    """An array literal of uuids, cast by the server (``%s::uuid[]``): far cheaper than adapting each value."""
+    return "{" + ",".join(str(key) for key in keys) + "}"
+
+
 def _write_postgres(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]],
                     seats: list[tuple[Any, uuid.UUID]], expired: list[Any], now: datetime) -> None:
     with pg_cursor(binary=False) as cur:
@@ -171,24 +177,22 @@ def _write_postgres(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]],
                 f"FROM jsonb_to_recordset(%s::jsonb) AS x(i uuid, p jsonb, w jsonb)",
                 [pool.pk, pool.game, json.dumps(pool.variant), pool.rated, now, json.dumps(doc)],
             )
-    with pg_cursor() as cur:
         if seats:
-            ticket_ids = [t for t, _ in seats]
             cur.execute(
                 f"UPDATE {_TICKET} t SET status = 'matched', table_id = u.tb, closed_at = %s "
                 f"FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, tb) WHERE t.id = u.id AND t.status = 'waiting'",
-                [now, ticket_ids, [tb for _, tb in seats]],
+                [now, _uuids(t for t, _ in seats), _uuids(tb for _, tb in seats)],
             )
             if cur.rowcount != len(seats):
                 raise StaleTicket(f"{len(seats) - cur.rowcount} ticket(s) of the pass were no longer waiting")
         if expired:
             cur.execute(f"UPDATE {_TICKET} SET status = 'expired', closed_at = %s "
-                        f"WHERE id = ANY(%s::uuid[]) AND status = 'waiting'", [now, expired])
-        closed = [t for t, _ in seats] + expired
+                        f"WHERE id = ANY(%s::uuid[]) AND status = 'waiting'", [now, _uuids(expired)])
+        closed = [t for t, _ in seats] + list(expired)
         if closed:
             cur.execute(f"UPDATE {_SEAT} SET open = false WHERE ticket_id = ANY(%s::uuid[]) AND open",
-                        [closed])
-    Pool.objects.filter(pk=pool.pk).update(last_pass_at=now)
+                        [_uuids(closed)])
+        cur.execute(f"UPDATE {Pool._meta.db_table} SET last_pass_at = %s WHERE id = %s", [now, pool.pk])
 
 
 def _write_orm(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]], expired: list[Any], loaded: Loaded,

@@ -1,0 +1,217 @@
+"""Matchmaking on PostgreSQL, run by hand; prints figures beside same-run baselines and the issue's targets.
+
+    createdb -h 127.0.0.1 -U postgres arena_mm_bench
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_mm_bench .venv/bin/python manage.py migrate
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_mm_bench .venv/bin/python bench/matchmaking_bench.py
+
+It empties the database's players, ratings and matchmaking rows first, so it refuses a database whose name lacks
+"bench". Two parts:
+
+- **pass**: N fresh tickets (Elo 1500 ± 250, TrueSkill following Elo) wait in one Tokaido pool; one pass
+  (``services.pool_run``: load in one query, the engine, one transaction of writes) is timed from the database to
+  the written tables, beside its own parts: the load alone and the engine alone on the same loaded pool.
+  Targets: 0.5 s at 10,000 and 5 s at 100,000.
+- **stream**: a simulated arrival stream (``--rate`` players per minute for ``--minutes``), a pass every second
+  through the pure engine (the same function the service calls), reporting median and p95 wait and the mean Elo
+  spread (highest minus lowest) of the formed tables; beside a first-come-first-seated baseline on the same
+  arrivals, which seats whoever came first at the recommended size, Elo unseen. Target: mean spread <= 100.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+
+import django
+
+django.setup()
+
+from django.db import connection, transaction  # noqa: E402
+
+from arena.db import pg_cursor  # noqa: E402
+from arena.models import GameServer, Player  # noqa: E402
+from matchmaking import engine, store  # noqa: E402
+from matchmaking.models import Pool, Ticket, TicketSeat  # noqa: E402
+from matchmaking.services import pool_run  # noqa: E402
+from ratings.models import Rating  # noqa: E402
+
+GAME = "tokaido"
+RECOMMENDED, LOW, HIGH = 4, 2, 5
+
+
+def say(*parts: object) -> None:
+    print(*parts, flush=True)
+
+
+def skill_of(rng: random.Random, elo: float) -> tuple[float, float]:
+    """TrueSkill follows Elo loosely, as both are read off the same games; sigma from settled to new."""
+    return 25.0 + (elo - 1500.0) / 50.0 + rng.gauss(0, 1.5), rng.uniform(1.5, 25 / 3)
+
+
+def reset() -> tuple[GameServer, Pool]:
+    with connection.cursor() as cur:
+        cur.execute("TRUNCATE matchmaking_deliveryattempt, matchmaking_delivery, matchmaking_ticketseat, "
+                    "matchmaking_ticket, matchmaking_table, matchmaking_pool, matchmaking_preferences, "
+                    "ratings_ratingchange, ratings_rating, arena_seat, arena_game, arena_player, arena_gameserver "
+                    "RESTART IDENTITY CASCADE")
+    server = GameServer.objects.create(name="bench", key_prefix="bench", key_hash="bench")
+    pool = Pool.objects.create(game=GAME, variant={}, variant_key="{}", rated=True)
+    return server, pool
+
+
+def fill(count: int, seed: int) -> tuple[GameServer, Pool]:
+    """``count`` players with ratings and one fresh waiting ticket each (queued within the last second)."""
+    server, pool = reset()
+    rng = random.Random(seed)
+    now = datetime.now(UTC)
+    elos = [rng.gauss(1500, 250) for _ in range(count)]
+    with transaction.atomic(), pg_cursor() as cur:
+        with cur.copy("COPY arena_player (handle, status, created_at) FROM STDIN") as copy:
+            for i in range(count):
+                copy.write_row((f"b{i}", "active", now))
+        cur.execute("SELECT id FROM arena_player ORDER BY id")
+        ids = [row[0] for row in cur.fetchall()]
+        with cur.copy("COPY ratings_rating (player_id, title, elo, games, ts_mu, ts_sigma) FROM STDIN") as copy:
+            for player_id, elo in zip(ids, elos, strict=True):
+                copy.write_row((player_id, GAME, elo, 10, *skill_of(rng, elo)))
+        tickets = [uuid.uuid4() for _ in ids]
+        with cur.copy("COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
+                      "max_players, status, created_at) FROM STDIN") as copy:
+            for ticket, player_id in zip(tickets, ids, strict=True):
+                copy.write_row((ticket, server.pk, pool.pk, player_id, "bench", LOW, HIGH, "waiting",
+                                now - timedelta(seconds=rng.uniform(0, 1))))
+        with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, game, ip_hash, open) "
+                      "FROM STDIN") as copy:
+            for ticket, player_id in zip(tickets, ids, strict=True):
+                copy.write_row((ticket, player_id, 0, GAME, f"ip{player_id}", True))
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE")
+    return server, pool
+
+
+def bench_pass(count: int, seed: int) -> None:
+    _, pool = fill(count, seed)
+    now = datetime.now(UTC)
+    started = time.perf_counter()
+    loaded = store.pool_load(pool=pool)
+    load_s = time.perf_counter() - started
+    started = time.perf_counter()
+    tables = engine.match(loaded.tickets, now.timestamp(), recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)
+    engine_s = time.perf_counter() - started
+    result = pool_run(pool_id=pool.pk, now=now, wait=True)
+    assert result is not None and result.tables == len(tables)
+    written = Ticket.objects.filter(status="matched").count()
+    assert written == result.matched and not TicketSeat.objects.filter(open=True, ticket__status="matched").exists()
+    say(f"pass over {count:>7,} waiting: {result.seconds:6.3f} s (target {0.5 if count <= 10_000 else 5.0:.1f} s) "
+        f"= load {load_s:.3f} s + engine {engine_s:.3f} s + writes ~{result.seconds - load_s - engine_s:.3f} s; "
+        f"{result.tables:,} tables, {result.matched:,} seated")
+
+
+# ----------------------------------------------------------------------------------------------------
+# The arrival stream
+# ----------------------------------------------------------------------------------------------------
+
+def arrivals(rate_per_minute: int, minutes: float, seed: int) -> list[tuple[float, str, float, tuple]]:
+    """(time, player, elo, skill) per arrival: a Poisson stream from a population of players, each queueing
+    again only after their previous ticket closed (the simulation enforces that)."""
+    rng = random.Random(seed)
+    population = max(rate_per_minute * 4, 1000)
+    players = [(f"s{i}", rng.gauss(1500, 250)) for i in range(population)]
+    out, t, rate = [], 0.0, rate_per_minute / 60.0
+    while True:
+        t += rng.expovariate(rate)
+        if t >= minutes * 60:
+            return out
+        name, elo = players[rng.randrange(population)]
+        out.append((t, name, elo, skill_of(rng, elo)))
+
+
+def simulate(stream: list, seconds: float, choose) -> tuple[list[float], list[float], int]:
+    """A pass every second over the tickets waiting; ``choose(waiting, now)`` returns the tables formed."""
+    waiting: dict[str, engine.Ticket] = {}
+    busy: set[str] = set()
+    waits, spreads, expired = [], [], 0
+    index = 0
+    for second in range(1, int(seconds) + 1):
+        now = float(second)
+        while index < len(stream) and stream[index][0] <= now:
+            at, name, elo, skill = stream[index]
+            index += 1
+            if name in busy:
+                continue  # already queued: one open ticket per player and game
+            busy.add(name)
+            waiting[name] = engine.Ticket(id=name, player=name, ip_hash=f"ip-{name}", elo=elo, skill=skill,
+                                          min_players=LOW, max_players=HIGH, refuses_same_ip=False, queued_at=at)
+        for ticket in engine.expired(list(waiting.values()), now):
+            expired += 1
+            del waiting[ticket.id]
+            busy.discard(ticket.id)
+        for table in choose(list(waiting.values()), now):
+            elos = [t.elo for t in table]
+            spreads.append(max(elos) - min(elos))
+            for t in table:
+                waits.append(now - t.queued_at)
+                del waiting[t.id]
+                busy.discard(t.id)
+    return waits, spreads, expired
+
+
+def by_engine(pool: list[engine.Ticket], now: float) -> list[tuple[engine.Ticket, ...]]:
+    return [t.tickets for t in engine.match(pool, now, recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)]
+
+
+def first_come(pool: list[engine.Ticket], now: float) -> list[tuple[engine.Ticket, ...]]:
+    """The baseline: whoever came first, in groups of the recommended size; Elo, blocks and quality unseen."""
+    ordered = sorted(pool, key=lambda t: t.queued_at)
+    return [tuple(ordered[i:i + RECOMMENDED]) for i in range(0, len(ordered) - RECOMMENDED + 1, RECOMMENDED)]
+
+
+def report(name: str, waits: list[float], spreads: list[float], expired: int, cpu: float) -> None:
+    waits = sorted(waits)
+    p95 = waits[int(0.95 * (len(waits) - 1))] if waits else float("nan")
+    say(f"{name:<22} seated {len(waits):>6,}  wait median {statistics.median(waits):5.1f} s  p95 {p95:6.1f} s  "
+        f"mean Elo spread {statistics.fmean(spreads):6.1f}  tables {len(spreads):>5,}  expired {expired:>4}  "
+        f"({cpu:.1f} s of passes)")
+
+
+def bench_stream(rate: int, minutes: float, seed: int) -> None:
+    stream = arrivals(rate, minutes, seed)
+    say(f"stream: {len(stream):,} arrivals over {minutes:g} min ({rate:,}/min), a pass every second")
+    for name, choose in (("matchmaker", by_engine), ("first come first seated", first_come)):
+        started = time.process_time()
+        waits, spreads, expired = simulate(stream, minutes * 60 + 60, choose)
+        report(name, waits, spreads, expired, time.process_time() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--rate", type=int, default=3000, help="arrivals per minute")
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--skip-pass", action="store_true")
+    parser.add_argument("--skip-stream", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_pass:
+        if connection.vendor != "postgresql" or "bench" not in connection.settings_dict["NAME"]:
+            sys.exit("Point DATABASE_URL at a PostgreSQL database whose name contains 'bench': it is emptied.")
+        for count in (int(n) for n in args.sizes.split(",")):
+            bench_pass(count, args.seed)
+        reset()
+        Player.objects.all().delete()
+        Rating.objects.all().delete()
+    if not args.skip_stream:
+        bench_stream(args.rate, args.minutes, args.seed)
+
+
+if __name__ == "__main__":
+    main()
