@@ -40,7 +40,7 @@ from django.db import connection, transaction  # noqa: E402
 from arena.db import pg_cursor  # noqa: E402
 from arena.models import GameServer, Player  # noqa: E402
 from matchmaking import engine, store  # noqa: E402
-from matchmaking.models import Pool, Ticket, TicketSeat  # noqa: E402
+from matchmaking.models import OpenSeat, Pool, Ticket  # noqa: E402
 from matchmaking.services import pool_run  # noqa: E402
 from ratings.models import Rating  # noqa: E402
 
@@ -59,7 +59,8 @@ def skill_of(rng: random.Random, elo: float) -> tuple[float, float]:
 
 def reset() -> tuple[GameServer, Pool]:
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE matchmaking_deliveryattempt, matchmaking_delivery, matchmaking_ticketseat, "
+        cur.execute("TRUNCATE matchmaking_deliveryattempt, matchmaking_delivery, matchmaking_openseat, "
+                    "matchmaking_ticketseat, "
                     "matchmaking_ticket, matchmaking_table, matchmaking_pool, matchmaking_preferences, "
                     "ratings_ratingchange, ratings_rating, arena_seat, arena_game, arena_player, arena_gameserver "
                     "RESTART IDENTITY CASCADE")
@@ -89,10 +90,12 @@ def fill(count: int, seed: int) -> tuple[GameServer, Pool]:
             for ticket, player_id in zip(tickets, ids, strict=True):
                 copy.write_row((ticket, server.pk, pool.pk, player_id, "bench", LOW, HIGH, "waiting",
                                 now - timedelta(seconds=rng.uniform(0, 1))))
-        with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, game, ip_hash, open) "
-                      "FROM STDIN") as copy:
+        with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, ip_hash) FROM STDIN") as copy:
             for ticket, player_id in zip(tickets, ids, strict=True):
-                copy.write_row((ticket, player_id, 0, GAME, f"ip{player_id}", True))
+                copy.write_row((ticket, player_id, 0, f"ip{player_id}"))
+        with cur.copy("COPY matchmaking_openseat (player_id, game, ticket_id) FROM STDIN") as copy:
+            for ticket, player_id in zip(tickets, ids, strict=True):
+                copy.write_row((player_id, GAME, ticket))
     with connection.cursor() as cur:
         cur.execute("ANALYZE")
     return server, pool
@@ -110,7 +113,7 @@ def bench_pass(count: int, seed: int) -> None:
     result = pool_run(pool_id=pool.pk, now=now, wait=True)
     assert result is not None and result.tables == len(tables)
     written = Ticket.objects.filter(status="matched").count()
-    assert written == result.matched and not TicketSeat.objects.filter(open=True, ticket__status="matched").exists()
+    assert written == result.matched and not OpenSeat.objects.filter(ticket__status="matched").exists()
     say(f"pass over {count:>7,} waiting: {result.seconds:6.3f} s (target {0.5 if count <= 10_000 else 5.0:.1f} s) "
         f"= load {load_s:.3f} s + engine {engine_s:.3f} s + writes ~{result.seconds - load_s - engine_s:.3f} s; "
         f"{result.tables:,} tables, {result.matched:,} seated")

@@ -71,7 +71,7 @@ class DeliveryAdmin(ReadOnly, admin.ModelAdmin):
 
 class TicketSeatInline(ReadOnly, admin.TabularInline):
     model = TicketSeat
-    fields = ("position", "player", "game", "open")
+    fields = ("position", "player", "ip_hash")
     readonly_fields = fields
     extra = 0
 

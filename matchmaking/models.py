@@ -4,9 +4,11 @@ Why these shapes:
 
 - **Pool** is one row per (game, variant, rated): the row a pass locks, so two matchmaker processes never run the
   same pool at once, and the list the beat task walks to find pools with work.
-- **TicketSeat** holds every player a ticket brings (the owner at position 0, then the party). "One open ticket
-  per player and game" is a partial unique index on it, so the rule holds for party members too and under
-  concurrent requests, not only when a read-then-write happens to see the other request.
+- **TicketSeat** holds every player a ticket brings (the owner at position 0, then the party), never changed.
+- **OpenSeat** is the same players while the ticket waits: "one open ticket per player and game" is its unique
+  (player, game), so the rule holds for party members too and under concurrent requests, not only when a
+  read-then-write happens to see the other request. Closing a ticket deletes its rows: a pass closes thousands
+  of tickets at once, and a delete costs the database far less than an update (no new row, no index entries).
 - **Preferences** and **ServerCallback** live here, keyed one-to-one by the core's Player and GameServer: the core
   knows nothing of matchmaking (docs/architecture.md).
 """
@@ -83,7 +85,9 @@ class Ticket(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
     created_at = models.DateTimeField(help_text="When the ticket started waiting.")
     closed_at = models.DateTimeField(null=True, blank=True)
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets")
+    # No index: the pass sets it on thousands of tickets at once, and pushes carry their tickets' ids instead.
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets",
+                              db_index=False)
 
     class Meta:
         constraints = [
@@ -101,27 +105,35 @@ class Ticket(models.Model):
 
 
 class TicketSeat(models.Model):
-    """A player a ticket brings: the owner (position 0) or a party member; ``open`` while the ticket waits."""
+    """A player a ticket brings: the owner (position 0) or a party member, with the IP hash they came from."""
 
-    # Served by the unique (ticket, position) and (player, game) WHERE open indexes below: no index of their own.
+    # Served by the unique (ticket, position) index below: no index of its own.
     ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="seats", db_index=False)
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="ticket_seats", db_index=False)
     position = models.PositiveSmallIntegerField()
-    game = models.CharField(max_length=32, help_text="Copied from the pool: the open-ticket rule is per game.")
     ip_hash = models.CharField(max_length=64)
-    open = models.BooleanField(default=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["ticket", "position"], name="mm_seat_unique_position"),
-            # One open ticket per player and game (matchmaking.md), party members included.
-            models.UniqueConstraint(fields=["player", "game"], name="mm_seat_one_open",
-                                    condition=models.Q(open=True)),
-        ]
+        constraints = [models.UniqueConstraint(fields=["ticket", "position"], name="mm_seat_unique_position")]
         ordering = ["ticket", "position"]
 
     def __str__(self) -> str:
         return f"{self.player_id}@{self.ticket_id}"
+
+
+class OpenSeat(models.Model):
+    """A player of a waiting ticket, in its game: at most one per player and game. Deleted when the ticket closes."""
+
+    # Served by mm_open_one_per_game (player first): no index of its own.
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="open_seats", db_index=False)
+    game = models.CharField(max_length=32)
+    ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="open_seats")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "game"], name="mm_open_one_per_game")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} waits in {self.game}"
 
 
 class Preferences(models.Model):
@@ -176,6 +188,7 @@ class Delivery(models.Model):
     server = models.ForeignKey(GameServer, on_delete=models.CASCADE, related_name="deliveries")
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="deliveries")
     url = models.URLField(max_length=500)
+    tickets = models.JSONField(default=list, help_text="The server's own tickets at the table.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField()

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from matchmaking.models import Delivery, DeliveryAttempt, ServerCallback, Ticket
+from matchmaking.models import Delivery, DeliveryAttempt, ServerCallback
 from matchmaking.selectors import table_present
 
 SIGNATURE_HEADER = "X-Arena-Signature"
@@ -47,8 +47,7 @@ def verify(secret: str, header: str, body: bytes, *, now: float | None = None, t
 
 def payload(delivery: Delivery) -> bytes:
     """The body: the table, and which of the server's own tickets it seats."""
-    tickets = sorted(str(t) for t in Ticket.objects.filter(table_id=delivery.table_id, server_id=delivery.server_id)
-                     .values_list("pk", flat=True))
+    tickets = delivery.tickets
     body: dict[str, Any] = {"delivery": str(delivery.pk), "table": table_present(table=delivery.table),
                             "tickets": tickets}
     return json.dumps(body, separators=(",", ":"), default=str).encode()

@@ -25,7 +25,7 @@ from arena.errors import Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
 from matchmaking import engine, store
-from matchmaking.models import Delivery, Pool, Preferences, Ticket, TicketSeat
+from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Ticket, TicketSeat
 from matchmaking.sizes import pool_sizes, rated_allowed
 
 log = logging.getLogger(__name__)
@@ -139,10 +139,11 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                 created_at=now or timezone.now(),
             )
             TicketSeat.objects.bulk_create([
-                TicketSeat(ticket=ticket, player=players[seat.player], position=index, game=rules.slug,
-                           ip_hash=seat.ip_hash)
+                TicketSeat(ticket=ticket, player=players[seat.player], position=index, ip_hash=seat.ip_hash)
                 for index, seat in enumerate(seats)
             ])
+            OpenSeat.objects.bulk_create([OpenSeat(player=players[seat.player], game=rules.slug, ticket=ticket)
+                                          for seat in seats])
     except IntegrityError:
         # A concurrent request won the race: the same retry (request_id) or another ticket of one of the players.
         if data.request_id is not None and (retried := _retried(server, data)) is not None:
@@ -171,8 +172,7 @@ def _retried(server: GameServer, data: TicketInput) -> Ticket | None:
 
 def _refuse_open(game: str, seats: Sequence[SeatInput], players: dict[str, Player]) -> None:
     ids = {players[seat.player].pk: index for index, seat in enumerate(seats) if seat.player in players}
-    found = (TicketSeat.objects.filter(player_id__in=ids, game=game, open=True)
-             .values_list("player_id", "ticket_id").first())
+    found = OpenSeat.objects.filter(player_id__in=ids, game=game).values_list("player_id", "ticket_id").first()
     if found is not None:
         player_id, ticket_id = found
         index = ids[player_id]
@@ -209,7 +209,7 @@ def ticket_cancel(*, ticket: Ticket) -> Ticket:
 def tickets_cancel_for_player(*, player: Player) -> int:
     """Cancels every waiting ticket the player is in (their own or as a party member); moderation calls this."""
     cancelled = 0
-    waiting = (TicketSeat.objects.filter(player=player, open=True)
+    waiting = (OpenSeat.objects.filter(player=player)
                .values_list("ticket__pool_id", "ticket_id").order_by("ticket__pool_id"))
     for pool_id, ticket_id in list(waiting):
         with transaction.atomic():
@@ -230,7 +230,7 @@ def _close(ticket_ids: Sequence[Any], status: str) -> int:
     closed = Ticket.objects.filter(pk__in=ticket_ids, status=Ticket.Status.WAITING).update(status=status,
                                                                                          closed_at=now)
     if closed:
-        TicketSeat.objects.filter(ticket_id__in=ticket_ids, open=True).update(open=False)
+        OpenSeat.objects.filter(ticket_id__in=ticket_ids).delete()
     return closed
 
 

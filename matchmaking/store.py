@@ -21,12 +21,13 @@ from django.utils.dateparse import parse_datetime
 from arena.db import pg_cursor, postgres
 from arena.models import Player
 from matchmaking import engine
-from matchmaking.models import Delivery, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat
+from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat
 from ratings.models import Rating
 from ratings.skill import DEFAULT_SKILL
 
 _TICKET = Ticket._meta.db_table
 _SEAT = TicketSeat._meta.db_table
+_OPEN = OpenSeat._meta.db_table
 _TABLE = Table._meta.db_table
 _PLAYER = Player._meta.db_table
 _RATING = Rating._meta.db_table
@@ -186,11 +187,11 @@ def _write_postgres(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]],
             if cur.rowcount != len(seats):
                 raise StaleTicket(f"{len(seats) - cur.rowcount} ticket(s) of the pass were no longer waiting")
         if expired:
-            cur.execute(f"UPDATE {_TICKET} SET status = 'expired', closed_at = %s "
-                        f"WHERE id = ANY(%s::uuid[]) AND status = 'waiting'", [now, _uuids(expired)])
+            cur.execute(f"UPDATE {_TICKET} t SET status = 'expired', closed_at = %s FROM unnest(%s::uuid[]) AS u(id) "
+                        f"WHERE t.id = u.id AND t.status = 'waiting'", [now, _uuids(expired)])
         closed = [t for t, _ in seats] + list(expired)
         if closed:
-            cur.execute(f"UPDATE {_SEAT} SET open = false WHERE ticket_id = ANY(%s::uuid[]) AND open",
+            cur.execute(f"DELETE FROM {_OPEN} o USING unnest(%s::uuid[]) AS u(id) WHERE o.ticket_id = u.id",
                         [_uuids(closed)])
         cur.execute(f"UPDATE {Pool._meta.db_table} SET last_pass_at = %s WHERE id = %s", [now, pool.pk])
 
@@ -216,7 +217,7 @@ def _write_orm(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]], expired: 
             status=Ticket.Status.EXPIRED, closed_at=now)
         closed.extend(expired)
     if closed:
-        TicketSeat.objects.filter(ticket_id__in=closed, open=True).update(open=False)
+        OpenSeat.objects.filter(ticket_id__in=closed).delete()
     Pool.objects.filter(pk=pool.pk).update(last_pass_at=now)
 
 
@@ -229,7 +230,9 @@ def _deliveries(rows: list[tuple[uuid.UUID, engine.Table]], loaded: Loaded, now:
     deliveries = []
     for key, table in rows:
         for server_id in sorted({loaded.server_of[t.id] for t in table.tickets} & urls.keys()):
+            mine = sorted(str(uuid.UUID(str(loaded.key_of[t.id]))) for t in table.tickets
+                          if loaded.server_of[t.id] == server_id)
             deliveries.append(Delivery(server_id=server_id, table_id=key, url=urls[server_id], created_at=now,
-                                       next_attempt_at=now))
+                                       next_attempt_at=now, tickets=mine))
     Delivery.objects.bulk_create(deliveries)
     return [d.pk for d in deliveries]

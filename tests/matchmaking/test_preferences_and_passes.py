@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from arena.models import Player
 from matchmaking import engine, store
-from matchmaking.models import Pool, Table, Ticket, TicketSeat
+from matchmaking.models import OpenSeat, Pool, Table, Ticket
 from matchmaking.services import pool_run, pools_run_due
 from tests.matchmaking.conftest import ticket_body
 
@@ -129,7 +129,7 @@ def test_a_pass_writes_tables_statuses_and_frees_the_players(api):
     assert table.players == ["a", "b", "c", "d"]
     statuses = dict(Ticket.objects.values_list("pk", "status"))
     assert [statuses[uuid.UUID(i)] for i in ids] == ["matched"] * 4 + ["waiting"] * 2
-    assert set(TicketSeat.objects.filter(open=True).values_list("player__handle", flat=True)) == {"e", "f"}
+    assert set(OpenSeat.objects.values_list("player__handle", flat=True)) == {"e", "f"}
     assert Pool.objects.get().last_pass_at is not None
 
 
@@ -175,4 +175,4 @@ def test_expired_tickets_are_closed_by_the_pass(api):
     result = pool_run(pool_id=Pool.objects.get().pk)
     assert result.expired == 1 and result.tables == 0
     assert Ticket.objects.get(pk=tickets[0]["id"]).status == "expired"
-    assert not TicketSeat.objects.filter(ticket_id=tickets[0]["id"], open=True).exists()
+    assert not OpenSeat.objects.filter(ticket_id=tickets[0]["id"]).exists()

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from arena.errors import ArenaError
 from arena.models import GameServer, Player
 from arena.servers import game_server_create
-from matchmaking.models import Delivery, Pool, Preferences, Table, Ticket, TicketSeat
+from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Table, Ticket, TicketSeat
 from matchmaking.services import SeatInput, TicketInput, pool_run, preferences_set, ticket_create
 from ratings.models import Rating
 from tests.matchmaking import judge
@@ -51,7 +51,7 @@ arrival = st.fixed_dictionaries({
 
 
 def _reset() -> GameServer:
-    for model in (Delivery, TicketSeat, Ticket, Table, Pool, Preferences, Rating):
+    for model in (Delivery, OpenSeat, TicketSeat, Ticket, Table, Pool, Preferences, Rating):
         model.objects.all().delete()
     Player.objects.all().delete()
     return game_server_create(name=f"prop-{Player.objects.count()}-{datetime.now().timestamp()}").server
@@ -83,7 +83,7 @@ def _check_pass(now: datetime, formed_before: set, game: str, seated: dict) -> N
     # Every matched ticket points at exactly one table; every other ticket at none; only waiting seats are open.
     for ticket in Ticket.objects.all():
         assert (ticket.status == "matched") == (ticket.table_id is not None) == (ticket.pk in seated)
-    open_seats = set(TicketSeat.objects.filter(open=True).values_list("ticket_id", flat=True))
+    open_seats = set(OpenSeat.objects.values_list("ticket_id", flat=True))
     assert open_seats == set(Ticket.objects.filter(status="waiting").values_list("pk", flat=True))
     waiting = [by_id[str(t)] for t in Ticket.objects.filter(status="waiting").values_list("pk", flat=True)]
     # The engine's search sees every candidate when at most nine tickets were live in the pass: then these are
@@ -148,4 +148,4 @@ def test_random_arrivals_only_ever_form_valid_tables(game, people, arrivals):
             _check_pass(now, formed, game, seated)
         if created is not None and event["cancel"] and event["after"] % 2:
             Ticket.objects.filter(pk=created.pk, status="waiting").update(status="cancelled")
-            TicketSeat.objects.filter(ticket=created).update(open=False)
+            OpenSeat.objects.filter(ticket=created).delete()

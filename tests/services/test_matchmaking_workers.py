@@ -25,7 +25,7 @@ from arena.celery import app
 from arena.models import Player
 from arena.servers import game_server_create
 from matchmaking import push
-from matchmaking.models import Delivery, Pool, ServerCallback, Table, Ticket, TicketSeat
+from matchmaking.models import Delivery, OpenSeat, Pool, ServerCallback, Table, Ticket
 from matchmaking.services import preferences_set
 from ratings.models import Rating
 from tests.matchmaking import judge
@@ -153,7 +153,7 @@ def test_two_matchmakers_match_each_ticket_at_most_once_and_push_every_table(tmp
         assert judge.table_problem(table, by_id) is None, (judge.table_problem(table, by_id), table.players)
     players = [p for table in tables for p in table.players]
     assert len(players) == len(set(players)), "a player seated at two tables"
-    assert not TicketSeat.objects.filter(open=True).exclude(ticket__status="waiting").exists()
+    assert not OpenSeat.objects.exclude(ticket__status="waiting").exists()
     # Both processes ran passes: beat in each queued them every second.
     for text in worker_logs:
         assert "matchmaking.tasks.run_due_pools" in text and "succeeded" in text, text[-2000:]
