@@ -70,9 +70,9 @@ class Ticket(models.Model):
         CANCELLED = "cancelled"
         EXPIRED = "expired"
 
-    # Few indexes on purpose: a pass rewrites every seated ticket, and each index is one more write per ticket.
-    # Lookups by server go by id too (the unique request index leads with server), by pool through the waiting
-    # index, by player through the seats' open-ticket index.
+    # Only the primary key and the request index, neither on a column a pass changes: a pass rewrites every ticket
+    # it seats, and so each rewrite is a heap-only update (no index entry written; the table keeps free room on
+    # each page for it, see the migration). The waiting tickets of a pool or a player are found through OpenSeat.
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="tickets", db_index=False)
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tickets", db_index=False)
@@ -93,11 +93,6 @@ class Ticket(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["server", "request_id"], name="mm_ticket_unique_request",
                                     condition=models.Q(request_id__isnull=False)),
-        ]
-        indexes = [
-            # A pass reads the waiting tickets of one pool; waiting tickets are few next to closed ones.
-            models.Index(fields=["pool", "created_at"], name="mm_ticket_waiting",
-                         condition=models.Q(status="waiting")),
         ]
 
     def __str__(self) -> str:
@@ -122,12 +117,16 @@ class TicketSeat(models.Model):
 
 
 class OpenSeat(models.Model):
-    """A player of a waiting ticket, in its game: at most one per player and game. Deleted when the ticket closes."""
+    """A player of a waiting ticket, in its game: at most one per player and game. Deleted when the ticket closes,
+    so these rows are exactly the waiting tickets' players: a pass loads its pool from here."""
 
     # Served by mm_open_one_per_game (player first): no index of its own.
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="open_seats", db_index=False)
     game = models.CharField(max_length=32)
     ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="open_seats")
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="open_seats")
+    position = models.PositiveSmallIntegerField()
+    ip_hash = models.CharField(max_length=64)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player", "game"], name="mm_open_one_per_game")]

@@ -9,7 +9,7 @@ from django.utils import timezone
 from arena.errors import NotFound
 from arena.models import GameServer, Player, is_player_id
 from matchmaking import engine
-from matchmaking.models import Preferences, Ticket, TicketSeat
+from matchmaking.models import OpenSeat, Preferences, Ticket, TicketSeat
 
 
 def ticket_get_for_server(*, server: GameServer, ticket_id: str) -> Ticket:
@@ -49,7 +49,7 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
         body["waiting"] = {
             "seconds": round(waited, 1),
             "elo_tolerance": round(engine.tolerance(waited), 1),
-            "pool_waiting": Ticket.objects.filter(pool=pool, status=Ticket.Status.WAITING).count(),
+            "pool_waiting": OpenSeat.objects.filter(pool=pool, position=0).count(),
             "expires_in": round(max(0.0, engine.EXPIRES_AFTER - waited), 1),
         }
     if ticket.status == Ticket.Status.MATCHED and ticket.table is not None:

@@ -142,8 +142,11 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                 TicketSeat(ticket=ticket, player=players[seat.player], position=index, ip_hash=seat.ip_hash)
                 for index, seat in enumerate(seats)
             ])
-            OpenSeat.objects.bulk_create([OpenSeat(player=players[seat.player], game=rules.slug, ticket=ticket)
-                                          for seat in seats])
+            OpenSeat.objects.bulk_create([
+                OpenSeat(player=players[seat.player], game=rules.slug, ticket=ticket, pool=pool, position=index,
+                         ip_hash=seat.ip_hash)
+                for index, seat in enumerate(seats)
+            ])
     except IntegrityError:
         # A concurrent request won the race: the same retry (request_id) or another ticket of one of the players.
         if data.request_id is not None and (retried := _retried(server, data)) is not None:
@@ -209,8 +212,7 @@ def ticket_cancel(*, ticket: Ticket) -> Ticket:
 def tickets_cancel_for_player(*, player: Player) -> int:
     """Cancels every waiting ticket the player is in (their own or as a party member); moderation calls this."""
     cancelled = 0
-    waiting = (OpenSeat.objects.filter(player=player)
-               .values_list("ticket__pool_id", "ticket_id").order_by("ticket__pool_id"))
+    waiting = OpenSeat.objects.filter(player=player).values_list("pool_id", "ticket_id").order_by("pool_id")
     for pool_id, ticket_id in list(waiting):
         with transaction.atomic():
             Pool.objects.select_for_update().filter(pk=pool_id).first()
@@ -268,6 +270,10 @@ class PassResult:
     matched: int
     expired: int
     seconds: float
+    # The parts: lock and load, the engine, the writes and the commit.
+    load_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    write_seconds: float = 0.0
 
 
 def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -> PassResult | None:
@@ -285,16 +291,24 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
         sizes = pool_sizes(rules, locked.variant)
         with engine.gc_paused():
             loaded = store.pool_load(pool=locked)
+            loaded_at = time.perf_counter()
             clock = moment.timestamp()
             tables = engine.match(loaded.tickets, clock, recommended=sizes.recommended, game_min=sizes.low,
                                   game_max=sizes.high)
             expired = [t.id for t in engine.expired(loaded.tickets, clock)]
-        written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
+            matched_at = time.perf_counter()
+            written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
         deliveries = written.deliveries
         if deliveries:
             transaction.on_commit(lambda: _queue_pushes(deliveries))
-    return PassResult(pool_id, len(loaded.tickets), len(tables), sum(len(t.tickets) for t in tables),
-                      len(expired), time.perf_counter() - started)
+    done = time.perf_counter()
+    result = PassResult(pool_id, len(loaded.tickets), len(tables), sum(len(t.tickets) for t in tables),
+                        len(expired), done - started, loaded_at - started, matched_at - loaded_at, done - matched_at)
+    if tables or expired:
+        log.info("pool %s: %d waiting, %d tables, %d expired in %.3f s (load %.3f, engine %.3f, write %.3f)",
+                 pool_id, result.waiting, result.tables, result.expired, result.seconds, result.load_seconds,
+                 result.engine_seconds, result.write_seconds)
+    return result
 
 
 def _queue_pushes(delivery_ids: Sequence[Any]) -> None:
@@ -307,8 +321,7 @@ def _queue_pushes(delivery_ids: Sequence[Any]) -> None:
 def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
     """A pass over every pool with tickets waiting (the beat task's work), then pushes whose retry is overdue."""
     results = []
-    pool_ids = (Ticket.objects.filter(status=Ticket.Status.WAITING).values_list("pool_id", flat=True)
-                .distinct().order_by("pool_id"))
+    pool_ids = OpenSeat.objects.values_list("pool_id", flat=True).distinct().order_by("pool_id")
     for pool_id in list(pool_ids):
         result = pool_run(pool_id=pool_id, now=now)
         if result is not None:

@@ -33,15 +33,17 @@ _PLAYER = Player._meta.db_table
 _RATING = Rating._meta.db_table
 _PREFS = Preferences._meta.db_table
 
+# The waiting players are the pool's open seats (deleted as tickets close), so the ticket table, which only grows,
+# is read by primary key alone.
 _LOAD_SQL = f"""
 SELECT {{ident}}, {{queued}}, t.min_players, t.max_players, t.server_id, s.position, p.handle, s.ip_hash,
        r.elo, r.ts_mu, r.ts_sigma, pr.refuse_same_ip, pr.blocked
-FROM {_TICKET} t
-JOIN {_SEAT} s ON s.ticket_id = t.id
+FROM {_OPEN} s
+JOIN {_TICKET} t ON t.id = s.ticket_id
 JOIN {_PLAYER} p ON p.id = s.player_id
 LEFT JOIN {_RATING} r ON r.player_id = s.player_id AND r.title = %s
 LEFT JOIN {_PREFS} pr ON pr.player_id = s.player_id
-WHERE t.pool_id = %s AND t.status = 'waiting'
+WHERE s.pool_id = %s AND t.status = 'waiting'
 ORDER BY 1, s.position
 """
 
