@@ -5,7 +5,7 @@ from django.db import migrations
 
 def forwards(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE matchmaking_ticket SET (fillfactor = 60)")
+        schema_editor.execute("ALTER TABLE matchmaking_ticket SET (fillfactor = 45)")
 
 
 def backwards(apps, schema_editor):
