@@ -17,10 +17,17 @@ Why the rules look the way they do:
   would always favour the smallest table and contradict "larger preferred".
 - **Bounded search.** For the served ticket only the ``CANDIDATES`` compatible tickets nearest in Elo are
   considered (found by scanning at most ``SCAN_LIMIT`` tickets outward from its Elo), and tables are the
-  combinations of ``size - 1`` of them. With 8 candidates that is at most C(8, 4) = 70 tables per size tried,
-  whatever the pool size, so a pass over 3,000 tickets takes well under a second (about 0.15 s, 0.3 s when every
-  table could seat six). Nearest in Elo is where the most even tables almost always are; what the bound can
-  miss is a table made only of players further away, and the served ticket is tried again on the next pass.
+  combinations of them filling the table. With 8 candidates that is at most C(8, 4) = 70 tables per size,
+  whatever the pool size, and branch and bound (see ``_Pass._search``) tries only a few of them, so a pass is
+  linear in the pool: about 0.3 s of CPU per 10,000 fresh tickets. Nearest in Elo is where the most even tables
+  almost always are; what the bound can miss is a table made only of players further away, and the served ticket
+  is tried again on the next pass.
+- **Parties.** A ticket may bring friends (``Ticket.party``): one unit of several seats, matched on its players'
+  mean Elo and its own wait, never split. Blocks and same-IP refusals hold between units, never inside one. Its
+  total wait counts each of its players (a party of three that waited 10 s has waited 30 player-seconds), and
+  the table's TrueSkill quality takes every player as a side of one. A table needs two tickets at least: a party
+  that fills a table by itself needs no matchmaker. Same-IP warnings name every player sharing an address,
+  friends included, since the other players at the table have a right to know.
 """
 
 from __future__ import annotations
