@@ -86,8 +86,11 @@ class Ticket(models.Model):
     created_at = models.DateTimeField(help_text="When the ticket started waiting.")
     closed_at = models.DateTimeField(null=True, blank=True)
     # No index: the pass sets it on thousands of tickets at once, and pushes carry their tickets' ids instead.
+    # No database constraint either: checked at commit, each row would lock its table's row for key share, four
+    # tickets to a row (multixacts), which cost a 100,000-ticket pass ten seconds. The pass writes the table and
+    # its tickets in one transaction, and tables are never deleted (PROTECT), so the reference cannot dangle.
     table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets",
-                              db_index=False)
+                              db_index=False, db_constraint=False)
 
     class Meta:
         constraints = [
