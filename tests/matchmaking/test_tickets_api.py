@@ -14,7 +14,7 @@ from arena.models import Player
 from arena.players import player_ban
 from matchmaking.models import Ticket, TicketSeat
 from ratings.models import Rating
-from tests.matchmaking.conftest import another_server, ticket_body
+from tests.matchmaking.conftest import ticket_body
 
 pytestmark = pytest.mark.django_db
 
@@ -332,6 +332,3 @@ def test_the_schema_documents_the_matchmaking_endpoints(anon):
     assert {"TicketInRequest", "TicketOut", "PreferencesInRequest", "PreferencesOut", "MatchTableOut"} \
         <= schema["components"]["schemas"].keys()
 
-
-def test_another_server_fixture_is_independent():
-    assert another_server().server.name.startswith("mm-server-")
