@@ -337,7 +337,12 @@ def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
     here, for a worker that died holding one. Embedded, nothing waits in a queue, so every due retry is taken.
     """
     moment = now or timezone.now()
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        moment -= timezone.timedelta(minutes=1)
-    return list(Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=moment)
-                .values_list("pk", flat=True)[:500])
+    due_by = moment if settings.CELERY_TASK_ALWAYS_EAGER else moment - timezone.timedelta(minutes=1)
+    due = list(Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=due_by)
+               .values_list("pk", flat=True)[:500])
+    if due:
+        # Taken: not again from the next second's sweep while this attempt waits in the queue (its own outcome
+        # sets the next time).
+        Delivery.objects.filter(pk__in=due, status=Delivery.Status.PENDING).update(
+            next_attempt_at=moment + timezone.timedelta(minutes=1))
+    return due
