@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from arena.games import Game
 from arena.games.hanabi import UNRATED_DECKS
 from arena.games.wizard import AMIGO_CARDS
 from matchmaking.engine import MIN_TABLE
@@ -17,6 +16,20 @@ from matchmaking.engine import MIN_TABLE
 # matchmaking.md: "the game's recommended size (games.md; Hanabi: 3)". Hanabi's rules module has no ``rec``
 # (its Elo is a duel with Hanabot), so the matchmaker's choice is written here.
 RECOMMENDED: Mapping[str, int] = {"hanabi": 3}
+
+
+class Rules(Protocol):
+    """What this module reads of a game's rules module (``arena.games.get_game``)."""
+
+    slug: str
+    min_players: int
+    max_players: int
+
+
+def recommended_players(game: Rules) -> int | None:
+    """games.md's recommended count: ``recommended_players`` in the rules modules (``rec`` before they renamed
+    it, which this branch was written against)."""
+    return getattr(game, "recommended_players", getattr(game, "rec", None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,17 +41,17 @@ class Sizes:
     recommended: int
 
 
-def pool_sizes(game: Game, variant: Mapping[str, Any]) -> Sizes:
+def pool_sizes(game: Rules, variant: Mapping[str, Any]) -> Sizes:
     """The sizes a (game, normalised variant) pool may form."""
     low, high = max(game.min_players, MIN_TABLE), game.max_players
     if game.slug == "wizard" and variant.get("rounds") == "amigo":
         # Amigo has card counts for 3 to 5 players only (games.md).
         low, high = max(low, min(AMIGO_CARDS)), min(high, max(AMIGO_CARDS))
-    recommended = RECOMMENDED.get(game.slug) or game.rec or low
+    recommended = RECOMMENDED.get(game.slug) or recommended_players(game) or low
     return Sizes(low, high, min(max(recommended, low), high))
 
 
-def rated_allowed(game: Game, variant: Mapping[str, Any]) -> bool:
+def rated_allowed(game: Rules, variant: Mapping[str, Any]) -> bool:
     """Whether a game of this variant can be recorded rated: a rated pool of Hanabi's hard deck would form
     tables whose results are refused (games.md)."""
     return not (game.slug == "hanabi" and variant.get("deck") in UNRATED_DECKS)
