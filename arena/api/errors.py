@@ -1,4 +1,4 @@
-"""One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (api.md)."""
+"""One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (docs/api.md)."""
 from __future__ import annotations
 
 from typing import Any
