@@ -18,6 +18,8 @@ from ratings.elo import DEFAULT, Change, EloConfig, Standing, expected, k_factor
 
 K = TypeVar("K", bound=Hashable)
 
+# The Hanabi variant (arena/games/hanabi.py) whose value picks the Hanabot table's class.
+DECK_VARIANT = "deck"
 # Deck variant -> variant class of the Hanabot table; "hard" (55 cards) has no table, so it is never rated.
 VARIANT_CLASS = {"normal": "50", "tricky": "60", "very_difficult": "60m"}
 # The one deck that may only be recorded unrated (API code variant_not_rated).

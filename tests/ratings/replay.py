@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.utils.dateparse import parse_datetime
 
 from arena.games import get_game
 from arena.games.base import Entry, Result
 from arena.models import Game
 from ratings import hanabi
+from ratings.config import elo_config, hanabot_below_rule
 from ratings.elo import EloConfig, Standing, rate_sides
 from ratings.models import HanabotRating, Rating, RatingChange
 from ratings.skill import DEFAULT_SKILL, Skill, rate_skill
@@ -27,10 +27,8 @@ COMMON = {"player", "ip", "device", "score", "quit", "team"}
 
 
 def config() -> EloConfig:
-    return EloConfig(initial=settings.ELO_INITIAL, k_new=settings.ELO_K_NEW, k_mid=settings.ELO_K_MID,
-                     k_settled=settings.ELO_K_SETTLED, mid_from=settings.ELO_MID_FROM,
-                     settled_from=settings.ELO_SETTLED_FROM, quit_penalty=settings.ELO_QUIT_PENALTY,
-                     floor=settings.ELO_FLOOR)
+    # The constants as configured (the rules' defaults with the settings' overrides), not the maths.
+    return elo_config()
 
 
 def db_table() -> dict[tuple[str, int, int], float]:
@@ -74,7 +72,7 @@ class Replay:
         if rules.cooperative:
             members = [(e.player, self._standing(e.player, title)) for e in entries]
             changes = hanabi.rate_team(members, hanabi.variant_class(ranking.variant["deck"]), ranking.coop_score,
-                                       table, settings.HANABOT_BELOW_THRESHOLD, self.config)
+                                       table, hanabot_below_rule(), self.config)
         else:
             sides = [[(h, self._standing(h, title)) for h in side.players] for side in ranking.sides]
             places = [side.place for side in ranking.sides]
