@@ -84,7 +84,8 @@ class EloPlan:
 
     ``states`` holds every player the plan may meet (missing players start at ``config.initial`` with 0 games);
     it is updated in place so a player seen twice in one batch plays the second game with the first one's
-    result, exactly as a one-game-at-a-time replay would.
+    result, exactly as a one-game-at-a-time replay would. A plan rates one title: ``hanabi_rules`` is the
+    Hanabot table of a cooperative title (ratings.stages.hanabi_rules), None for a competitive one.
     """
 
     def __init__(self, *, states: dict[int, PlayerState], config: EloConfig, hanabi_rules: HanabiRules | None):
