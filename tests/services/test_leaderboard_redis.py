@@ -24,8 +24,7 @@ from leaderboards.redis_board import RedisBoard, keys
 from leaderboards.selectors import board_around, board_page, rank_of
 from leaderboards.services import board_rebuild, board_sync, boards_prune
 from ratings.models import Rating
-from tests.leaderboards.helpers import board, names, ranks, rate
-from tests.leaderboards.test_eligibility import expected_ids, random_ratings
+from tests.leaderboards.helpers import board, expected_ids, names, random_ratings, ranks, rate
 
 pytestmark = pytest.mark.django_db
 
