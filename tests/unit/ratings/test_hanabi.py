@@ -242,3 +242,13 @@ def test_refusals(table):
         rate_team(team(NEW, NEW), "55", 20, table)  # unknown class
     with pytest.raises(ValueError):
         rate_team(team(*[NEW] * 6), "50", 20, table)  # no table row for 6 players
+
+
+def test_every_deck_of_the_rules_module_has_a_bot_class_or_is_recorded_unrated():
+    from arena.games import get_game
+    from arena.games.hanabi import DECK, UNRATED_DECKS
+    from ratings.hanabi import VARIANT_CLASS
+
+    decks = set(get_game("hanabi").variants[DECK])
+    assert decks == set(VARIANT_CLASS) | UNRATED_DECKS and not set(VARIANT_CLASS) & UNRATED_DECKS
+    assert {variant_class(deck) for deck in decks - UNRATED_DECKS} == {"50", "60", "60m"}
