@@ -17,10 +17,12 @@ Locks, and why no deadlock with the rating batches (whose foreign-key checks tak
   carrying the same tables (in any order) never hold one each and wait for the other.
 
 The status of each game is decided in Python (``status_of``) before the statement runs, from the statuses the
-caller assumes (a player not stored yet is new, so active). The statement writes a game only if the statuses it
-locked are the assumed ones and every player has a row it can see; otherwise it writes nothing of that game and
-returns what it saw, and the game goes round again with those statuses (a ban committed a moment ago, a player
-another request created after this statement's snapshot). The rule itself never enters the SQL.
+caller assumes (a player not stored yet is new, so active). The statement writes the games only if, for every
+one of them, the statuses it locked are the assumed ones and every player has a row it can see; otherwise it
+writes no game (so ids still follow the given order) and returns what it saw for the games held back, and the
+call goes round again with those statuses. That takes a ban committed a moment ago, a banned player at the table
+(the first round assumes nobody is), or a player another request created after this statement's snapshot. The
+rule itself never enters the SQL.
 """
 from __future__ import annotations
 
@@ -74,8 +76,8 @@ fresh AS (
     RETURNING id, handle, status
 ),
 known AS (SELECT id, handle, status FROM locked UNION ALL SELECT id, handle, status FROM fresh),
-ready AS (
-    SELECT todo.t FROM todo WHERE NOT EXISTS (
+held AS (
+    SELECT todo.t FROM todo WHERE EXISTS (
         SELECT 1 FROM si LEFT JOIN known k ON k.handle = si.h
         WHERE si.t = todo.t AND (k.id IS NULL OR k.status IS DISTINCT FROM si.ps))
 ),
@@ -84,7 +86,7 @@ g AS (
                         rec, coop_score, warnings, same_ip, fingerprint, trueskill_done)
     SELECT (doc.j ->> 'server')::int8, gi.t, gi.ti, gi.v, gi.r, gi.f, now(), gi.d, gi.s, gi.rec, gi.cs, gi.w,
            gi.sip, gi.fp, false
-    FROM gi JOIN ready ON ready.t = gi.t, doc ORDER BY gi.ord
+    FROM gi JOIN todo ON todo.t = gi.t, doc WHERE NOT EXISTS (SELECT 1 FROM held) ORDER BY gi.ord
     ON CONFLICT (server_id, table_id) DO NOTHING
     RETURNING id, table_id, status
 ),
@@ -96,8 +98,7 @@ seats AS (
 )
 SELECT g.table_id, g.id, NULL, g.status FROM g
 UNION ALL
-SELECT si.t, NULL, si.h, k.status FROM si JOIN todo ON todo.t = si.t LEFT JOIN known k ON k.handle = si.h
-WHERE si.t NOT IN (SELECT t FROM ready)
+SELECT si.t, NULL, si.h, k.status FROM si JOIN held ON held.t = si.t LEFT JOIN known k ON k.handle = si.h
 """
 
 
@@ -109,22 +110,20 @@ class PostgresStore:
 
 
 def _rounds(server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, Written]:
+    """The first round assumes every player active (nearly always true); a banned player at the table, or a
+    player created by a concurrent request, costs a second round that assumes what the first one saw."""
     assumed: dict[str, Mapping[str, str]] = {r.table_id: {s.handle: NEW_PLAYER_STATUS for s in r.seats} for r in rows}
-    written: dict[str, Written] = {}
-    todo = list(rows)
     for _ in range(MAX_ROUNDS):
-        done, seen = _statement(server_id, todo, status_of, assumed)
-        written.update(done)
+        written, seen = _statement(server_id, rows, status_of, assumed)
         if not seen:
             return written
-        todo = [r for r in todo if r.table_id in seen]
-        assumed.update(seen)
-    raise StaleRead(f"{len(todo)} games found their players changing in each of {MAX_ROUNDS} rounds")
+        assumed.update(seen)  # nothing was written: the same games go round again, with what was seen
+    raise StaleRead(f"players of {len(rows)} games kept changing status over {MAX_ROUNDS} rounds")
 
 
 def _statement(server_id: int, rows: Sequence[GameRow], status_of: StatusRule,
                assumed: Mapping[str, Mapping[str, str]]) -> tuple[dict[str, Written], dict[str, dict[str, str]]]:
-    """One run of the statement: the games written, and for each game held back the players' statuses it saw."""
+    """One run of the statement: the games written, or (none written) for each game held back the statuses it saw."""
     doc = {
         "server": server_id,
         "games": [
