@@ -153,7 +153,7 @@ def game_status(*, wants_rating: bool, player_statuses: Iterable[str]) -> str:
 
     A game is rated when its server asked for it and its rules can rate it (more than one side, a rated
     variant), and nobody at the table is banned: a banned player's new games are recorded but rated for nobody
-    (moderation.md), not even for the others at the table. Games recorded before a ban keep their status.
+    (docs/moderation.md), not even for the others at the table. Games recorded before a ban keep their status.
     """
     if wants_rating and all(status != Player.Status.BANNED for status in player_statuses):
         return Game.Status.PENDING
