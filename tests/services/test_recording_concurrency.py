@@ -103,6 +103,24 @@ def test_parallel_games_sharing_players_in_opposite_orders_all_land(server_key, 
     assert Seat.objects.count() == 4 * PARALLEL
 
 
+def test_parallel_batches_creating_the_same_new_players_all_land(server_key, redis_conn):
+    # Different tables, the same brand-new players: every batch but the first finds them created by a request
+    # that committed after its first statement began (invisible to it), and locks them in a second look.
+    names = [f"fresh-{i}" for i in range(6)]
+    payloads = []
+    for i in range(PARALLEL):
+        games = []
+        for j in range(5):
+            order = names[(i + j) % 6:] + names[:(i + j) % 6]
+            games.append(game_body("wizard", [player(name, 10 * rank) for rank, name in enumerate(order[:4])]))
+        payloads.append({"games": games})
+    responses = _post_all_at_once(server_key[1], "/api/v1/games/batch/", payloads)
+    codes = [r["status_code"] for resp in responses for r in resp.json()["results"]]
+    assert codes == [201] * 5 * PARALLEL, codes
+    assert Player.objects.filter(handle__in=names).count() == 6
+    assert Seat.objects.count() == 4 * 5 * PARALLEL
+
+
 # ---------------------------------------------------------------- locks: what recording takes, and what it waits for
 
 
