@@ -28,10 +28,6 @@ RETRY_ATTEMPTS = 5
 RETRY_PAUSE_SECONDS = 0.005
 
 
-def postgres() -> bool:
-    return connection.vendor == "postgresql"
-
-
 @functools.cache
 def _cursor_class() -> type:
     """The psycopg cursor class, logging its statements while Django logs queries (DEBUG, or a test counting them):

@@ -21,7 +21,7 @@ KIND_GAME = "game"
 KIND_RESET = "reset"
 
 # A seat of a game to rate: (player_id, side index (0 = best side), place or None, quit). Not the recording's
-# seat (arena.game_writer), which carries what a game server sent.
+# seat (arena.recording_store), which carries what a game server sent.
 RatedSeat = tuple[int, int, "int | None", bool]
 
 
