@@ -1,4 +1,4 @@
-"""Raw PostgreSQL access for the few hot paths (recording games, rating batches).
+"""Raw PostgreSQL access for the few hot paths (recording games, rating batches), and transient-failure retries.
 
 Why: a batch writes thousands of rows, and the ORM builds a model instance and one parameter per value; on
 PostgreSQL a binary COPY, one ``INSERT ... SELECT FROM unnest(arrays)`` or one JSON document carries the same
@@ -8,15 +8,48 @@ more than the write itself). Callers keep an ORM path for SQLite, the embedded m
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import functools
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db import connection
+from django.db import DatabaseError, connection
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# deadlock_detected and serialization_failure: the database aborted the transaction to let another one through,
+# and the same work run again a moment later succeeds.
+TRANSIENT_SQLSTATES = frozenset({"40P01", "40001"})
+RETRY_ATTEMPTS = 5
+RETRY_PAUSE_SECONDS = 0.005
 
 
-def postgres() -> bool:
-    return connection.vendor == "postgresql"
+@functools.cache
+def _cursor_class() -> type:
+    """The psycopg cursor class, logging its statements while Django logs queries (DEBUG, or a test counting them):
+    a hand-written statement then counts like any ORM query, and costs nothing extra otherwise."""
+    import psycopg
+
+    class LoggedCursor(psycopg.Cursor):
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            if not connection.queries_logged:
+                return super().execute(query, params, **kwargs)
+            started = time.monotonic()
+            try:
+                return super().execute(query, params, **kwargs)
+            finally:
+                connection.queries_log.append({"sql": str(query), "time": f"{time.monotonic() - started:.3f}"})
+
+        def copy(self, statement: Any, *args: Any, **kwargs: Any) -> Any:
+            if connection.queries_logged:
+                connection.queries_log.append({"sql": str(statement), "time": "0.000"})
+            return super().copy(statement, *args, **kwargs)
+
+    return LoggedCursor
 
 
 @contextmanager
@@ -32,24 +65,70 @@ def pg_cursor(*, binary: bool = True) -> Iterator[Any]:  # yields a psycopg.Curs
     import psycopg
 
     connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    with connection.wrap_database_errors, _cursor_class()(connection.connection) as cursor:
         if binary:
             cursor.format = psycopg.pq.Format.BINARY
         yield cursor
 
 
-def fetch_one(sql: str, params: Sequence[Any]) -> tuple | None:
-    """One row of a hand-written query that runs on every request: on PostgreSQL through a server-binding
-    cursor, so the connection prepares it once and later runs skip parsing and planning."""
-    if postgres():
-        with pg_cursor(binary=False) as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchone()
+def _fetch_one_postgres(sql: str, params: Sequence[Any]) -> tuple | None:
+    with pg_cursor(binary=False) as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def _fetch_one_portable(sql: str, params: Sequence[Any]) -> tuple | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()
 
 
+@functools.cache
+def _fetch_one_backend() -> Callable[[str, Sequence[Any]], tuple | None]:
+    """Chosen once, at first use: the database a process talks to does not change while it runs."""
+    return _fetch_one_postgres if connection.vendor == "postgresql" else _fetch_one_portable
+
+
+def fetch_one(sql: str, params: Sequence[Any]) -> tuple | None:
+    """One row of a hand-written query that runs on every request: on PostgreSQL through a server-binding
+    cursor, so the connection prepares it once and later runs skip parsing and planning."""
+    return _fetch_one_backend()(sql, params)
+
+
 def columns(rows: Sequence[tuple]) -> list[list]:
     """Rows to one list per column, the shape ``unnest(%b::type[], ...)`` takes."""
     return [list(column) for column in zip(*rows, strict=True)]
+
+
+class StaleRead(DatabaseError):
+    """A write kept finding the rows it had read changed underneath it: run the whole transaction again."""
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether running the same transaction again may well succeed: a deadlock victim, a serialization failure."""
+    if isinstance(error, StaleRead):
+        return True
+    return isinstance(error, DatabaseError) and getattr(error.__cause__, "sqlstate", None) in TRANSIENT_SQLSTATES
+
+
+def retry_transient(work: Callable[[], T], *, attempts: int = RETRY_ATTEMPTS,
+                    pause: float = RETRY_PAUSE_SECONDS) -> T:
+    """Run ``work``, a whole transaction, again when the database aborted it for a transient reason.
+
+    Why: under concurrent load PostgreSQL may pick a transaction as a deadlock victim even when no cycle is
+    designed in (a moderator banning several players at once, say); the caller sent a valid request and must not
+    get a 500. Bounded (``attempts``), with a random pause that doubles each time so two victims do not collide
+    again in step. Inside a caller's transaction nothing can be retried here (the whole outer transaction is
+    lost), so the error goes up to the caller, who owns the transaction.
+    """
+    if connection.in_atomic_block:
+        return work()
+    for attempt in range(1, attempts + 1):
+        try:
+            return work()
+        except DatabaseError as error:
+            if attempt == attempts or not is_transient(error):
+                raise
+            log.warning("transient database failure, attempt %d of %d: %s", attempt, attempts, error)
+            time.sleep(random.uniform(0, pause * 2 ** attempt))
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -29,8 +29,8 @@ class Player(models.Model):
 
     class Meta:
         indexes = [
-            # Banned players are few; recording asks for them by handle on every game (a banned player's new
-            # games go unrated), and this keeps that a lookup in a tiny index at any number of players.
+            # Banned players are few; the database boards list them to leave them out, and this keeps that a
+            # scan of a tiny index at any number of players.
             models.Index(fields=["handle"], name="player_banned", condition=models.Q(status="banned")),
         ]
 

@@ -1,28 +1,28 @@
 """Recording finished games: the game's rules decide places, then one transaction stores the table.
 
 One code path serves a single POST and a batch: games are judged one by one (each fails alone), then every
-accepted game of the call is written in one transaction (on PostgreSQL a single game is one statement), and
-the rating workers are woken after commit. A table that is already stored, whether resent later or sent twice
-at once by a game server retrying on timeout, is skipped by the (server, table_id) unique constraint and
-answered like any resend: 200 when the body is the same, 409 when it differs.
+accepted game of the call is written in one transaction by the recording store (``arena.recording_store``, which
+alone knows the database), and the rating workers are woken after commit. A table that is already stored, whether
+resent later or sent twice at once by a game server retrying on timeout, is skipped by the (server, table_id)
+unique constraint and answered like any resend: 200 when the body is the same, 409 when it differs.
+
+A transient database failure (a deadlock victim, a stale read) is retried here a few times: a game server must
+never get a 500 for a valid game because another transaction was in the way.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
-
 from arena.announcements import GamesRecorded, announce
-from arena.db import postgres
+from arena.db import retry_transient
 from arena.errors import ArenaError, Conflict, InvalidInput
-from arena.game_writer import GameRow, SeatRow, Written, games_write
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
-from arena.models import Game, GameServer
+from arena.models import Game, GameServer, Player
+from arena.recording_store import GameRow, SeatRow, Written, recording_store
 from arena.same_ip import shared_addresses
 
 
@@ -148,32 +148,30 @@ def game_record(*, server: GameServer, data: GameInput) -> Recorded:
     raise outcome
 
 
-def _lock_tables(server: GameServer, items: list[_Accepted]) -> None:
-    """On PostgreSQL, serialise requests that carry the same tables, taking the locks in one sorted order.
+def game_status(*, wants_rating: bool, player_statuses: Iterable[str]) -> str:
+    """The status a game is recorded with: pending (waiting for the rating stage) or unrated.
 
-    Two batches holding the same tables in different orders would otherwise each wait on the other's
-    uncommitted unique-index entry: a deadlock instead of a clean "already recorded". One table alone cannot
-    deadlock that way, so a single game skips the round trip.
+    A game is rated when its server asked for it and its rules can rate it (more than one side, a rated
+    variant), and nobody at the table is banned: a banned player's new games are recorded but rated for nobody
+    (docs/moderation.md), not even for the others at the table. Games recorded before a ban keep their status.
     """
-    if not postgres() or len(items) < 2:
-        return  # SQLite transactions are IMMEDIATE: writers are already one at a time
-    keys = sorted(f"{server.pk}:{item.data.table_id}" for item in items)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(pg_advisory_xact_lock(k)) FROM "
-            "(SELECT hashtextextended(t, 0) AS k FROM unnest(%s::text[]) AS t ORDER BY 1) AS keys",
-            [keys],
-        )
+    if wants_rating and all(status != Player.Status.BANNED for status in player_statuses):
+        return Game.Status.PENDING
+    return Game.Status.UNRATED
+
+
+def _status_of(row: GameRow, player_statuses: Mapping[str, str]) -> str:
+    return game_status(wants_rating=row.wants_rating, player_statuses=player_statuses.values())
 
 
 def _row(data: GameInput, ranking: Ranking) -> GameRow:
     side_of = {name: i for i, side in enumerate(ranking.sides) for name in side.players}
     places = ranking.places
+    warnings = _same_ip_warnings(data)
     return GameRow(
         table_id=data.table_id, title=data.game, variant=ranking.variant, rated=data.rated,
-        finished_at=data.finished_at, details=data.details,
-        status=Game.Status.PENDING if data.rated and ranking.ratable else Game.Status.UNRATED,
-        rec=ranking.rec, coop_score=ranking.coop_score, warnings=_same_ip_warnings(data),
+        wants_rating=data.rated and ranking.ratable, finished_at=data.finished_at, details=data.details,
+        rec=ranking.rec, coop_score=ranking.coop_score, warnings=warnings, same_ip=bool(warnings),
         fingerprint=data.fingerprint,
         seats=tuple(
             SeatRow(handle=p.player, position=position, score=p.score, quit=p.quit, team=p.team,
@@ -185,17 +183,15 @@ def _row(data: GameInput, ranking: Ranking) -> GameRow:
 
 
 def _write(server: GameServer, items: list[_Accepted]) -> dict[str, Written]:
-    """Write the games in one transaction: on PostgreSQL a single game is one statement, so needs no BEGIN."""
+    """Store the games (one transaction, run again if the database aborted it), then announce the pending ones."""
     rows = [item.row for item in items]
-    one_statement = postgres() and len(items) == 1
-    with nullcontext() if one_statement else transaction.atomic():
-        _lock_tables(server, items)
-        written = games_write(server.pk, rows)
-        pending = {table_id for table_id, game in written.items() if game.status == Game.Status.PENDING}
-        titles = {row.title for row in rows if row.table_id in pending}
-        if titles:
-            # Outside a transaction (the one-statement case) the announcement is delivered at once.
-            announce(GamesRecorded(games=frozenset(titles)))
+    store = recording_store()
+    written = retry_transient(lambda: store.games_write(server_id=server.pk, rows=rows, status_of=_status_of))
+    titles = {row.title for row in rows
+              if row.table_id in written and written[row.table_id].status == Game.Status.PENDING}
+    if titles:
+        # Delivered once the write has committed: at once, or when the caller's own transaction commits.
+        announce(GamesRecorded(games=frozenset(titles)))
     return written
 
 
@@ -204,7 +200,7 @@ def _recorded(server: GameServer, item: _Accepted, written: Written) -> Recorded
     game = Game(
         pk=written.id, server=server, table_id=row.table_id, title=row.title, variant=row.variant,
         rated=row.rated, finished_at=row.finished_at, details=row.details, status=written.status, rec=row.rec,
-        coop_score=row.coop_score, warnings=row.warnings, same_ip=bool(row.warnings),
+        coop_score=row.coop_score, warnings=row.warnings, same_ip=row.same_ip,
         fingerprint=row.fingerprint,
     )
     seating = tuple((p.player, places.get(p.player)) for p in item.data.players)

@@ -4,6 +4,7 @@ With nothing set, Arena runs embedded: a SQLite file, Celery tasks executed in-p
 Setting ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switches to the scaled-out shape: Postgres, Redis as the
 Celery broker and cache, real workers. The code path is the same in both.
 """
+import os
 from pathlib import Path
 
 import environ
@@ -190,18 +191,16 @@ GAMES_BATCH_MAX = 500
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 
 # =============================================================================
-# Ratings (ratings.md): every constant is a setting with the spec's default
+# Ratings (ratings.md): every constant is a setting. The defaults are defined once, in ratings/elo.py and
+# ratings/hanabi.py; ratings/config.py lists the settings that override them (ELO_INITIAL, ELO_K_NEW, ELO_K_MID,
+# ELO_K_SETTLED, ELO_MID_FROM, ELO_SETTLED_FROM, ELO_QUIT_PENALTY, ELO_FLOOR, HANABOT_BELOW_THRESHOLD), and
+# only what is set here or in the environment overrides.
 # =============================================================================
-ELO_INITIAL = env.float("ELO_INITIAL", default=1500.0)
-ELO_K_NEW = 60
-ELO_K_MID = 40
-ELO_K_SETTLED = 20
-ELO_MID_FROM = 10
-ELO_SETTLED_FROM = 20
-ELO_QUIT_PENALTY = 10.0
-ELO_FLOOR = None
-# "tie_with_1000" (the later rule) or "lose_to_weakest" (the 2014 rule).
-HANABOT_BELOW_THRESHOLD = env.str("HANABOT_BELOW_THRESHOLD", default="tie_with_1000")
+if "ELO_INITIAL" in os.environ:
+    ELO_INITIAL = env.float("ELO_INITIAL")
+if "HANABOT_BELOW_THRESHOLD" in os.environ:
+    # "tie_with_1000" (the later rule, the default) or "lose_to_weakest" (the 2014 rule).
+    HANABOT_BELOW_THRESHOLD = env.str("HANABOT_BELOW_THRESHOLD")
 RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
 
 # =============================================================================

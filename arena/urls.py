@@ -24,8 +24,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema", authentication_classes=[],
                                                      permission_classes=[]), name="docs"),
-    path("healthz", health.healthz, name="healthz"),
-    path("readyz", health.readyz, name="readyz"),
+    # With or without the trailing slash: probes are configured by hand, and both spellings are common.
+    re_path(r"^healthz/?$", health.healthz, name="healthz"),
+    re_path(r"^readyz/?$", health.readyz, name="readyz"),
 ]
 
 handler500 = "arena.api.errors.server_error"

@@ -1,7 +1,9 @@
 """Recording throughput over HTTP: single-game POSTs/s and batch games/s, next to a bare DRF endpoint.
 
 Run by hand (PostgreSQL and Redis on 127.0.0.1):  .venv/bin/python -m bench.recording_bench [--rounds 5]
-Serves Arena with gunicorn on a scratch database ``arena_bench_rec`` and Redis db 13, so nothing else is touched.
+Serves Arena with gunicorn on a scratch database (``--database``, default ``arena_bench_rec``, dropped and created
+afresh) and its own Redis db (``--redis-db``, default 13), so nothing else is touched; give each concurrent run its
+own pair.
 Targets (issue 2): single POST >= 0.4x the bare endpoint; batch >= 3,000 games/s.
 """
 from __future__ import annotations
@@ -50,9 +52,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=8, help="client keep-alive connections")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--server-threads", type=int, default=4)
+    parser.add_argument("--database", default="arena_bench_rec", help="scratch database (dropped and recreated)")
+    parser.add_argument("--redis-db", type=int, default=13, help="Redis database number of the run")
     args = parser.parse_args()
 
-    env = service_env("arena_bench_rec", 13, BENCH_ENDPOINTS="true")
+    env = service_env(args.database, args.redis_db, BENCH_ENDPOINTS="true")
     fresh_database(env)
     key = manage(env, "create_game_server", "bench", "--quiet-key").strip()
     auth = {"Authorization": f"Api-Key {key}"}

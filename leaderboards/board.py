@@ -28,11 +28,18 @@ def active_cutoff(now: datetime) -> datetime:
 
 
 def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cutoff: datetime) -> bool:
-    """The leaderboard rule of api.md; the database board states the same rule as a query filter."""
+    """Who is on a board (api.md): the one statement of the rule.
+
+    Two mirrors restate it where a Python call per player would cost too much, and are held to this function's
+    answers on random data (tests/leaderboards/test_eligibility.py, tests/services/test_leaderboard_redis.py):
+    ``DbBoard.eligible`` as a query filter, and the Redis board, whose syncs and rebuilds add only the players
+    this function admits and whose read script drops, at each read, those whose last game is not after the
+    cutoff (the one part of the rule that changes with the clock alone).
+    """
     return not banned and games >= MIN_GAMES and last_game_at is not None and last_game_at > cutoff
 
 
-class Entry(NamedTuple):
+class RankedEntry(NamedTuple):
     """A ranked player on a page (a tuple: a page is built on every request, frozen dataclasses cost 4x)."""
 
     rank: int
@@ -47,7 +54,7 @@ class Entry(NamedTuple):
 
 class Page(NamedTuple):
     total: int
-    entries: list[Entry]
+    entries: list[RankedEntry]
 
 
 class Row(NamedTuple):
@@ -59,21 +66,21 @@ class Row(NamedTuple):
     games: int
 
 
-def assign_ranks(rows: Sequence[tuple[int, str, float, int]], *, start: int, first_rank: int) -> list[Entry]:
+def assign_ranks(rows: Sequence[tuple[int, str, float, int]], *, start: int, first_rank: int) -> list[RankedEntry]:
     """Ranks for a slice of the board (rows shaped like ``Row``) that begins at 0-based position ``start``.
 
     ``first_rank`` is 1 + the number of players with a strictly higher Elo than the slice's first row (one count
     by the board). Below it, a row that ties the row above shares its rank; any other row has every player above
     it strictly higher, so its rank is its position + 1. One count per page, whatever its length.
     """
-    entries: list[Entry] = []
+    entries: list[RankedEntry] = []
     rank = first_rank
     previous: float | None = None
     for i, (player_id, player, elo, games) in enumerate(rows):
         if i and elo != previous:
             rank = start + i + 1
         previous = elo
-        entries.append(Entry(rank, player_id, player, elo, games))
+        entries.append(RankedEntry(rank, player_id, player, elo, games))
     return entries
 
 

@@ -35,7 +35,7 @@ class DbBoard:
         self.cutoff = active_cutoff(now or timezone.now())
 
     def eligible(self, *, banned: list[int] | QuerySet[Player] | None = None) -> QuerySet[Rating]:
-        """The ranked ratings of the title: the rule of ``leaderboards.board.is_eligible`` as a filter."""
+        """The ranked ratings of the title: ``leaderboards.board.is_eligible`` as a filter (its mirror)."""
         return Rating.objects.filter(title=self.title, games__gte=MIN_GAMES, last_game_at__gt=self.cutoff).exclude(
             player_id__in=self._banned if banned is None else banned
         )

@@ -84,7 +84,9 @@ def keys(title: str) -> Keys:
 # ARGV: cutoff, mode (page | around | rank | prune), offset (page) or handle (around) or member (rank), limit.
 # Replies: nil (board not ready); prune {total}; rank {total, rank or -1};
 # page/around {total, start} (empty), {total, -1} (not ranked) or {total, start, first_rank, rows, metas}.
-# The window of "around" mirrors leaderboards.board.window_start.
+# The window of "around" mirrors leaderboards.board.window_start. The stale sweep at the top mirrors the clock part
+# of leaderboards.board.is_eligible (kept: last game strictly after the cutoff); the rest of the rule was applied
+# when the player was written (apply, finish_rebuild).
 _READ = """
 if redis.call('EXISTS', KEYS[4]) == 0 then return false end
 local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 500)

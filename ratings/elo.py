@@ -101,24 +101,25 @@ def expected(a: float, b: float) -> float:
     return 1.0 / (1.0 + 10.0 ** ((b - a) / ELO_SCALE))
 
 
-def multiplier(n: int, rec: int) -> float:
+def multiplier(n: int, recommended_sides: int) -> float:
     """P(n): scales the sum over n - 1 opponents so the total at stake grows up to ``rec`` sides, then flat.
 
+    ``rec`` (ratings.md) is ``recommended_sides``: the game's recommended number of players, counting teams.
     ``2 / n`` when ``n <= rec``, else ``2 * (rec - 1) / (rec * (n - 1))``; with n = 2 it is 1 (classic Elo).
     """
     if n < MIN_SIDES:
         raise ValueError(f"a rated game needs at least {MIN_SIDES} sides, got {n}")
-    if rec < MIN_SIDES:
-        raise ValueError(f"recommended number of sides must be at least {MIN_SIDES}, got {rec}")
-    if n <= rec:
+    if recommended_sides < MIN_SIDES:
+        raise ValueError(f"recommended number of sides must be at least {MIN_SIDES}, got {recommended_sides}")
+    if n <= recommended_sides:
         return 2.0 / n
-    return 2.0 * (rec - 1) / (rec * (n - 1))
+    return 2.0 * (recommended_sides - 1) / (recommended_sides * (n - 1))
 
 
 def rate_sides(
     sides: Sequence[Sequence[tuple[K, Standing]]],
     places: Sequence[int],
-    rec: int,
+    recommended_sides: int,
     quitter: K | None = None,
     config: EloConfig = DEFAULT,
 ) -> dict[K, Change]:
@@ -175,7 +176,7 @@ def rate_sides(
                 gain_i += d
                 gains[j] -= d
             gains[i] += gain_i
-        p = multiplier(n, rec)
+        p = multiplier(n, recommended_sides)
 
     mid_from, settled_from = config.mid_from, config.settled_from
     k_new, k_mid, k_settled = config.k_new, config.k_mid, config.k_settled

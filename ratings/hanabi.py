@@ -14,16 +14,18 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from arena.games.hanabi import DECK, UNRATED_DECKS
+from arena.games.hanabi import MAX_SCORE as DECK_MAX_SCORE
 from ratings.elo import DEFAULT, Change, EloConfig, Standing, expected, k_factor
 
 K = TypeVar("K", bound=Hashable)
 
+# The variant the rating reads (the rules module's deck): it picks the Hanabot table's class.
+DECK_VARIANT = DECK
 # Deck variant -> variant class of the Hanabot table; "hard" (55 cards) has no table, so it is never rated.
 VARIANT_CLASS = {"normal": "50", "tricky": "60", "very_difficult": "60m"}
-# The one deck that may only be recorded unrated (API code variant_not_rated).
-UNRATED_DECK = "hard"
-# Best possible score per class: a perfect game never costs points.
-MAX_SCORE = {"50": 25, "60": 30, "60m": 30}
+# Best possible score per class (the rules module's, per deck): a perfect game never costs points.
+MAX_SCORE = {cls: DECK_MAX_SCORE[deck] for deck, cls in VARIANT_CLASS.items()}
 # Lowest score with a bot rating in the table; below it the team meets the weakest bot.
 THRESHOLD = {"50": 18, "60": 21, "60m": 21}
 # Bot rating below the threshold (current rule): weak enough that only a weak team keeps its rating.
@@ -52,7 +54,7 @@ class NotRatable(ValueError):
 
 def variant_class(deck: str) -> str:
     """Class of the Hanabot table for a deck; raises :class:`NotRatable` for ``hard``."""
-    if deck == UNRATED_DECK:
+    if deck in UNRATED_DECKS:  # recorded only with rated: false (API code variant_not_rated)
         raise NotRatable(f"Hanabi deck {deck!r} cannot be rated")
     try:
         return VARIANT_CLASS[deck]

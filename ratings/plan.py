@@ -20,19 +20,21 @@ from ratings.skill import DEFAULT_SKILL, Skill, rate_skill
 KIND_GAME = "game"
 KIND_RESET = "reset"
 
-# A seat as the planner reads it: (player_id, side index (0 = best side), place or None, quit).
-SeatRow = tuple[int, int, "int | None", bool]
+# A seat of a game to rate: (player_id, side index (0 = best side), place or None, quit). Not the recording's
+# seat (arena.recording_store), which carries what a game server sent.
+RatedSeat = tuple[int, int, "int | None", bool]
 
 
-class GameRow(NamedTuple):
+class RatedGame(NamedTuple):
     """What rating one game needs, read once from the database (seats in position order)."""
 
     id: int
-    rec: int | None
+    # The game's effective recommended number of sides: ``rec`` of ratings.md's multiplier P(n).
+    recommended_sides: int | None
     coop_score: int | None
     finished_at: datetime
-    deck: str | None  # Hanabi's deck; None for every other title
-    seats: list[SeatRow]
+    deck: str | None  # the Hanabot table's deck, read for cooperative titles only (None elsewhere)
+    seats: list[RatedSeat]
 
 
 class ChangeRow(NamedTuple):
@@ -82,7 +84,8 @@ class EloPlan:
 
     ``states`` holds every player the plan may meet (missing players start at ``config.initial`` with 0 games);
     it is updated in place so a player seen twice in one batch plays the second game with the first one's
-    result, exactly as a one-game-at-a-time replay would.
+    result, exactly as a one-game-at-a-time replay would. A plan rates one title: ``hanabi_rules`` is the
+    Hanabot table of a cooperative title (ratings.stages.hanabi_rules), None for a competitive one.
     """
 
     def __init__(self, *, states: dict[int, PlayerState], config: EloConfig, hanabi_rules: HanabiRules | None):
@@ -98,9 +101,12 @@ class EloPlan:
             state = self.states[player_id] = PlayerState(None, self.config.initial, 0)
         return state
 
-    def apply_game(self, game: GameRow, seq: int, *, opponent: float | None = None) -> None:
-        """Rate one game. ``opponent`` (rebuild only): the Hanabot rating this game met when first rated."""
-        if game.deck is not None:
+    def apply_game(self, game: RatedGame, seq: int, *, opponent: float | None = None) -> None:
+        """Rate one game. ``opponent`` (rebuild only): the Hanabot rating this game met when first rated.
+
+        A plan given the Hanabot table rates a cooperative title: every game is the team against the bot.
+        """
+        if self.hanabi_rules is not None:
             self._apply_hanabi(game, seq, opponent)
             return
         # The hot loop of the Elo stage (tens of thousands of games a second): plain locals, no helper calls.
@@ -124,12 +130,13 @@ class EloPlan:
                 quitter = player_id
         if count < len(seats):  # teams: fewer sides than seats
             del sides[count:], places[count:]
-        self._record(game, seq, seat_states, rate_sides(sides, places, game.rec, quitter, self.config), None)
+        changes = rate_sides(sides, places, game.recommended_sides, quitter, self.config)
+        self._record(game, seq, seat_states, changes, None)
 
-    def _apply_hanabi(self, game: GameRow, seq: int, opponent: float | None) -> None:
+    def _apply_hanabi(self, game: RatedGame, seq: int, opponent: float | None) -> None:
         rules = self.hanabi_rules
-        if rules is None:
-            raise ValueError("a Hanabi game needs the Hanabot table")
+        if game.deck is None:
+            raise ValueError(f"cooperative game {game.id} was read without its deck")
         cls = hanabi.variant_class(game.deck)
         size = len(game.seats)
         score = game.coop_score
@@ -144,7 +151,7 @@ class EloPlan:
         changes = hanabi.rate_team(members, cls, score, table, rules.below_rule, self.config)
         self._record(game, seq, states, changes, bot)
 
-    def _record(self, game: GameRow, seq: int, states: list[PlayerState], changes: Mapping[int, Change],
+    def _record(self, game: RatedGame, seq: int, states: list[PlayerState], changes: Mapping[int, Change],
                 opponent: float | None) -> None:
         append = self.changes.append
         touched = self.touched.add
@@ -189,7 +196,7 @@ class SkillPlan:
         self.states = states
         self.touched: set[int] = set()
 
-    def apply_game(self, game: GameRow) -> None:
+    def apply_game(self, game: RatedGame) -> None:
         states = self.states
         seats = game.seats
         count = 1 + max(seat[1] for seat in seats)

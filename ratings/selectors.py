@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.conf import settings
-
 from arena.errors import NotFound
 from arena.games import GAMES
 from arena.models import Player, is_player_id
 from ratings import elo
+from ratings.config import elo_config
 from ratings.models import RatingChange
 
 
@@ -46,12 +45,13 @@ def player_page(*, handle: str) -> dict[str, Any]:
         raise NotFound("player_not_found", f"No player {handle!r}.")
     player_id, status = rows[0][0], rows[0][1]
     ratings: dict[str, dict[str, Any]] = {}
+    initial = elo_config().initial
     for _, _, title, rating, games in rows:
         if title is None:
             continue
         ratings[title] = {
             "elo": _round2(rating),
-            "level": elo.level(rating, initial=settings.ELO_INITIAL),
+            "level": elo.level(rating, initial=initial),
             "games": games,
         }
     return {"player": handle, "id": player_id, "status": status, "ratings": ratings}

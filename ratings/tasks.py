@@ -13,7 +13,9 @@ from django.conf import settings
 
 from arena.announcements import GamesRecorded
 from arena.redis import redis_client
-from ratings import services
+from ratings.elo_batch import pending_titles, rate_pending
+from ratings.rebuild import rebuild
+from ratings.trueskill_batch import rate_trueskill_pending, trueskill_titles
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
 # before it starts. The marker expires in case a worker dies holding it; the sweep covers the gap meanwhile.
@@ -59,7 +61,7 @@ def rate_elo(title: str) -> int:
     _clear_wake(title)
     rated = 0
     while True:
-        batch = services.rate_pending(title=title)
+        batch = rate_pending(title=title)
         if not batch.games:
             break
         rated += batch.games
@@ -73,7 +75,7 @@ def rate_trueskill(title: str) -> int:
     """Apply TrueSkill to every Elo-rated game of ``title`` not yet done, in rating order (its own queue)."""
     done = 0
     while True:
-        batch = services.rate_trueskill_pending(title=title)
+        batch = rate_trueskill_pending(title=title)
         if not batch.games:
             return done
         done += batch.games
@@ -82,15 +84,15 @@ def rate_trueskill(title: str) -> int:
 @shared_task(name="ratings.tasks.sweep_pending")
 def sweep_pending() -> None:
     """Periodic safety net: queue the stages of every title that still has work, whatever became of messages."""
-    for title in services.pending_titles():
+    for title in pending_titles():
         rate_elo.delay(title)
-    for title in services.trueskill_titles():
+    for title in trueskill_titles():
         rate_trueskill.delay(title)
 
 
 @shared_task(name="ratings.tasks.rebuild_title")
 def rebuild_title(title: str) -> int:
     """Rebuild a title's ratings in a worker (after a moderator voids games), then rate what queued meanwhile."""
-    result = services.rebuild(title=title)
+    result = rebuild(title=title)
     rate_elo.delay(title)
     return result.games

@@ -1,4 +1,4 @@
-"""One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (api.md)."""
+"""One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (docs/api.md)."""
 from __future__ import annotations
 
 from typing import Any
@@ -6,11 +6,13 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from arena.errors import ArenaError
+from arena.games import all_games
 from arena.games.base import RuleViolation
 
 _DRF_CODES = {
@@ -38,7 +40,17 @@ def refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, An
     if isinstance(refusal, RuleViolation):
         fields = {refusal.field: refusal.message} if refusal.field else None
         return status.HTTP_400_BAD_REQUEST, error_body(refusal.code, refusal.message, fields)
+    if refusal.code == "unknown_game":
+        return refusal.status, _unknown_game_body(refusal)
     return refusal.status, error_body(refusal.code, refusal.message, refusal.fields)
+
+
+def _unknown_game_body(refusal: ArenaError) -> dict[str, Any]:
+    """An unknown slug answered with the slugs there are: a developer who sent "Railroad Ink" or "nile_deluxor"
+    learns the spelling from the error itself (docs/games.md lists them too)."""
+    slugs = ", ".join(game.slug for game in all_games())
+    fields = {path: f"Unknown game; one of: {slugs}." for path in refusal.fields}
+    return error_body(refusal.code, f"{refusal.message} The games are: {slugs}.", fields)
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
@@ -81,11 +93,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+@csrf_exempt
 def endpoint_not_found(request: HttpRequest, unmatched: str = "") -> JsonResponse:
     """Any path under /api/v1/ that names no endpoint: a JSON 404 like every other API error, not an HTML page.
 
     A path missing only its trailing slash says so: Django's own redirect cannot carry a POST body, and a game
     server's developer should not have to guess.
+
+    Exempt from CSRF like every DRF view: the API authenticates by key, never by cookie, so there is no forged
+    cross-site request to stop, and without the exemption a POST to a wrong path met Django's HTML 403 page
+    before this view could answer.
     """
     message = f"No endpoint at {request.path}."
     try:

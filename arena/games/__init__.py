@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from arena.games.base import Entry, Game, Ranking, Result, RuleViolation, Side
+from arena.games.base import Entry, GameRules, Ranking, Result, RuleViolation, Side
 from arena.games.hanabi import Hanabi
 from arena.games.nile import Nile
 from arena.games.railroad_ink import RailroadInk
@@ -17,7 +17,7 @@ from arena.games.spades import Spades
 from arena.games.tokaido import Tokaido
 from arena.games.wizard import Wizard
 
-_GAMES: tuple[Game, ...] = (
+_GAMES: tuple[GameRules, ...] = (
     Wizard(),
     Hanabi(),
     Tokaido(),
@@ -26,14 +26,14 @@ _GAMES: tuple[Game, ...] = (
     Nile(),
 )
 
-GAMES: Mapping[str, Game] = MappingProxyType({game.slug: game for game in _GAMES})
+GAMES: Mapping[str, GameRules] = MappingProxyType({game.slug: game for game in _GAMES})
 
 
 class UnknownGame(LookupError):
     """No game has this slug (the API answers 400 ``unknown_game``)."""
 
 
-def get_game(slug: str) -> Game:
+def get_game(slug: str) -> GameRules:
     """The game with this slug; raises UnknownGame for any other."""
     try:
         return GAMES[slug]
@@ -41,7 +41,7 @@ def get_game(slug: str) -> Game:
         raise UnknownGame(slug) from None
 
 
-def all_games() -> tuple[Game, ...]:
+def all_games() -> tuple[GameRules, ...]:
     """Every game, in a stable order (the order of ``_GAMES``)."""
     return _GAMES
 
@@ -49,7 +49,7 @@ def all_games() -> tuple[Game, ...]:
 __all__ = [
     "GAMES",
     "Entry",
-    "Game",
+    "GameRules",
     "Ranking",
     "Result",
     "RuleViolation",

@@ -101,10 +101,17 @@ class Ranking:
 
     variant: dict[str, Any]
     sides: tuple[Side, ...]
-    rec: int | None
+    # ``rec`` of ratings.md's multiplier: the recommended number of sides (teams count as one), None if cooperative.
+    recommended_sides: int | None
     quitter: str | None
     ratable: bool
     coop_score: int | None = None
+
+    @property
+    def rec(self) -> int | None:
+        """The recording seam's former name of ``recommended_sides`` (arena/recording.py); to drop once it reads
+        the new one."""
+        return self.recommended_sides
 
     @property
     def places(self) -> dict[str, int]:
@@ -237,19 +244,20 @@ def check_totals(entries: Sequence[Entry], totals: Mapping[str, int], source: st
 COMMON_ENTRY_KEYS = frozenset({"player", "ip", "device", "score", "quit", "team"})
 
 
-class Game:
+class GameRules:
     """A game's rules. Subclasses set the class attributes and override the few hooks that differ.
 
     Hooks, in the order ``judge`` calls them: ``check_teams`` (who may form teams), ``check`` (game-specific
     rules and details), ``side_groups`` (who rates together), ``rank_key`` (what makes a side better),
-    ``effective_rec`` and, for cooperative games, ``coop_score``.
+    ``recommended_sides`` and, for cooperative games, ``coop_score``.
     """
 
     slug: ClassVar[str]
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    rec: ClassVar[int | None]
+    # games.md's recommended count (``rec``); None for a cooperative game, which has no sides to count.
+    recommended_players: ClassVar[int | None]
     cooperative: ClassVar[bool] = False
     has_leaderboard: ClassVar[bool] = True
     variants: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
@@ -258,7 +266,7 @@ class Game:
     details_keys: ClassVar[frozenset[str]] = frozenset()
 
     def __repr__(self) -> str:
-        return f"<Game {self.slug}>"
+        return f"<GameRules {self.slug}>"
 
     # -- the one public entry point ------------------------------------------------------------------
 
@@ -278,7 +286,7 @@ class Game:
             score = self.coop_score(variant, result, details)
             return Ranking(variant, (everyone,), None, quitter, ratable, score)
         sides = self._place_sides(self.side_groups(entries))
-        return Ranking(variant, sides, self.effective_rec(entries), quitter, ratable)
+        return Ranking(variant, sides, self.recommended_sides(entries), quitter, ratable)
 
     # -- hooks ---------------------------------------------------------------------------------------
 
@@ -300,9 +308,9 @@ class Game:
         """What makes a side better (higher is better), read from its first member: by default the score."""
         return (entry.score,)
 
-    def effective_rec(self, entries: Sequence[Entry]) -> int | None:
-        """The recommended number of sides for the Elo multiplier."""
-        return self.rec
+    def recommended_sides(self, entries: Sequence[Entry]) -> int | None:
+        """The recommended number of sides for the Elo multiplier: by default one side per recommended player."""
+        return self.recommended_players
 
     def coop_score(self, variant: Mapping[str, Any], result: Result,
                    details: Mapping[str, Any]) -> int | None:

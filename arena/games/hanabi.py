@@ -14,23 +14,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Entry, Game, Result, RuleViolation, detail_int, path
+from arena.games.base import Entry, GameRules, Result, RuleViolation, detail_int, path
 
+# The variant that picks the deck (the rating stage reads it too: each deck class has its own Hanabot table).
+DECK = "deck"
 # The highest score per deck: five colours of 5 for the normal deck, six colours for the others.
 MAX_SCORE: Mapping[str, int] = {"normal": 25, "tricky": 30, "hard": 30, "very_difficult": 30}
 LOSING_STRIKES = 3             # the third strike ends the game as a loss
 UNRATED_DECKS = frozenset({"hard"})   # the 55-card deck has no Hanabot table
 
 
-class Hanabi(Game):
+class Hanabi(GameRules):
     slug = "hanabi"
     name = "Hanabi"
     min_players = 2
     max_players = 5
-    rec = None
+    recommended_players = None
     cooperative = True
     has_leaderboard = False
-    variants = {"deck": ("normal", "tricky", "hard", "very_difficult")}
+    variants = {DECK: ("normal", "tricky", "hard", "very_difficult")}
     details_keys = frozenset({"strikes"})
 
     def check_teams(self, entries: Sequence[Entry]) -> None:
@@ -41,7 +43,7 @@ class Hanabi(Game):
                                 path("players", index, "team"))
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
-        deck = variant["deck"]
+        deck = variant[DECK]
         if result.rated and deck in UNRATED_DECKS:
             raise RuleViolation("variant_not_rated",
                                 f"The {deck!r} deck can only be recorded with rated: false.", "variant.deck")

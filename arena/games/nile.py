@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.base import Entry, Game, Result, RuleViolation, is_int, path
+from arena.games.base import Entry, GameRules, Result, RuleViolation, is_int, path
 
 # Crop types in play by player count: more players bring more crops into the game.
 CROP_TYPES: Mapping[int, int] = {2: 5, 3: 5, 4: 5, 5: 6, 6: 7}
@@ -37,12 +37,12 @@ def storage_key(crops: list[int]) -> tuple[int, ...]:
     return tuple(sorted(crops))
 
 
-class Nile(Game):
+class Nile(GameRules):
     slug = "nile"
     name = "Nile DeLuxor"
     min_players = 2
     max_players = 6
-    rec = 4
+    recommended_players = 4
     score_required = False
     player_fields = {"crops": CropsField()}
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from arena.games.base import (
     Entry,
-    Game,
+    GameRules,
     IntField,
     Result,
     RuleViolation,
@@ -54,12 +54,12 @@ def board_score(networks: Sequence[int], highway: int, railway: int, central: in
     return networks_points + highway + railway + central - errors + expansion_points
 
 
-class RailroadInk(Game):
+class RailroadInk(GameRules):
     slug = "railroad_ink"
     name = "Railroad Ink"
     min_players = 1
     max_players = 6
-    rec = 4
+    recommended_players = 4
     variants = {"expansion": (NO_EXPANSION, "river", "lake", "meteor", "lava")}
     player_fields = {"errors": IntField(minimum=0)}
     details_keys = frozenset({"rounds", "players"})

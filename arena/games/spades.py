@@ -23,7 +23,7 @@ from typing import Any
 
 from arena.games.base import (
     Entry,
-    Game,
+    GameRules,
     Ranking,
     Result,
     RuleViolation,
@@ -43,7 +43,7 @@ BAG_LIMIT = 10                 # with bags_penalty, this many accumulated bags..
 BAG_PENALTY = 100              # ...cost this many points
 TEAM_COUNT = 2
 TEAM_SIZE = 2
-PARTNERSHIP_REC = 2            # two partnerships are two sides for the Elo multiplier
+PARTNERSHIP_SIDES = 2           # two partnerships are two sides for the Elo multiplier
 
 
 def hand_score(bid: int, tricks: int) -> tuple[int, int]:
@@ -73,12 +73,12 @@ def is_partnership(entries: Sequence[Entry]) -> bool:
     return any(entry.team is not None for entry in entries)
 
 
-class Spades(Game):
+class Spades(GameRules):
     slug = "spades"
     name = "Spades"
     min_players = 4
     max_players = 4
-    rec = 4
+    recommended_players = 4
     variants = {"target": (500, 300), "bags_penalty": (False, True)}
     details_keys = frozenset({"hands"})
 
@@ -115,8 +115,8 @@ class Spades(Game):
             teams.setdefault(entry.team, []).append(entry)
         return [tuple(members) for members in teams.values()]
 
-    def effective_rec(self, entries: Sequence[Entry]) -> int | None:
-        return PARTNERSHIP_REC if is_partnership(entries) else self.rec
+    def recommended_sides(self, entries: Sequence[Entry]) -> int | None:
+        return PARTNERSHIP_SIDES if is_partnership(entries) else self.recommended_players
 
     def judge(self, result: Result) -> Ranking:
         ranking = super().judge(result)

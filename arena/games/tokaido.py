@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.base import Entry, Game, IntField
+from arena.games.base import Entry, GameRules, IntField
 
 ACHIEVEMENT_CARDS = 7          # the most achievement cards one player can hold
 
 
-class Tokaido(Game):
+class Tokaido(GameRules):
     slug = "tokaido"
     name = "Tokaido"
     min_players = 2
     max_players = 5
-    rec = 4
+    recommended_players = 4
     player_fields = {"achievements": IntField(0, ACHIEVEMENT_CARDS)}
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.games.base import (
     Entry,
-    Game,
+    GameRules,
     Result,
     RuleViolation,
     check_totals,
@@ -61,12 +61,12 @@ def round_score(bid: int, tricks: int) -> int:
     return -PENALTY_PER_TRICK_OFF * abs(bid - tricks)
 
 
-class Wizard(Game):
+class Wizard(GameRules):
     slug = "wizard"
     name = "Wizard"
     min_players = 3
     max_players = 6
-    rec = 4
+    recommended_players = 4
     variants = {"rounds": ("standard", "five_rounds", "amigo")}
     details_keys = frozenset({"rounds"})
 

@@ -57,12 +57,23 @@ def test_create_game_server_prints_the_key_once_and_stores_its_hash():
 
 
 @pytest.mark.django_db
-def test_demo_server_prints_a_working_key_each_run(api):
+def test_demo_server_reuses_its_key_and_says_when_it_had_to_revoke_one(tmp_path):
+    key_file = tmp_path / "demo_key"
     first, second = StringIO(), StringIO()
-    call_command("demo_server", stdout=first)
-    call_command("demo_server", stdout=second)
+    call_command("demo_server", key_file=str(key_file), stdout=first)
+    call_command("demo_server", key_file=str(key_file), stdout=second)
     old = first.getvalue().split("key: ")[1].split()[0]
-    new = second.getvalue().split("key: ")[1].split()[0]
-    assert old != new and "curl -s -X POST" in second.getvalue()
+    again = second.getvalue().split("key: ")[1].split()[0]
+    # The second run reuses the saved key: yesterday's curl still works.
+    assert old == again and "reused" in second.getvalue() and "curl -s -X POST" in second.getvalue()
+    assert key_file.read_text().strip() == old and (key_file.stat().st_mode & 0o777) == 0o600
     server = GameServer.objects.get(name="demo")
-    assert server.key_hash == hash_key(new)
+    assert server.key_hash == hash_key(old)
+    # The file lost: a new key, and the command says the old one stopped working.
+    key_file.unlink()
+    third = StringIO()
+    call_command("demo_server", key_file=str(key_file), stdout=third)
+    new = third.getvalue().split("key: ")[1].split()[0]
+    assert new != old and "previous key was revoked" in third.getvalue()
+    server.refresh_from_db()
+    assert server.key_hash == hash_key(new) and key_file.read_text().strip() == new

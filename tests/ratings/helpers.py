@@ -8,7 +8,8 @@ from typing import Any
 
 from django.db import transaction
 
-from ratings import services
+from ratings.elo_batch import rate_pending
+from ratings.trueskill_batch import rate_trueskill_pending
 from tests.ratings.bodies import TITLES
 
 
@@ -28,7 +29,7 @@ def rate_all(limit: int | None = None, titles: Sequence[str] = TITLES) -> int:
     """Run the Elo stage batch after batch until nothing is pending."""
     total = 0
     for title in titles:
-        while batch := services.rate_pending(title=title, limit=limit):
+        while batch := rate_pending(title=title, limit=limit):
             if not batch.games:
                 break
             total += batch.games
@@ -39,7 +40,7 @@ def skill_all(limit: int | None = None, titles: Sequence[str] = TITLES) -> int:
     total = 0
     for title in titles:
         while True:
-            batch = services.rate_trueskill_pending(title=title, limit=limit)
+            batch = rate_trueskill_pending(title=title, limit=limit)
             if not batch.games:
                 break
             total += batch.games

@@ -1,36 +1,96 @@
-"""The reference: a plain one-game-at-a-time replay of ratings.md over the bodies as they were posted.
+"""The reference: docs/ratings.md and docs/games.md replayed one game at a time over the bodies as they were posted.
 
-Deliberately independent of ``ratings.services`` and ``ratings.plan``: it judges each body with the game's rules
-module and feeds the pure rules (elo / hanabi / skill) in a simple loop, keyed by handle. Whatever the batch
-worker does (batches, bulk writes, workers, crashes), its results must equal this loop's, bit for bit.
+Written from the documents, independently of the code it checks: nothing here imports the rating rules
+(``ratings.elo``, ``ratings.hanabi``, ``ratings.skill``, ``ratings.plan``, ``ratings.services``), the games' judge
+functions (``arena.games``) or reads a rating setting. Every constant below is typed in from docs/ratings.md, the
+places are worked out from docs/games.md, and TrueSkill is the ``trueskill`` package called directly with the
+documented defaults. If the code's maths, a setting or a game's places drift from the documents, the batch stops
+matching this loop and the property, rebuild and worker tests fail.
+
+It reads from the database only the stored results it compares against and the Hanabot table, which is data
+(moderators edit it; the rating of a game is defined against the table as it stood when the game was rated).
+
+Floats are compared to within ``TOLERANCE``: this loop adds the same terms in its own order, so the last bits of
+a double may differ from the batch's. Any real disagreement (a K of 41 instead of 40, a wrong place, a missed
+penalty) is many orders of magnitude larger.
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
+import trueskill
 from django.utils.dateparse import parse_datetime
 
-from arena.games import get_game
-from arena.games.base import Entry, Result
 from arena.models import Game
-from ratings import hanabi
-from ratings.elo import EloConfig, Standing, rate_sides
 from ratings.models import HanabotRating, Rating, RatingChange
-from ratings.skill import DEFAULT_SKILL, Skill, rate_skill
 
-COMMON = {"player", "ip", "device", "score", "quit", "team"}
+# --- docs/ratings.md, typed in --------------------------------------------------------------------------------
+R0 = 1500.0                  # a new player's rating
+K_BY_GAMES = ((10, 60), (20, 40), (None, 20))  # rated games before this one: < 10 -> 60, < 20 -> 40, else 20
+QUIT_PENALTY = 10.0          # the quitter's extra loss, after its delta
+FLOOR: float | None = None   # no floor by default
+# Recommended number of sides (docs/games.md); Spades in partnerships counts its two teams.
+REC = {"wizard": 4, "tokaido": 4, "spades": 4, "railroad_ink": 4, "nile": 4}
+SPADES_PARTNERSHIP_REC = 2
+# Hanabi: deck -> (variant class, perfect score, threshold).
+HANABI_DECKS = {"normal": ("50", 25, 18), "tricky": ("60", 30, 21), "very_difficult": ("60m", 30, 21)}
+HANABOT_BELOW = 1000.0       # the bot's rating below the threshold (the default rule: still a tie)
+TIE_WITH_1000, LOSE_TO_WEAKEST = "tie_with_1000", "lose_to_weakest"
+# TrueSkill: the package's documented defaults.
+TS_ENV = trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=25.0 / 300, draw_probability=0.10)
+TS_START = (25.0, 25.0 / 3)
+
+TOLERANCE = 1e-9
 
 
-def config() -> EloConfig:
-    return EloConfig(initial=settings.ELO_INITIAL, k_new=settings.ELO_K_NEW, k_mid=settings.ELO_K_MID,
-                     k_settled=settings.ELO_K_SETTLED, mid_from=settings.ELO_MID_FROM,
-                     settled_from=settings.ELO_SETTLED_FROM, quit_penalty=settings.ELO_QUIT_PENALTY,
-                     floor=settings.ELO_FLOOR)
+def k_for(games_before: int) -> int:
+    for below, k in K_BY_GAMES:
+        if below is None or games_before < below:
+            return k
+    raise AssertionError("unreachable")
+
+
+def expected(a: float, b: float) -> float:
+    """E(a, b) = 1 / (1 + 10^((b - a) / 400))."""
+    return 1 / (1 + 10 ** ((b - a) / 400))
+
+
+def multiplier(n: int, rec: int) -> float:
+    """P(n) = 2 / n up to rec sides, then 2 (rec - 1) / (rec (n - 1))."""
+    return 2 / n if n <= rec else 2 * (rec - 1) / (rec * (n - 1))
+
+
+def rank_key(title: str, entry: Mapping[str, Any]) -> tuple:
+    """What makes a result better in docs/games.md, as a tuple where higher is better."""
+    if title == "tokaido":
+        return (entry["score"], entry["achievements"])   # then more achievement cards
+    if title == "railroad_ink":
+        return (entry["score"], -entry["errors"])         # then fewer errors
+    if title == "nile":
+        return tuple(sorted(entry["crops"]))              # smallest pile first, then the next, ...
+    return (entry["score"],)
+
+
+def sides_and_places(title: str, players: Sequence[Mapping[str, Any]]) -> tuple[list[list[str]], list[int]]:
+    """Sides (a Spades partnership is one side; everyone else alone) and their places: competition ranking
+    (1, 2, 2, 4) among the sides that did not quit, and the quitter's side alone last."""
+    if title == "spades" and all(p.get("team") is not None for p in players):
+        teams: dict[str, list[Mapping[str, Any]]] = {}
+        for p in players:
+            teams.setdefault(str(p["team"]), []).append(p)
+        groups = list(teams.values())
+    else:
+        groups = [[p] for p in players]
+    quitting = [i for i, group in enumerate(groups) if any(p.get("quit") for p in group)]
+    keys = {i: rank_key(title, group[0]) for i, group in enumerate(groups) if i not in quitting}
+    places = [len(groups) if i in quitting else 1 + sum(1 for other in keys.values() if other > keys[i])
+              for i in range(len(groups))]
+    return [[p["player"] for p in group] for group in groups], places
 
 
 def db_table() -> dict[tuple[str, int, int], float]:
@@ -39,16 +99,26 @@ def db_table() -> dict[tuple[str, int, int], float]:
 
 
 def ratable(body: Mapping[str, Any]) -> bool:
-    """Whether Arena records this body as pending (rated and more than one player; nobody banned in tests)."""
+    """Rated when sent rated and with more than one player (nobody is banned in these tests)."""
     return body.get("rated", True) and len(body["players"]) > 1
+
+
+@dataclass(frozen=True)
+class _Change:
+    before: float
+    after: float
+    delta: float
+    k: int
+    games_before: int
 
 
 @dataclass
 class Replay:
-    config: EloConfig = field(default_factory=config)
+    below_rule: str = TIE_WITH_1000
     # (handle, title) -> [elo, games, last_game_at]
     ratings: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
-    skills: dict[tuple[str, str], Skill] = field(default_factory=dict)
+    # (handle, title) -> (mu, sigma)
+    skills: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     # title -> history rows (handle, table_id or None, kind, before, after, delta, k, games_before, place)
     history: dict[str, list[tuple]] = field(default_factory=lambda: defaultdict(list))
 
@@ -59,46 +129,92 @@ class Replay:
             if ratable(body):
                 self._game(body, table)
 
-    def _standing(self, handle: str, title: str) -> Standing:
-        elo, games, _ = self.ratings.get((handle, title), (self.config.initial, 0, None))
-        return Standing(elo, games)
+    def _now(self, handle: str, title: str) -> tuple[float, int]:
+        elo, games, _ = self.ratings.get((handle, title), (R0, 0, None))
+        return elo, games
+
+    def _change(self, handle: str, title: str, delta: float) -> _Change:
+        before, games = self._now(handle, title)
+        after = before + delta
+        if FLOOR is not None and after < FLOOR:
+            after = FLOOR
+            delta = after - before
+        return _Change(before, after, delta, k_for(games), games)
+
+    def _competitive(self, title: str, body: Mapping[str, Any]) -> tuple[dict[str, _Change], dict[str, int]]:
+        players = body["players"]
+        sides, places = sides_and_places(title, players)
+        n = len(sides)
+        team_partnership = title == "spades" and n == 2
+        rec = SPADES_PARTNERSHIP_REC if team_partnership else REC[title]
+        means = [sum(self._now(h, title)[0] for h in side) / len(side) for side in sides]
+        quitter = next((p["player"] for p in players if p.get("quit")), None)
+        everyone_tied = len(set(places)) == 1
+        changes: dict[str, _Change] = {}
+        for s, side in enumerate(sides):
+            total = 0.0
+            for t in range(n):
+                if t == s:
+                    continue
+                score = 1.0 if places[s] < places[t] else 0.5 if places[s] == places[t] else 0.0
+                total += score - expected(means[s], means[t])
+            for handle in side:
+                if everyone_tied:
+                    changes[handle] = self._change(handle, title, 0.0)
+                    continue
+                delta = k_for(self._now(handle, title)[1]) * multiplier(n, rec) * total
+                if handle == quitter:
+                    delta -= QUIT_PENALTY
+                changes[handle] = self._change(handle, title, delta)
+        place_of = {h: places[i] for i, side in enumerate(sides) for h in side}
+        # TrueSkill from the same places, teams as teams.
+        groups = [tuple(trueskill.Rating(*self.skills.get((h, title), TS_START)) for h in side) for side in sides]
+        for side, new in zip(sides, TS_ENV.rate(groups, ranks=places), strict=True):
+            for h, rating in zip(side, new, strict=True):
+                self.skills[(h, title)] = (rating.mu, rating.sigma)
+        return changes, place_of
+
+    def _hanabi(self, body: Mapping[str, Any], table: Mapping[tuple[str, int, int], float]) -> dict[str, _Change]:
+        players = body["players"]
+        cls, perfect, threshold = HANABI_DECKS[body.get("variant", {}).get("deck", "normal")]
+        score = 0 if body.get("details", {}).get("strikes") == 3 else players[0]["score"]
+        size = len(players)
+        team = sum(self._now(p["player"], "hanabi")[0] for p in players) / size
+        if score >= threshold:
+            bot, outcome = table[(cls, size, score)], 0.5
+        elif self.below_rule == TIE_WITH_1000:
+            bot, outcome = HANABOT_BELOW, 0.5
+        else:
+            bot, outcome = table[(cls, size, threshold)], 0.0
+        e = expected(team, bot)
+        if score == perfect and 0.5 - e < 0:
+            outcome = 1.0
+        return {p["player"]: self._change(p["player"], "hanabi",
+                                          k_for(self._now(p["player"], "hanabi")[1]) * (outcome - e))
+                for p in players}
 
     def _game(self, body: Mapping[str, Any], table: Mapping[tuple[str, int, int], float]) -> None:
         title = body["game"]
-        entries = tuple(Entry(p["player"], p.get("score"), p.get("quit", False), p.get("team"),
-                              {k: v for k, v in p.items() if k not in COMMON}) for p in body["players"])
-        rules = get_game(title)
-        ranking = rules.judge(Result(body.get("variant", {}), body.get("rated", True), entries,
-                                     body.get("details", {})))
-        finished_at = parse_datetime(body["finished_at"])
-        if rules.cooperative:
-            members = [(e.player, self._standing(e.player, title)) for e in entries]
-            changes = hanabi.rate_team(members, hanabi.variant_class(ranking.variant["deck"]), ranking.coop_score,
-                                       table, settings.HANABOT_BELOW_THRESHOLD, self.config)
+        if title == "hanabi":
+            changes, place_of = self._hanabi(body, table), {}
         else:
-            sides = [[(h, self._standing(h, title)) for h in side.players] for side in ranking.sides]
-            places = [side.place for side in ranking.sides]
-            changes = rate_sides(sides, places, ranking.rec, ranking.quitter, self.config)
-            skill_sides = [[(h, self.skills.get((h, title), DEFAULT_SKILL)) for h in side.players]
-                           for side in ranking.sides]
-            for handle, skill in rate_skill(skill_sides, places).items():
-                self.skills[(handle, title)] = skill
-        place_of = ranking.places
-        for e in entries:
-            ch = changes[e.player]
-            self.history[title].append((e.player, body["table_id"], "game", ch.before, ch.after, ch.delta, ch.k,
-                                        ch.games_before, place_of.get(e.player)))
-            _, games, last = self.ratings.get((e.player, title), (None, 0, None))
-            self.ratings[(e.player, title)] = [ch.after, games + 1,
-                                               finished_at if last is None else max(last, finished_at)]
+            changes, place_of = self._competitive(title, body)
+        finished_at = parse(body["finished_at"])
+        for p in body["players"]:
+            handle = p["player"]
+            ch = changes[handle]
+            self.history[title].append((handle, body["table_id"], "game", ch.before, ch.after, ch.delta, ch.k,
+                                        ch.games_before, place_of.get(handle)))
+            _, games, last = self.ratings.get((handle, title), (None, 0, None))
+            self.ratings[(handle, title)] = [ch.after, games + 1,
+                                             finished_at if last is None else max(last, finished_at)]
 
     def reset(self, handle: str) -> None:
-        """A moderator's reset in every title the player has a rating in."""
+        """A moderator's reset in every title the player has a rating in: back to R0, games kept."""
         for (h, title), value in sorted(self.ratings.items()):
             if h == handle:
-                self.history[title].append((h, None, "reset", value[0], self.config.initial,
-                                            self.config.initial - value[0], None, value[1], None))
-                value[0] = self.config.initial
+                self.history[title].append((h, None, "reset", value[0], R0, R0 - value[0], None, value[1], None))
+                value[0] = R0
 
 
 def stored_ratings() -> dict[tuple[str, str], list[Any]]:
@@ -106,8 +222,8 @@ def stored_ratings() -> dict[tuple[str, str], list[Any]]:
                                                                               "games", "last_game_at")}
 
 
-def stored_skills() -> dict[tuple[str, str], Skill]:
-    return {(h, t): Skill(mu, sigma) for h, t, mu, sigma in Rating.objects.filter(ts_mu__isnull=False)
+def stored_skills() -> dict[tuple[str, str], tuple[float, float]]:
+    return {(h, t): (mu, sigma) for h, t, mu, sigma in Rating.objects.filter(ts_mu__isnull=False)
             .values_list("player__handle", "title", "ts_mu", "ts_sigma")}
 
 
@@ -124,19 +240,38 @@ def stored_history() -> dict[str, list[tuple]]:
     return history
 
 
+def close(a: Any, b: Any) -> bool:
+    """Equal, floats to within TOLERANCE; tuples and lists element by element."""
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, int | float) and isinstance(b, int | float) and math.isclose(
+            a, b, rel_tol=0.0, abs_tol=TOLERANCE)
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
 def assert_matches(replay: Replay, *, trueskill: bool = False) -> None:
-    """Every stored rating and history row equals the replay's, exactly (no tolerance)."""
+    """Every stored rating and history row equals the replay's (floats to within TOLERANCE)."""
     stored = stored_ratings()
     assert stored.keys() == replay.ratings.keys()
     for key, value in replay.ratings.items():
-        assert stored[key] == value, key
+        assert close(stored[key], value), (key, stored[key], value)
     history = stored_history()
     assert history.keys() == {t for t, rows in replay.history.items() if rows}
     for title, rows in replay.history.items():
-        assert history[title] == rows, title
+        assert len(history[title]) == len(rows), title
+        for got, want in zip(history[title], rows, strict=True):
+            assert close(got, want), (title, got, want)
     if trueskill:
-        expected = {key: skill for key, skill in replay.skills.items()}
-        assert stored_skills() == expected
+        assert_skills_match(replay)
+
+
+def assert_skills_match(replay: Replay) -> None:
+    """Every stored TrueSkill belief equals the replay's (to within TOLERANCE)."""
+    skills = stored_skills()
+    assert skills.keys() == replay.skills.keys()
+    for key, value in replay.skills.items():
+        assert close(skills[key], value), (key, skills[key], value)
 
 
 def game_order_ok() -> None:

@@ -7,12 +7,21 @@ import random
 import pytest
 from django.core.management import CommandError, call_command
 
+import ratings.rebuild
 from arena.models import Game, Player
-from ratings import services
 from ratings.models import Rating, RatingChange
+from ratings.rebuild import rebuild
+from ratings.resets import rating_reset
 from tests.ratings.bodies import TITLES, random_bodies
 from tests.ratings.helpers import post, rate_all, skill_all
-from tests.ratings.replay import Replay, assert_matches, stored_history, stored_ratings, stored_skills
+from tests.ratings.replay import (
+    Replay,
+    assert_matches,
+    assert_skills_match,
+    stored_history,
+    stored_ratings,
+    stored_skills,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -33,14 +42,14 @@ def test_rebuild_reproduces_a_long_random_run_with_resets_exactly(api):
         replay.play(games)
         if number < 2:
             handle = f"p{rnd.randrange(14)}"
-            services.rating_reset(player=Player.objects.get(handle=handle))
+            rating_reset(player=Player.objects.get(handle=handle))
             replay.reset(handle)
     assert_matches(replay)
     assert RatingChange.objects.filter(kind="reset").exists()
     before = _everything()
     for title in TITLES:
-        assert services.rebuild(title=title, check=True).mismatches == []
-        result = services.rebuild(title=title)
+        assert rebuild(title=title, check=True).mismatches == []
+        result = rebuild(title=title)
         assert result.games == Game.objects.filter(title=title, status="rated").count()
     assert _everything() == before
     # The TrueSkill games still to do are still to do, and the stage carries on exactly.
@@ -48,7 +57,7 @@ def test_rebuild_reproduces_a_long_random_run_with_resets_exactly(api):
     replay_skills = Replay()
     for games in phases:
         replay_skills.play(games)
-    assert stored_skills() == replay_skills.skills
+    assert_skills_match(replay_skills)
 
 
 def test_reset_keeps_games_and_k_and_applies_between_batches(api):
@@ -56,7 +65,7 @@ def test_reset_keeps_games_and_k_and_applies_between_batches(api):
     rate_all()
     player = Player.objects.get(handle="p0")
     played = dict(Rating.objects.filter(player=player).values_list("title", "games"))
-    results = services.rating_reset(player=player)
+    results = rating_reset(player=player)
     assert {r.title for r in results} == set(played)
     for rating in Rating.objects.filter(player=player):
         assert (rating.elo, rating.games) == (1500.0, played[rating.title])
@@ -64,7 +73,7 @@ def test_reset_keeps_games_and_k_and_applies_between_batches(api):
     assert (change.after, change.games_before, change.game_id, change.k) == (1500.0, played["wizard"], None, None)
     # The reset took the title's next seq: the history's order is the order of application.
     assert change.seq == RatingChange.objects.filter(title="wizard").order_by("-seq")[0].seq
-    assert services.rating_reset(player=Player.objects.create(handle="nobody")) == []
+    assert rating_reset(player=Player.objects.create(handle="nobody")) == []
 
 
 def test_void_then_rebuild_gives_the_points_back(api):
@@ -75,7 +84,7 @@ def test_void_then_rebuild_gives_the_points_back(api):
     while not (voided.get("rated", True)):
         voided = games[games.index(voided) + 1]
     Game.objects.filter(table_id=voided["table_id"]).update(status=Game.Status.VOID)
-    services.rebuild(title="wizard")
+    rebuild(title="wizard")
     replay = Replay()
     replay.play([g for g in games if g is not voided])
     assert_matches(replay)
@@ -83,7 +92,7 @@ def test_void_then_rebuild_gives_the_points_back(api):
 
 
 def test_rebuild_command_shows_progress_and_a_summary(api, monkeypatch):
-    monkeypatch.setattr(services, "PROGRESS_EVERY", 25)
+    monkeypatch.setattr(ratings.rebuild, "PROGRESS_EVERY", 25)
     post(api, random_bodies(random.Random(14), 120, titles=("wizard", "nile"), pool=8))
     rate_all()
     out = io.StringIO()

@@ -18,13 +18,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from arena.models import Player
 from arena.players import player_ban, player_unban
 from leaderboards import redis_board, services, tasks
-from leaderboards.board import BoardUnavailable
+from leaderboards.board import BoardUnavailable, active_cutoff
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import RedisBoard, keys
 from leaderboards.selectors import board_around, board_page, rank_of
 from leaderboards.services import board_rebuild, board_sync, boards_prune
 from ratings.models import Rating
-from tests.leaderboards.helpers import board, names, ranks, rate
+from tests.leaderboards.helpers import board, expected_ids, names, random_ratings, ranks, rate
 
 pytestmark = pytest.mark.django_db
 
@@ -303,3 +303,29 @@ def test_redis_and_database_give_identical_answers(seed, redis_conn):
     for handle in [ordered[0], ordered[-1], *(r.player.handle for r in rnd.sample(ratings, 30))]:
         for limit in (1, 6, 11):
             assert red.around(player=handle, limit=limit) == db.around(player=handle, limit=limit), (handle, limit)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_rule_the_sql_filter_and_the_lua_script_admit_the_same_players(redis_conn, seed):
+    """Random players around a cutoff an hour from now: the board is written now (rebuild, then a sync of
+    everyone), then read with the later cutoff, so the script's own sweep decides the players on the edge."""
+    later = timezone.now() + timedelta(hours=1)
+    cutoff = active_cutoff(later)
+    ratings = random_ratings(random.Random(seed), count=150, cutoff=cutoff)
+    expected = expected_ids(ratings, cutoff)
+    assert 0 < len(expected) < len(ratings)
+    assert set(DbBoard("wizard", now=later).eligible().values_list("player_id", flat=True)) == expected
+    for write in ("rebuild", "sync"):
+        redis_conn.flushdb()
+        if write == "rebuild":
+            board_rebuild(title="wizard")
+        else:
+            # An empty board to sync into: built while the ratings sit in another title, then everyone synced.
+            Rating.objects.filter(title="wizard").update(title="tokaido")
+            board_rebuild(title="wizard")
+            Rating.objects.filter(title="tokaido").update(title="wizard")
+            assert redis_conn.exists(K.ready) and redis_conn.zcard(K.board) == 0
+            board_sync(title="wizard", player_ids=[r.player_id for r in ratings])
+        page = RedisBoard("wizard", cutoff=cutoff).page(offset=0, limit=len(ratings) + 10)
+        assert {entry.player_id for entry in page.entries} == expected, write
+        assert page.total == len(expected)

@@ -1,26 +1,65 @@
 """``manage.py demo_server``: a ready-to-use game server for trying Arena locally, with a curl example.
 
-Keys are stored hashed, so each run issues the demo server a fresh key (the previous one stops working).
+Keys are stored hashed, so Arena cannot show a key twice. The demo key is therefore kept in ``var/demo_key``
+(``ARENA_VAR_DIR``; readable by its owner only) and reused on every run while it still works, so a curl
+command or a script written against yesterday's run keeps working. Only when that file is missing, or holds a
+key that no longer opens the demo server (revoked in the admin, a fresh database), is a new key issued; if the
+demo server existed, its old key is revoked, and the command says so.
 """
-import json
+from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from arena.models import GameServer
-from arena.servers import game_server_create, game_server_rotate_key
+from arena.servers import game_server_by_key, game_server_create, game_server_rotate_key
 
 DEMO_NAME = "demo"
 
 
+def _stored_key(path: Path) -> str | None:
+    """The key saved by an earlier run, if it still opens the demo server."""
+    try:
+        key = path.read_text().strip()
+    except OSError:
+        return None
+    server = game_server_by_key(key) if key else None
+    return key if server is not None and server.name == DEMO_NAME else None
+
+
+def _save_key(path: Path, key: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(key + "\n")
+
+
 class Command(BaseCommand):
-    help = "Create (or re-key) the 'demo' game server and print a curl example that records a game."
+    help = "Create the 'demo' game server (or reuse its key from var/demo_key) and print a curl example."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--port", default="8000")
+        parser.add_argument("--key-file", default=None, help="Where the demo key is kept (default var/demo_key).")
 
-    def handle(self, *args: object, port: str, **options: object) -> None:
-        server = GameServer.objects.filter(name=DEMO_NAME).first()
-        issued = game_server_rotate_key(server=server) if server else game_server_create(name=DEMO_NAME)
+    def handle(self, *args: object, port: str, key_file: str | None, **options: object) -> None:
+        path = Path(key_file) if key_file else Path(settings.VAR_DIR) / "demo_key"
+        key = _stored_key(path)
+        if key is not None:
+            self.stdout.write(self.style.SUCCESS(f"Demo game server key: {key}") + f"  (reused from {path})")
+        else:
+            server = GameServer.objects.filter(name=DEMO_NAME).first()
+            issued = game_server_rotate_key(server=server) if server else game_server_create(name=DEMO_NAME)
+            key = issued.key
+            _save_key(path, key)
+            self.stdout.write(self.style.SUCCESS(f"Demo game server key: {key}") + f"  (new, saved in {path})")
+            if server is not None:
+                self.stdout.write(self.style.WARNING(
+                    f"The demo server's previous key was revoked: {path} was missing or held a key that no "
+                    "longer works."))
         body = {
             "table_id": "demo-1", "game": "wizard", "variant": {"rounds": "standard"}, "rated": True,
             "players": [
@@ -30,10 +69,11 @@ class Command(BaseCommand):
             ],
         }
         base = f"http://127.0.0.1:{port}"
-        self.stdout.write(self.style.SUCCESS(f"Demo game server key: {issued.key}"))
         self.stdout.write("Record a game:")
         self.stdout.write(
-            f"  curl -s -X POST {base}/api/v1/games/ -H 'Authorization: Api-Key {issued.key}' "
+            f"  curl -s -X POST {base}/api/v1/games/ -H 'Authorization: Api-Key {key}' "
             f"-H 'Content-Type: application/json' -d '{json.dumps(body)}'"
         )
         self.stdout.write(f"Then: curl -s {base}/api/v1/players/alice/   API docs: {base}/api/docs/")
+        self.stdout.write("Game slugs: wizard, hanabi, tokaido, spades, railroad_ink, nile (docs/games.md). "
+                          "A player joins the leaderboard after 5 rated games, one of them in the last 90 days.")

@@ -44,7 +44,7 @@ def test_registry_is_read_only():
 
 
 # The table of games.md, typed in by hand.
-@pytest.mark.parametrize(("slug", "name", "low", "high", "rec", "cooperative", "leaderboard"), [
+@pytest.mark.parametrize(("slug", "name", "low", "high", "recommended", "cooperative", "leaderboard"), [
     ("wizard", "Wizard", 3, 6, 4, False, True),
     ("hanabi", "Hanabi", 2, 5, None, True, False),
     ("tokaido", "Tokaido", 2, 5, 4, False, True),
@@ -52,9 +52,9 @@ def test_registry_is_read_only():
     ("railroad_ink", "Railroad Ink", 1, 6, 4, False, True),
     ("nile", "Nile DeLuxor", 2, 6, 4, False, True),
 ])
-def test_game_table(slug, name, low, high, rec, cooperative, leaderboard):
+def test_game_table(slug, name, low, high, recommended, cooperative, leaderboard):
     game = get_game(slug)
-    assert (game.name, game.min_players, game.max_players, game.rec) == (name, low, high, rec)
+    assert (game.name, game.min_players, game.max_players, game.recommended_players) == (name, low, high, recommended)
     assert (game.cooperative, game.has_leaderboard) == (cooperative, leaderboard)
 
 
@@ -179,7 +179,7 @@ def test_shared_places_one_two_two_four():
     assert ranking.places == {"b": 1, "a": 2, "c": 2, "d": 4}
     # best first, ties in entry order
     assert ranking.sides == (Side(("b",), 1), Side(("a",), 2), Side(("c",), 2), Side(("d",), 4))
-    assert (ranking.rec, ranking.quitter, ranking.ratable, ranking.coop_score) == (4, None, True, None)
+    assert (ranking.recommended_sides, ranking.quitter, ranking.ratable, ranking.coop_score) == (4, None, True, None)
 
 
 def test_everyone_tied_share_first_place():
@@ -227,7 +227,7 @@ def test_ratable_needs_two_players_and_ignores_rated_false():
 
 
 def test_places_of_a_cooperative_ranking_are_empty():
-    ranking = Ranking(variant={}, sides=(Side(("a", "b"), None),), rec=None, quitter=None, ratable=True,
+    ranking = Ranking(variant={}, sides=(Side(("a", "b"), None),), recommended_sides=None, quitter=None, ratable=True,
                       coop_score=20)
     assert ranking.places == {}
 

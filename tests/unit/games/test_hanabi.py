@@ -17,7 +17,7 @@ def test_cooperative_ranking_has_one_side_and_no_places():
     ranking = judge("hanabi", *team(22))
     assert ranking.sides == (Side(("a", "b", "c"), None),)
     assert ranking.places == {}
-    assert (ranking.rec, ranking.coop_score, ranking.ratable, ranking.quitter) == (None, 22, True, None)
+    assert (ranking.recommended_sides, ranking.coop_score, ranking.ratable, ranking.quitter) == (None, 22, True, None)
     assert ranking.variant == {"deck": "normal"}
     assert get_game("hanabi").has_leaderboard is False
 

@@ -73,7 +73,7 @@ def test_individual_without_bags_penalty():
     entries, kwargs = individual()
     ranking = judge("spades", *entries, **kwargs)
     assert ranking.places == {"a": 1, "d": 2, "b": 3, "c": 4}
-    assert ranking.rec == 4 and len(ranking.sides) == 4
+    assert ranking.recommended_sides == 4 and len(ranking.sides) == 4
     assert ranking.variant == {"target": 500, "bags_penalty": False}
 
 
@@ -104,7 +104,7 @@ def test_partnerships_are_two_sides_with_rec_two():
     ranking = judge("spades", *entries, **kwargs)
     assert ranking.sides == (Side(("a", "c"), 1), Side(("b", "d"), 2))
     assert ranking.places == {"a": 1, "c": 1, "b": 2, "d": 2}
-    assert ranking.rec == 2
+    assert ranking.recommended_sides == 2
 
 
 def test_partnership_bags_are_counted_per_team():

@@ -11,7 +11,7 @@ def test_achievements_break_ties_and_full_ties_share():
     ranking = judge("tokaido", entry("a", 60, achievements=2), entry("b", 60, achievements=3),
                     entry("c", 55, achievements=5), entry("d", 60, achievements=3))
     assert ranking.places == {"b": 1, "d": 1, "a": 3, "c": 4}
-    assert ranking.rec == 4
+    assert ranking.recommended_sides == 4
 
 
 def test_score_beats_achievements():

@@ -72,7 +72,7 @@ def test_hand_worked_five_rounds_game():
     ranking = judge("wizard", *game["entries"], variant=FIVE, details=game["details"])
     assert ranking.places == {"alice": 1, "carol": 2, "bob": 3}
     assert ranking.variant == {"rounds": "five_rounds"}
-    assert ranking.rec == 4
+    assert ranking.recommended_sides == 4
 
 
 def one_player_takes_all(deals, players):

@@ -1,0 +1,64 @@
+"""The Elo stage: rate a title's pending games in arrival order, a batch per transaction (order: ratings.stages)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena.models import Game
+from ratings.config import elo_config
+from ratings.models import RatingStage
+from ratings.plan import EloPlan
+from ratings.stages import BatchResult, advance_stage, announce_ratings, deck_key, hanabi_rules, lock_stage, no_gc
+from ratings.store import EloUpdate, NewRating, store
+
+
+def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
+    """Rate up to ``limit`` pending games of ``title`` in arrival order, in one transaction.
+
+    Reads: the stage lock, the games, their seats, the ratings they need (locked, id order), the Hanabot table
+    for a cooperative title. Writes: new and updated ratings, history, game statuses and the seq, each one bulk
+    statement. Calling it again (a redelivered task) finds nothing pending and changes nothing.
+    """
+    limit = limit or settings.RATING_BATCH_SIZE
+    db = store()
+    with transaction.atomic():
+        stage = lock_stage(title, RatingStage.Stage.ELO)
+        games = db.pending_games(title=title, limit=limit, deck_key=deck_key(title))
+        if not games:
+            return BatchResult(title=title, games=0)
+        states = db.elo_states(title=title, player_ids={seat[0] for game in games for seat in game.seats})
+        plan = EloPlan(states=states, config=elo_config(), hanabi_rules=hanabi_rules(title))
+        first = stage.last_seq + 1
+        seq = stage.last_seq
+        with no_gc():
+            for game in games:
+                seq += 1
+                plan.apply_game(game, seq)
+        _write(title=title, plan=plan, game_seqs=[(game.id, first + i) for i, game in enumerate(games)])
+        advance_stage(stage, seq)
+        announce_ratings(title=title, player_ids=plan.touched, cause="batch", game_ids=[game.id for game in games])
+    return BatchResult(title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=first,
+                       last_seq=seq)
+
+
+def _write(*, title: str, plan: EloPlan, game_seqs: list[tuple[int, int]]) -> None:
+    states = plan.states
+    new: list[NewRating] = []
+    updated: list[EloUpdate] = []
+    for player_id in plan.touched:
+        state = states[player_id]
+        if state.rating_id is None:
+            new.append((player_id, state.elo, state.games, state.last_game_at, None, None))
+        else:
+            updated.append((state.rating_id, state.elo, state.games, state.last_game_at))
+    db = store()
+    db.insert_ratings(title=title, rows=new)
+    db.update_elo(rows=updated)
+    db.insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
+    db.mark_games_rated(rows=game_seqs)
+
+
+def pending_titles() -> list[str]:
+    """Titles with games waiting for the Elo stage (uses the pending partial index)."""
+    return sorted(set(Game.objects.filter(status=Game.Status.PENDING).values_list("title", flat=True).distinct()))

@@ -1,0 +1,147 @@
+"""The rating store on PostgreSQL: one statement per table per batch, through server-binding binary cursors.
+
+Reads use ``= ANY(array)`` (one parameter instead of thousands, no text parsing of timestamps and doubles).
+History rows go in with a binary COPY, the fastest way in; updates with ``UPDATE ... FROM unnest(arrays)``.
+Django's default client-side binding would render every array as a quoted literal, which costs more than the
+write itself, hence ``arena.db.pg_cursor`` on Django's own connection (so inside Django's transaction).
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+
+from arena.db import columns, pg_cursor
+from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
+from ratings.skill import DEFAULT_SKILL, Skill
+from ratings.store import EloUpdate, NewRating, SkillUpdate
+from ratings.store.tables import CHANGE, CHANGE_COLUMNS, CHANGE_TYPES, GAME, PENDING, RATED, RATING, SEAT
+
+_GAME_COLUMNS = "id, rec, coop_score, finished_at"
+
+
+def _deck(deck_key: str | None) -> tuple[str, list[str]]:
+    """The select-list item and parameters that read a cooperative game's deck (NULL for a competitive one)."""
+    return ("variant->>%b::text", [deck_key]) if deck_key is not None else ("NULL::text", [])
+
+
+def _with_seats(games: list[tuple]) -> list[RatedGame]:
+    """(id, rec, coop_score, finished_at, deck, ...) tuples -> RatedGames with their seats in position order."""
+    seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
+    if games:
+        with pg_cursor() as cur:
+            cur.execute(f"SELECT game_id, player_id, side, place, quit FROM {SEAT} WHERE game_id = ANY(%b::int8[]) "
+                        "ORDER BY game_id, position", [list(seats)])
+            for game_id, player_id, side, place, quit_ in cur.fetchall():
+                seats[game_id].append((player_id, side, place, quit_))
+    return [RatedGame(g[0], g[1], g[2], g[3], g[4], seats[g[0]]) for g in games]
+
+
+class PostgresStore:
+    def pending_games(self, *, title: str, limit: int, deck_key: str | None) -> list[RatedGame]:
+        deck, deck_params = _deck(deck_key)
+        with pg_cursor() as cur:
+            cur.execute(f"SELECT {_GAME_COLUMNS}, {deck} FROM {GAME} WHERE title = %b AND status = %b "
+                        "ORDER BY id LIMIT %b", [*deck_params, title, PENDING, limit])
+            games = cur.fetchall()
+        return _with_seats(games)
+
+    def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
+        with pg_cursor() as cur:
+            cur.execute(f"SELECT {_GAME_COLUMNS}, NULL::text, rating_seq FROM {GAME} "
+                        "WHERE title = %b AND status = %b AND NOT trueskill_done ORDER BY rating_seq LIMIT %b",
+                        [title, RATED, limit])
+            games = cur.fetchall()
+        return _with_seats(games), [g[5] for g in games]
+
+    def rated_games(self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
+                    ) -> tuple[list[RatedGame], list[int], list[bool]]:
+        deck, deck_params = _deck(deck_key)
+        with pg_cursor() as cur:
+            cur.execute(f"SELECT {_GAME_COLUMNS}, {deck}, rating_seq, trueskill_done FROM {GAME} "
+                        "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
+                        [*deck_params, title, RATED, after_seq or 0, limit])
+            games = cur.fetchall()
+        return _with_seats(games), [g[5] for g in games], [g[6] for g in games]
+
+    def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
+        with pg_cursor() as cur:
+            cur.execute(f"SELECT id, player_id, elo, games FROM {RATING} WHERE title = %b "
+                        "AND player_id = ANY(%b::int8[]) ORDER BY id FOR UPDATE", [title, list(player_ids)])
+            rows = cur.fetchall()
+        return {player_id: PlayerState(rating_id, elo, games) for rating_id, player_id, elo, games in rows}
+
+    def skill_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, SkillState]:
+        with pg_cursor() as cur:
+            cur.execute(f"SELECT id, player_id, ts_mu, ts_sigma FROM {RATING} WHERE title = %b "
+                        "AND player_id = ANY(%b::int8[])", [title, list(player_ids)])
+            rows = cur.fetchall()
+        return {player_id: SkillState(rating_id, DEFAULT_SKILL if mu is None or sigma is None else Skill(mu, sigma))
+                for rating_id, player_id, mu, sigma in rows}
+
+    def insert_ratings(self, *, title: str, rows: Sequence[NewRating]) -> None:
+        if not rows:
+            return
+        with pg_cursor() as cur:
+            cur.execute(
+                f"INSERT INTO {RATING} (player_id, title, elo, games, last_game_at, ts_mu, ts_sigma) "
+                "SELECT v.player_id, %b, v.elo, v.games, v.last_game_at, v.ts_mu, v.ts_sigma "
+                "FROM unnest(%b::int8[], %b::float8[], %b::int4[], %b::timestamptz[], %b::float8[], %b::float8[]) "
+                "AS v(player_id, elo, games, last_game_at, ts_mu, ts_sigma)",
+                [title, *columns(rows)],
+            )
+
+    def update_elo(self, *, rows: Sequence[EloUpdate]) -> None:
+        if not rows:
+            return
+        with pg_cursor() as cur:
+            cur.execute(
+                f"UPDATE {RATING} AS r SET elo = v.elo, games = v.games, "
+                "last_game_at = GREATEST(r.last_game_at, v.last_game_at) "
+                "FROM unnest(%b::int8[], %b::float8[], %b::int4[], %b::timestamptz[]) "
+                "AS v(id, elo, games, last_game_at) WHERE r.id = v.id",
+                columns(rows),
+            )
+
+    def update_skill(self, *, rows: Sequence[SkillUpdate]) -> None:
+        if not rows:
+            return
+        with pg_cursor() as cur:
+            cur.execute(
+                f"UPDATE {RATING} AS r SET ts_mu = v.mu, ts_sigma = v.sigma "
+                "FROM unnest(%b::int8[], %b::float8[], %b::float8[]) AS v(id, mu, sigma) WHERE r.id = v.id",
+                columns(rows),
+            )
+
+    def lock_ratings(self, *, ids: Sequence[int]) -> None:
+        if not ids:
+            return
+        with pg_cursor() as cur:
+            cur.execute(f"SELECT id FROM {RATING} WHERE id = ANY(%b::int8[]) ORDER BY id FOR UPDATE", [list(ids)])
+
+    def insert_changes(self, *, title: str, rows: Sequence[ChangeRow], created_at: datetime) -> None:
+        if not rows:
+            return
+        with pg_cursor() as cur, cur.copy(
+            f"COPY {CHANGE} ({', '.join(CHANGE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(CHANGE_TYPES)
+            write = copy.write_row
+            tail = (title, created_at)
+            for row in rows:
+                write(row + tail)
+
+    def mark_games_rated(self, *, rows: Sequence[tuple[int, int]]) -> None:
+        if not rows:
+            return
+        with pg_cursor() as cur:
+            cur.execute(
+                f"UPDATE {GAME} AS g SET status = %b, rating_seq = v.seq "
+                "FROM unnest(%b::int8[], %b::int8[]) AS v(id, seq) WHERE g.id = v.id",
+                [RATED, *columns(rows)],
+            )
+
+    def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
+        if not ids:
+            return
+        with pg_cursor() as cur:
+            cur.execute(f"UPDATE {GAME} SET trueskill_done = true WHERE id = ANY(%b::int8[])", [list(ids)])

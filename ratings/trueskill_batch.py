@@ -1,0 +1,56 @@
+"""The TrueSkill stage: matchmaking's estimate, applied behind the Elo stage in its order (ratings.stages)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+
+from arena.models import Game
+from ratings.models import RatingStage
+from ratings.plan import SkillPlan
+from ratings.stages import BatchResult, advance_stage, cooperative, lock_stage
+from ratings.store import store
+
+
+def trueskill_rated(title: str) -> bool:
+    """TrueSkill is for matchmaking of competitive games: a cooperative game has no places to rate (ratings.md)."""
+    return not cooperative(title)
+
+
+def rate_trueskill_pending(*, title: str, limit: int | None = None) -> BatchResult:
+    """Apply TrueSkill to up to ``limit`` Elo-rated games of ``title`` in ``rating_seq`` order, exactly once.
+
+    Its own lock row, so it lags behind the Elo stage without ever holding it back; the Rating rows it needs
+    already exist (the Elo stage created them) and it touches only their ts_* columns.
+    """
+    # The same batch size as Elo: its reads and writes per game shrink as a batch's players repeat, and a
+    # TrueSkill batch (a few seconds) holds only its own lock, the rows' locks just for its final writes.
+    limit = limit or settings.RATING_BATCH_SIZE
+    db = store()
+    with transaction.atomic():
+        stage = lock_stage(title, RatingStage.Stage.TRUESKILL)
+        if not trueskill_rated(title):
+            done = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False).update(
+                trueskill_done=True)
+            return BatchResult(title=title, games=done)
+        games, seqs = db.trueskill_todo(title=title, limit=limit)
+        if not games:
+            return BatchResult(title=title, games=0)
+        states = db.skill_states(title=title, player_ids={seat[0] for game in games for seat in game.seats})
+        plan = SkillPlan(states=states)
+        for game in games:
+            plan.apply_game(game)
+        updates = sorted((states[p].rating_id, states[p].skill.mu, states[p].skill.sigma) for p in plan.touched)
+        if any(rating_id is None for rating_id, _, _ in updates):
+            raise RuntimeError(f"{title}: a rated game's player has no Rating row")
+        db.lock_ratings(ids=[u[0] for u in updates])
+        db.update_skill(rows=updates)
+        db.mark_trueskill_done(ids=[game.id for game in games])
+        advance_stage(stage, seqs[-1])
+    return BatchResult(title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=seqs[0],
+                       last_seq=seqs[-1])
+
+
+def trueskill_titles() -> list[str]:
+    """Titles with Elo-rated games the TrueSkill stage has not applied yet."""
+    return sorted(set(Game.objects.filter(status=Game.Status.RATED, trueskill_done=False)
+                      .values_list("title", flat=True).distinct()))
