@@ -1,1 +1,1 @@
-"""Matchmaking: forming tables of players of similar strength (matchmaking.md)."""
+"""Matchmaking: forming tables of players of similar strength (docs/matchmaking.md)."""

@@ -1,4 +1,4 @@
-"""The matchmaking rules of ``matchmaking.md`` as one pure function: a pool of tickets and a clock -> tables.
+"""The matchmaking rules of ``docs/matchmaking.md`` as one pure function: a pool of tickets and a clock -> tables.
 
 No Django, no database and no clock reads: the caller passes the pool and ``now``, so the Celery beat task, the
 embedded mode and the tests run exactly the same pass, and a pass can be replayed by hand.
@@ -119,7 +119,7 @@ class Ticket:
 
     @property
     def strength(self) -> float:
-        """The Elo the ticket is matched on: its player's, or the mean of its party's (matchmaking.md)."""
+        """The Elo the ticket is matched on: its player's, or the mean of its party's (docs/matchmaking.md)."""
         if not self.party:
             return self.elo
         return (self.elo + sum(m.elo for m in self.party)) / self.seats

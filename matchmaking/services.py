@@ -30,7 +30,7 @@ from matchmaking.sizes import pool_sizes, rated_allowed
 
 log = logging.getLogger(__name__)
 
-# matchmaking.md: "a ticket may bring up to 3 friends".
+# docs/matchmaking.md: "a ticket may bring up to 3 friends".
 PARTY_MAX = 3
 
 

@@ -13,7 +13,7 @@ from arena.games.hanabi import UNRATED_DECKS
 from arena.games.wizard import AMIGO_CARDS
 from matchmaking.engine import MIN_TABLE
 
-# matchmaking.md: "the game's recommended size (games.md; Hanabi: 3)". Hanabi's rules module has no ``rec``
+# docs/matchmaking.md: "the game's recommended size (games.md; Hanabi: 3)". Hanabi's rules module has no ``rec``
 # (its Elo is a duel with Hanabot), so the matchmaker's choice is written here.
 RECOMMENDED: Mapping[str, int] = {"hanabi": 3}
 

@@ -7,6 +7,7 @@ meaning. Elo and TrueSkill are read from the ratings app's table (``ratings.mode
 """
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from collections.abc import Sequence
@@ -14,16 +15,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from arena.db import pg_cursor, postgres
+from arena.db import pg_cursor
 from arena.models import Player
 from matchmaking import engine
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat
+from ratings.config import elo_config
 from ratings.models import Rating
 from ratings.skill import DEFAULT_SKILL
+
+
+@functools.cache
+def postgres() -> bool:
+    """Which statements a pass uses is chosen once: the database a process talks to does not change."""
+    return connection.vendor == "postgresql"
+
 
 _TICKET = Ticket._meta.db_table
 _SEAT = TicketSeat._meta.db_table
@@ -77,7 +85,7 @@ def pool_load(*, pool: Pool) -> Loaded:
 
 
 def _tickets(rows: Sequence[tuple]) -> Loaded:
-    initial = settings.ELO_INITIAL
+    initial = elo_config().initial
     default_skill = (DEFAULT_SKILL.mu, DEFAULT_SKILL.sigma)
     tickets: list[engine.Ticket] = []
     server_of: dict[str, int] = {}

@@ -23,7 +23,7 @@ def _errors(*codes: int) -> dict[int, OpenApiResponse]:
 
 
 def _pass_if_embedded(ticket: Ticket) -> Ticket:
-    """matchmaking.md: without real workers a pass runs when a ticket is created or read."""
+    """docs/matchmaking.md: without real workers a pass runs when a ticket is created or read."""
     if settings.MATCHMAKING_PASS_ON_REQUEST and ticket.status == Ticket.Status.WAITING:
         pool_run(pool_id=ticket.pool_id, wait=True)
         ticket.refresh_from_db()

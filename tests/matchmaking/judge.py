@@ -11,10 +11,10 @@ from datetime import datetime
 from itertools import combinations
 
 import trueskill
-from django.conf import settings
 
 from arena.games import get_game
 from matchmaking.models import Preferences, Table, Ticket, TicketSeat
+from ratings.config import elo_config
 from ratings.models import Rating
 
 
@@ -58,7 +58,7 @@ def units(ticket_ids=None) -> dict[str, Unit]:
     out = {}
     for t in tickets:
         mine = seats[t.pk]
-        ratings = [elo.get((s.player_id, t.pool.game), settings.ELO_INITIAL) for s in mine]
+        ratings = [elo.get((s.player_id, t.pool.game), elo_config().initial) for s in mine]
         refuses = any(prefs[s.player_id].refuse_same_ip for s in mine if s.player_id in prefs)
         blocked = frozenset(h for s in mine if s.player_id in prefs for h in prefs[s.player_id].blocked)
         out[str(t.pk)] = Unit(str(t.pk), tuple(s.player.handle for s in mine), tuple(s.ip_hash for s in mine),
