@@ -115,6 +115,8 @@ class Ticket:
 
     @property
     def players(self) -> tuple[str, ...]:
+        if not self.party:
+            return (self.player,)
         return (self.player, *(m.player for m in self.party))
 
     @property
@@ -143,6 +145,8 @@ class Table:
     @property
     def players(self) -> tuple[str, ...]:
         """Every seated player: each ticket's player then its party, tickets longest-waiting first."""
+        if not any(ticket.party for ticket in self.tickets):
+            return tuple(ticket.player for ticket in self.tickets)
         return tuple(player for ticket in self.tickets for player in ticket.players)
 
 

@@ -154,7 +154,8 @@ def table_json(table: engine.Table) -> tuple[list[str], list[dict[str, Any]]]:
 def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], expired: Sequence[str],
                now: datetime) -> Written:
     """Stores the pass inside the caller's transaction; raises if any ticket was no longer waiting."""
-    rows = [(uuid.uuid4(), table) for table in tables]
+    # Table ids as text from the start: they travel as text (JSON, array literals), never as UUID objects.
+    rows = [(str(uuid.uuid4()), table) for table in tables]
     seats = [(loaded.key_of[t.id], key) for key, table in rows for t in table.tickets]
     closed_expired = [loaded.key_of[i] for i in expired]
     if postgres():
@@ -173,14 +174,14 @@ class StaleTicket(RuntimeError):
 
 def _uuids(keys: Sequence[Any]) -> str:
     """An array literal of uuids, cast by the server (``%s::uuid[]``): far cheaper than adapting each value."""
-    return "{" + ",".join(str(key) for key in keys) + "}"
+    return "{" + ",".join(map(str, keys)) + "}"
 
 
-def _write_postgres(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]],
-                    seats: list[tuple[Any, uuid.UUID]], expired: list[Any], now: datetime) -> None:
+def _write_postgres(pool: Pool, rows: list[tuple[str, engine.Table]],
+                    seats: list[tuple[Any, str]], expired: list[Any], now: datetime) -> None:
     with pg_cursor(binary=False) as cur:
         if rows:
-            doc = [{"i": str(key), "p": players, "w": warnings}
+            doc = [{"i": key, "p": players, "w": warnings}
                    for key, table in rows for players, warnings in [table_json(table)]]
             cur.execute(
                 f"INSERT INTO {_TABLE} (id, pool_id, game, variant, rated, players, warnings, formed_at) "
@@ -206,7 +207,7 @@ def _write_postgres(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]],
         cur.execute(f"UPDATE {Pool._meta.db_table} SET last_pass_at = %s WHERE id = %s", [now, pool.pk])
 
 
-def _write_orm(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]], expired: list[Any], loaded: Loaded,
+def _write_orm(pool: Pool, rows: list[tuple[str, engine.Table]], expired: list[Any], loaded: Loaded,
                now: datetime) -> None:
     objects = []
     for key, table in rows:
@@ -231,7 +232,7 @@ def _write_orm(pool: Pool, rows: list[tuple[uuid.UUID, engine.Table]], expired: 
     Pool.objects.filter(pk=pool.pk).update(last_pass_at=now)
 
 
-def _deliveries(rows: list[tuple[uuid.UUID, engine.Table]], loaded: Loaded, now: datetime) -> list[uuid.UUID]:
+def _deliveries(rows: list[tuple[str, engine.Table]], loaded: Loaded, now: datetime) -> list[Any]:
     """A push per (table, game server with a callback) among the servers whose tickets sit at the table."""
     servers = {loaded.server_of[t.id] for _, table in rows for t in table.tickets}
     urls = dict(ServerCallback.objects.filter(server_id__in=servers, enabled=True).values_list("server_id", "url"))
