@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "arena",
     "ratings",
     "leaderboards",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -143,6 +144,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-pending-ratings": {"task": "ratings.tasks.sweep_pending", "schedule": 10.0},
     # Players whose last rated game turned 90 days old leave the Redis boards (reads also drop them at once).
     "prune-inactive-leaderboards": {"task": "leaderboards.tasks.prune_inactive", "schedule": 3600.0},
+    # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
+    "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
 }
 
 # =============================================================================

@@ -1,0 +1,1 @@
+"""Pure rules of abuse detection (docs/moderation.md); no framework."""
