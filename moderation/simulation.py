@@ -204,8 +204,11 @@ class Simulation:
                     if self.rnd.random() < ALT_WIN_CHANCE:
                         order = [alt, main, *crew[1:], *fill]
                     else:
-                        order = [main, *sorted([*crew, *fill], key=self._strength, reverse=True)]
-                        # The alts stay below the main whoever else sits in.
+                        # The main first whoever else sits in; below it the order is arbitrary: one person
+                        # plays the alts and has no reason to rank them.
+                        rest = [*crew, *fill]
+                        self.rnd.shuffle(rest)
+                        order = [main, *rest]
                     self._game(title, order, seats)
         for alt in alts:
             if self.rnd.random() < self.mix.stranger_share:
