@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player
@@ -15,6 +16,7 @@ from moderation.services import (
     unban,
     void_games,
 )
+from moderation.services.penalties import void_rebuild_title
 from ratings.models import Rating, RatingChange
 from tests.moderation.helpers import detect, duel, link, record
 
@@ -146,9 +148,11 @@ class TestVoid:
         d3_clean = 60 * (1 - elo(v1, w1))
         v_clean, w_clean = v1 + d3_clean, w1 - d3_clean
         ban(moderator=moderator, player=player("cheat"), note="alt of someone")
-        with django_capture_on_commit_callbacks(execute=True):
+        with django_capture_on_commit_callbacks() as queued:
             entry = void_games(moderator=moderator, games=[Game.objects.get(pk=g2["id"])], note="abuse")
         assert Game.objects.get(pk=g2["id"]).status == Game.Status.VOID
+        assert len(queued) == 1 and rating("v") == pytest.approx(v3)  # queued for the worker, nothing rebuilt yet
+        void_rebuild_title(entry_id=entry.pk, title="tokaido")  # what the worker's task does
         assert rating("v") == pytest.approx(v_clean) and rating("w") == pytest.approx(w_clean)
         assert rating("cheat") is None
         assert not RatingChange.objects.filter(game_id=g2["id"]).exists()
@@ -163,6 +167,16 @@ class TestVoid:
         # By hand: v gets back 32.59 (the loss) and what the lower rating cost in g3.
         assert v_clean - v3 == pytest.approx(60 * e - (d3 - d3_clean))
         assert g1 and g3
+
+    @pytest.mark.skipif(not settings.CELERY_TASK_ALWAYS_EAGER, reason="embedded mode: the task runs in-process")
+    def test_embedded_mode_rebuilds_after_the_commit(self, api, moderator, django_capture_on_commit_callbacks):
+        (body,) = record(api, [duel("cheat", "v")])
+        ban(moderator=moderator, player=player("cheat"), note="x")
+        with django_capture_on_commit_callbacks(execute=True):
+            entry = void_games(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
+        entry.refresh_from_db()
+        assert rating("v") is None  # v's only rated game is gone: no rating left in the title
+        assert {r["handle"]: r["delta"] for r in entry.details["refunds"]["tokaido"]} == {"v": 30.0, "cheat": -30.0}
 
     def test_only_games_with_a_banned_account(self, api, moderator):
         (body,) = record(api, [duel("a", "b")])
