@@ -105,8 +105,9 @@ def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Calla
     pairs = _links_of(touched)
     found = _suspects(pairs, since, result)
     beneficiaries = {b for b, _f, _title in found}
-    beneficiaries |= set(Flag.objects.filter(status=Flag.Status.OPEN).filter(
-        Q(beneficiary_id__in=touched) | Q(feeders__feeder_id__in=touched)).values_list("beneficiary_id", flat=True))
+    for chunk in _chunks(sorted(touched)):
+        beneficiaries |= set(Flag.objects.filter(status=Flag.Status.OPEN).filter(
+            Q(beneficiary_id__in=chunk) | Q(feeders__feeder_id__in=chunk)).values_list("beneficiary_id", flat=True))
     if not beneficiaries:
         return
     # Phase 2: each beneficiary against all their links, so the flag aggregates the whole ring.
