@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Min, Q, Sum
 from django.utils import timezone
@@ -91,6 +92,25 @@ def detect(*, now: datetime | None = None, limit: int | None = None,
         state.save(update_fields=["last_game_id", "last_run_at"])
         result.watermark = state.last_game_id
     return result
+
+
+def detect_all(*, now: datetime | None = None, batch: int | None = None,
+               progress: Callable[[str], None] | None = None) -> DetectionResult:
+    """Passes of at most ``batch`` games (``settings.DETECTION_BATCH``) until nothing new is left.
+
+    Each pass is its own transaction, so a first run over a long history holds no lock and no memory for long.
+    """
+    batch = batch or settings.DETECTION_BATCH
+    total = DetectionResult()
+    while True:
+        result = detect(now=now, limit=batch, progress=progress)
+        for name in ("games", "links_created", "links_updated", "pairs_evaluated", "suspect_pairs", "flags_created",
+                     "flags_updated", "flags_skipped"):
+            setattr(total, name, getattr(total, name) + getattr(result, name))
+        total.flag_ids.extend(result.flag_ids)
+        total.watermark = result.watermark
+        if result.games < batch:
+            return total
 
 
 def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Callable[[str], None]) -> None:
