@@ -211,8 +211,12 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
         update.append(link)
         touched.update((a, b))
     Link.objects.bulk_create(create, batch_size=CHUNK)
-    Link.objects.bulk_update(update, ["keys", "key_digests", "first_seen", "last_seen", "crowd", "updated_at"],
-                             batch_size=CHUNK)
+    # One UPDATE per widened link: Django's bulk_update builds a CASE per column per row, which costs more to
+    # compile than these few hundred single-row updates by primary key cost to run.
+    for link in update:
+        Link.objects.filter(pk=link.pk).update(keys=link.keys, key_digests=link.key_digests,
+                                               first_seen=link.first_seen, last_seen=link.last_seen,
+                                               crowd=link.crowd, updated_at=link.updated_at)
     result.links_created += len(create)
     result.links_updated += len(update)
     return touched
