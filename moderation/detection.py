@@ -7,9 +7,12 @@ what they need and writes links and flags. Its cost follows the new games, not t
    rating, so a game rated late is never skipped.
 2. Links: only the hashes the new seats used are looked at, and only their uses within ``LINK_WINDOW`` of a new
    use (``rules.close_pairs`` with the new uses as probes). Existing links are merged, never recounted.
-3. Suspect pairs: only links with a player of a new rated game or a new link are re-evaluated, over the rated
-   games of ``SUSPECT_WINDOW``. Every beneficiary found (or whose open flag a touched player belongs to) is
-   then evaluated against all their links, so a flag aggregates the whole ring, not just the touched feeder.
+3. Suspect pairs: only linked pairs who sat at a new rated game together, or whose link is new or wider, are
+   re-evaluated, over the rated games of ``SUSPECT_WINDOW`` (a game played with anyone else only adds to the
+   feeder's total, which makes a pair less suspect, never more). Every beneficiary found, and every one whose
+   open flag names a player of the new games, is then evaluated against all their links, so a flag aggregates
+   the whole ring, not just the touched feeder. (A pair that would turn suspect only because older games left
+   the window is found the next time they play together.)
 4. Flags: one open flag per (beneficiary, title), updated in place; a dismissed or confirmed flag is raised
    again, as a new row, only for a suspect game it was not raised on.
 
@@ -118,13 +121,24 @@ def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Calla
     for chunk in _chunks(game_ids):
         seats.extend(Seat.objects.filter(game_id__in=chunk).values_list(
             "game_id", "player_id", "ip_hash", "device_hash", "game__finished_at", "game__status"))
-    touched = {player for _, player, _, _, _, status in seats if status == Game.Status.RATED}
-    touched |= _update_links(seats, result)
+    tables: dict[int, list[int]] = defaultdict(list)
+    for game, player, _ip, _device, _at, status in seats:
+        if status == Game.Status.RATED:
+            tables[game].append(player)
+    # A pair can become suspect only by playing together again (more shared games) or by a new or wider link:
+    # a game either played elsewhere only adds to the feeder's total and makes the pair less suspect.
+    co_seated = {(a, b) if a < b else (b, a) for table in tables.values() for i, a in enumerate(table)
+                 for b in table[i + 1:]}
+    relinked = _update_links(seats, result)
+    touched = {p for table in tables.values() for p in table} | {p for pair in relinked for p in pair}
     say(f"links: {result.links_created} new, {result.links_updated} widened; {len(touched)} players touched")
     since = now - rules.SUSPECT_WINDOW
-    pairs = _links_of(touched)
+    candidates = co_seated | relinked
+    pairs = {pair: links for pair, links in _links_of({p for pair in candidates for p in pair}).items()
+             if pair in candidates}
     found = _suspects(pairs, since, result)
     beneficiaries = {b for b, _f, _title in found}
+    # Open flags about anyone who played or was linked anew are brought up to date (or left as they stand).
     for chunk in _chunks(sorted(touched)):
         beneficiaries |= set(Flag.objects.filter(status=Flag.Status.OPEN).filter(
             Q(beneficiary_id__in=chunk) | Q(feeders__feeder_id__in=chunk)).values_list("beneficiary_id", flat=True))
@@ -146,9 +160,9 @@ def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Calla
 # Links
 # ---------------------------------------------------------------------------------------------------------------
 
-def _update_links(seats: list[tuple], result: DetectionResult) -> set[int]:
-    """Merge the links the new seats create; returns the players of links created or widened."""
-    touched: set[int] = set()
+def _update_links(seats: list[tuple], result: DetectionResult) -> set[tuple[int, int]]:
+    """Merge the links the new seats create; returns the pairs whose links were created or widened."""
+    touched: set[tuple[int, int]] = set()
     for kind, column, index in ((Link.Kind.IP, "ip_hash", 2), (Link.Kind.DEVICE, "device_hash", 3)):
         new_uses: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
         for seat in seats:
@@ -184,7 +198,7 @@ def _update_links(seats: list[tuple], result: DetectionResult) -> set[int]:
     return touched
 
 
-def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: DetectionResult) -> set[int]:
+def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: DetectionResult) -> set[tuple[int, int]]:
     existing: dict[tuple[int, int], Link] = {}
     firsts = sorted({a for a, _ in spans})
     for chunk in _chunks(firsts):
@@ -192,13 +206,13 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
             if (link.player_a_id, link.player_b_id) in spans:
                 existing[(link.player_a_id, link.player_b_id)] = link
     create, update = [], []
-    touched: set[int] = set()
+    touched: set[tuple[int, int]] = set()
     for (a, b), (first, last, digests, crowd) in spans.items():
         link = existing.get((a, b))
         if link is None:
             create.append(Link(player_a_id=a, player_b_id=b, kind=kind, keys=len(digests),
                                key_digests=sorted(digests), first_seen=first, last_seen=last, crowd=crowd))
-            touched.update((a, b))
+            touched.add((a, b))
             continue
         merged = sorted(set(link.key_digests) | digests)
         if (merged == sorted(link.key_digests) and first >= link.first_seen and last <= link.last_seen
@@ -209,7 +223,7 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
         link.crowd = max(link.crowd, crowd)
         link.updated_at = timezone.now()
         update.append(link)
-        touched.update((a, b))
+        touched.add((a, b))
     Link.objects.bulk_create(create, batch_size=CHUNK)
     # One UPDATE per widened link: Django's bulk_update builds a CASE per column per row, which costs more to
     # compile than these few hundred single-row updates by primary key cost to run.
