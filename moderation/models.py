@@ -7,8 +7,9 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
   hashes, ``first_seen``/``last_seen`` bound the shared uses, ``crowd`` is the most accounts ever seen on one of
   those hashes (a school, a café: the score weighs such a link less, ``rules.link_weight``). Raw values are
   never stored; ``key_digests`` holds short digests of the (already keyed) hashes only so re-runs can merge.
-- ``Flag``: one per (beneficiary, title) while open (a partial unique constraint). ``status`` open, dismissed or
-  confirmed; ``score`` sorts the queue (higher first); ``evidence`` is JSON::
+- ``Flag``: one per (beneficiary, title) while open (a partial unique constraint). ``status`` open, dismissed,
+  confirmed (a moderator's verdict) or withdrawn (detection found the pattern gone on later games);
+  ``score`` sorts the queue (higher first); ``evidence`` is JSON::
 
       {"game": slug,
        "beneficiary": {"id", "handle", "status", "created_at", "age_days", "games"},  # games: rated, all titles
@@ -79,6 +80,9 @@ class Flag(models.Model):
         OPEN = "open"
         DISMISSED = "dismissed"
         CONFIRMED = "confirmed"
+        # Detection itself closed it: re-evaluated on later games, no feeder meets the thresholds any more (an
+        # early run of luck that evened out). Not a verdict; raised again as a new flag if the pattern returns.
+        WITHDRAWN = "withdrawn"
 
     beneficiary = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="flags")
     title = models.CharField(max_length=32)

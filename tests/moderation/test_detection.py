@@ -198,3 +198,19 @@ def test_passes_of_a_few_games_reach_the_same_flags(api):
 
     assert total.games == 15 and total.watermark == max(Game.objects.values_list("pk", flat=True))
     assert flags() == [("b", "tokaido", ["f"]), ("c", "tokaido", ["g"])]
+
+
+def test_an_open_flag_whose_pattern_evens_out_is_withdrawn(api):
+    record(api, link("b", "f") + ring("b", "f", games=5))
+    detect()
+    assert flags() == [("b", "tokaido", ["f"])]
+    # f then wins 2 of the next 3: b above f in 6 of 8 games, 75 %.
+    record(api, [duel("f", "b", days_ago=1), duel("f", "b", days_ago=1), duel("b", "f", days_ago=1)])
+    result = detect()
+    assert flags() == [] and result.flags_withdrawn == 1
+    flag = Flag.objects.get()
+    assert flag.status == Flag.Status.WITHDRAWN and flag.resolved_by is None
+    # The pattern returns (b wins 4 more: 10 of 12, 83 %): a new flag, the withdrawn one stays as it was.
+    record(api, [duel("b", "f", days_ago=0.5) for _ in range(4)])
+    detect()
+    assert flags() == [("b", "tokaido", ["f"])] and Flag.objects.count() == 2

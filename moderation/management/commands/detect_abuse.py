@@ -30,6 +30,6 @@ class Command(BaseCommand):
             f"looked at {result.games} games (watermark {result.watermark}): {result.links_created} links new, "
             f"{result.links_updated} widened, {result.pairs_evaluated} pairs evaluated, {result.suspect_pairs} "
             f"suspect; flags {result.flags_created} raised, {result.flags_updated} updated, "
-            f"{result.flags_skipped} left dismissed")
+            f"{result.flags_skipped} left dismissed, {result.flags_withdrawn} withdrawn")
         for flag in detection.open_flags():
             self.stdout.write(json.dumps(flag))
