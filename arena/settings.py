@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "ratings",
     "leaderboards",
     "matchmaking",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -152,6 +153,8 @@ CELERY_BEAT_SCHEDULE = {
     # matchmaking.md: a pass every second per pool; one task runs every pool that has tickets waiting.
     "matchmaking-passes": {"task": "matchmaking.tasks.run_due_pools", "schedule": 1.0,
                            "options": {"expires": 5.0}},
+    # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
+    "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
 }
 
 # =============================================================================
@@ -186,6 +189,9 @@ BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
 # A failing listener of an announcement (arena/announcements.py) is logged and the others still run; tests may
 # set this to see the failure raised instead.
 ANNOUNCEMENTS_RAISE = env.bool("ANNOUNCEMENTS_RAISE", default=False)
+# Abuse detection takes at most this many new games per pass (one transaction each): a first run over a long
+# history advances in steps instead of holding one transaction over all of it.
+DETECTION_BATCH = env.int("DETECTION_BATCH", default=20_000)
 # Largest batch a game server may send in one POST /api/v1/games/batch/.
 GAMES_BATCH_MAX = 500
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024

@@ -15,6 +15,7 @@ api_v1 = [
     path("", include("ratings.api.players")),
     path("", include("leaderboards.api")),
     path("", include("matchmaking.api")),
+    path("", include("moderation.api")),
     re_path(r"^(?P<unmatched>.*)$", endpoint_not_found),  # last: whatever no endpoint above claimed
 ]
 
