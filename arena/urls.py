@@ -14,6 +14,7 @@ api_v1 = [
     path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
     path("", include("ratings.api.players")),
     path("", include("leaderboards.api")),
+    path("", include("moderation.api")),
     re_path(r"^(?P<unmatched>.*)$", endpoint_not_found),  # last: whatever no endpoint above claimed
 ]
 

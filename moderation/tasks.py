@@ -1,8 +1,53 @@
-"""Celery doors into detection (filled in below the models)."""
+"""Celery doors into moderation: detection after rating batches and on a schedule, and the rebuild after a void.
+
+Detection reads its work from the database (the watermark), never from the message, so a lost, repeated or
+concurrent run costs nothing: the beat schedule (``detect-abuse``) catches whatever a lost wake-up missed, and two
+runs at once queue behind the watermark's row lock.
+"""
 from __future__ import annotations
 
+import logging
+
+from celery import shared_task
+from django.conf import settings
+
 from arena.announcements import RatingsChanged
+from arena.redis import redis_client
+from moderation import detection
+from moderation.services import penalties
+
+log = logging.getLogger(__name__)
+
+# One queued detection covers every batch committed before it starts: no second message while one waits.
+WAKE_KEY = "arena:wake:detect"
+WAKE_TTL_SECONDS = 60
 
 
 def on_ratings_changed(fact: RatingsChanged) -> None:
-    """Placeholder until detection lands."""
+    """Subscribed to ratings' announcement: a rated batch brings new games to look at (resets and rebuilds don't)."""
+    if fact.cause != "batch" or not fact.game_ids:
+        return
+    if settings.CELERY_TASK_ALWAYS_EAGER or redis_client().set(WAKE_KEY, 1, nx=True, ex=WAKE_TTL_SECONDS):
+        detect.delay()
+
+
+@shared_task(name="moderation.tasks.detect")
+def detect() -> int:
+    """One incremental detection pass over what is new; returns how many games it looked at."""
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        redis_client().delete(WAKE_KEY)
+    result = detection.detect()
+    if result.flags_created or result.flags_updated:
+        log.info("detection: %d games, %d flags raised, %d updated", result.games, result.flags_created,
+                 result.flags_updated)
+    return result.games
+
+
+@shared_task(name="moderation.tasks.void_rebuild")
+def void_rebuild(entry_id: int, title: str) -> int:
+    """Rebuild a title after a void, record the refunds on the audit entry, then rate what queued meanwhile."""
+    from ratings.tasks import rate_elo
+
+    refunds = penalties.void_rebuild_title(entry_id=entry_id, title=title)
+    rate_elo.delay(title)
+    return len(refunds)

@@ -1,0 +1,121 @@
+"""``POST /api/v1/reports/``: a game server files a player's report (docs/api.md "Reports"). Parse, act, render."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.urls import path
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from arena.api.schemas import ErrorOut
+from arena.errors import InvalidInput
+from arena.models import is_player_id
+from moderation.models import Report
+from moderation.services.reports import report_create
+
+MAX_ACCUSED = 20
+MAX_DESCRIPTION = 4000
+MAX_INT = 2**31 - 1
+REASONS = set(Report.Reason.values)
+
+
+@dataclass(frozen=True)
+class ReportIn:
+    reporter: str
+    accused: list[str]
+    reasons: list[str]
+    game_id: int | None
+    move: int | None
+    description: str
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_INT
+
+
+def parse_report(data: Any) -> ReportIn:
+    """Types and sizes, each bad field named; existence and the kingmaking rule are the service's."""
+    if not isinstance(data, dict):
+        raise InvalidInput("invalid_input", "Send a JSON object.", {"body": "Must be an object."})
+    fields: dict[str, str] = {}
+    unknown = sorted(set(data) - {"reporter", "accused", "reason", "game_id", "move", "description"})
+    for key in unknown:
+        fields[str(key)[:64]] = "Unknown field."
+    reporter = data.get("reporter")
+    if not is_player_id(reporter):
+        fields["reporter"] = "Required: a player id."
+    accused = data.get("accused")
+    if isinstance(accused, str):
+        accused = [accused]
+    if not isinstance(accused, list) or not 1 <= len(accused) <= MAX_ACCUSED:
+        fields["accused"] = f"Required: a list of 1 to {MAX_ACCUSED} player ids."
+        accused = []
+    for index, handle in enumerate(accused):
+        if not is_player_id(handle):
+            fields[f"accused.{index}"] = "Must be a player id."
+    reason = data.get("reason")
+    reasons = reason if isinstance(reason, list) else [reason]
+    if not reasons or not all(isinstance(r, str) and r in REASONS for r in reasons):
+        fields["reason"] = f"Required: one of {', '.join(sorted(REASONS))} (or a list of them)."
+    game_id, move = data.get("game_id"), data.get("move")
+    if game_id is not None and not _int(game_id):
+        fields["game_id"] = "Must be a game id."
+    if move is not None and not _int(move):
+        fields["move"] = "Must be a move number (an integer >= 0)."
+    description = data.get("description", "")
+    if description is None:
+        description = ""
+    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION or "\x00" in description:
+        fields["description"] = f"Must be text of at most {MAX_DESCRIPTION} characters."
+    if fields:
+        raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", fields)
+    return ReportIn(reporter=reporter, accused=list(accused), reasons=list(dict.fromkeys(reasons)),
+                    game_id=game_id, move=move, description=description)
+
+
+def present(report: Report) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": report.pk, "reporter": report.reporter.handle,
+        "accused": sorted(report.accused.values_list("handle", flat=True)),
+        "reason": report.reason, "reasons": report.reasons, "game_id": report.game_id, "move": report.move,
+        "status": report.status, "created_at": report.created_at.isoformat().replace("+00:00", "Z"),
+    }
+    if report.answer:
+        body["answer"] = report.answer
+    return body
+
+
+ReportOut = inline_serializer("ReportOut", {
+    "id": serializers.IntegerField(), "reporter": serializers.CharField(),
+    "accused": serializers.ListField(child=serializers.CharField()), "reason": serializers.CharField(),
+    "reasons": serializers.ListField(child=serializers.CharField()),
+    "game_id": serializers.IntegerField(allow_null=True), "move": serializers.IntegerField(allow_null=True),
+    "status": serializers.ChoiceField(choices=Report.Status.values), "created_at": serializers.DateTimeField(),
+    "answer": serializers.CharField(required=False, help_text="The policy's answer when closed at once."),
+})
+ReportIn_ = inline_serializer("ReportIn", {
+    "reporter": serializers.CharField(), "accused": serializers.ListField(child=serializers.CharField()),
+    "reason": serializers.ChoiceField(choices=sorted(REASONS)),
+    "game_id": serializers.IntegerField(required=False), "move": serializers.IntegerField(required=False),
+    "description": serializers.CharField(required=False),
+})
+
+
+class ReportCreateApi(APIView):
+    @extend_schema(operation_id="reports_create", request=ReportIn_,
+                   responses={201: ReportOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut})
+    def post(self, request: Request) -> Response:
+        parsed = parse_report(request.data)
+        report = report_create(server=request.user, reporter=parsed.reporter, accused=parsed.accused,
+                               reasons=parsed.reasons, game_id=parsed.game_id, move=parsed.move,
+                               description=parsed.description)
+        return Response(present(report), status=status.HTTP_201_CREATED)
+
+
+urlpatterns = [
+    path("reports/", ReportCreateApi.as_view(), name="reports-create"),
+]

@@ -1,0 +1,340 @@
+"""Incremental multiple-account detection over the database: links, suspect pairs, flags (docs/moderation.md).
+
+The rules (thresholds, what a suspect pair is, the score) live in ``moderation.rules``; this module only reads
+what they need and writes links and flags. Its cost follows the new games, not the history:
+
+1. New games are those above the watermark (``DetectionState``), up to the first game still waiting for its
+   rating, so a game rated late is never skipped.
+2. Links: only the hashes the new seats used are looked at, and only their uses within ``LINK_WINDOW`` of a new
+   use (``rules.close_pairs`` with the new uses as probes). Existing links are merged, never recounted.
+3. Suspect pairs: only links with a player of a new rated game or a new link are re-evaluated, over the rated
+   games of ``SUSPECT_WINDOW``. Every beneficiary found (or whose open flag a touched player belongs to) is
+   then evaluated against all their links, so a flag aggregates the whole ring, not just the touched feeder.
+4. Flags: one open flag per (beneficiary, title), updated in place; a dismissed or confirmed flag is raised
+   again, as a new row, only for a suspect game it was not raised on.
+
+Nothing here punishes anyone: "if there is any possible doubt, a player should be considered not guilty".
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.db import transaction
+from django.db.models import Max, Min, Q, Sum
+from django.utils import timezone
+
+from arena.models import Game, Player, Seat
+from moderation import rules
+from moderation.models import DetectionState, Flag, FlagFeeder, Link
+from ratings.models import Rating, RatingChange
+
+CHUNK = 2000
+T = TypeVar("T")
+
+
+@dataclass
+class DetectionResult:
+    """What one pass did, for the command's summary and the benchmark."""
+
+    games: int = 0
+    watermark: int = 0
+    links_created: int = 0
+    links_updated: int = 0
+    pairs_evaluated: int = 0
+    suspect_pairs: int = 0
+    flags_created: int = 0
+    flags_updated: int = 0
+    flags_skipped: int = 0  # dismissed or confirmed, nothing new
+    flag_ids: list[int] = field(default_factory=list)
+
+
+def _chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()[:16]
+
+
+def detect(*, now: datetime | None = None, limit: int | None = None,
+           progress: Callable[[str], None] | None = None) -> DetectionResult:
+    """One incremental pass over the games recorded since the last one; a single transaction.
+
+    The watermark row is locked for the pass, so two workers never evaluate the same games twice at once.
+    ``limit`` caps how many new games one pass takes (the rest wait for the next).
+    """
+    now = now or timezone.now()
+    result = DetectionResult()
+    say = progress or (lambda _message: None)
+    with transaction.atomic():
+        DetectionState.objects.get_or_create(name="default")
+        state = DetectionState.objects.select_for_update().get(name="default")
+        start = state.last_game_id
+        pending = Game.objects.filter(status=Game.Status.PENDING, pk__gt=start).aggregate(m=Min("pk"))["m"]
+        games = Game.objects.filter(pk__gt=start)
+        if pending is not None:
+            games = games.filter(pk__lt=pending)
+        ids = list(games.order_by("pk").values_list("pk", flat=True)[:limit] if limit else
+                   games.order_by("pk").values_list("pk", flat=True))
+        result.games = len(ids)
+        if ids:
+            say(f"{len(ids)} new games")
+            _run(ids, now, result, say)
+            state.last_game_id = ids[-1]
+        state.last_run_at = now
+        state.save(update_fields=["last_game_id", "last_run_at"])
+        result.watermark = state.last_game_id
+    return result
+
+
+def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Callable[[str], None]) -> None:
+    seats: list[tuple] = []
+    for chunk in _chunks(game_ids):
+        seats.extend(Seat.objects.filter(game_id__in=chunk).values_list(
+            "game_id", "player_id", "ip_hash", "device_hash", "game__finished_at", "game__status"))
+    touched = {player for _, player, _, _, _, status in seats if status == Game.Status.RATED}
+    touched |= _update_links(seats, result)
+    say(f"links: {result.links_created} new, {result.links_updated} widened; {len(touched)} players touched")
+    since = now - rules.SUSPECT_WINDOW
+    pairs = _links_of(touched)
+    found = _suspects(pairs, since, result)
+    beneficiaries = {b for b, _f, _title in found}
+    beneficiaries |= set(Flag.objects.filter(status=Flag.Status.OPEN).filter(
+        Q(beneficiary_id__in=touched) | Q(feeders__feeder_id__in=touched)).values_list("beneficiary_id", flat=True))
+    if not beneficiaries:
+        return
+    # Phase 2: each beneficiary against all their links, so the flag aggregates the whole ring.
+    ring_pairs = _links_of(beneficiaries)
+    ring_found = _suspects(ring_pairs, since, result, beneficiaries=beneficiaries)
+    result.suspect_pairs = len(ring_found)
+    by_flag: dict[tuple[int, str], dict[int, rules.PairStats]] = defaultdict(dict)
+    for (b, f, title), stats in ring_found.items():
+        by_flag[(b, title)][f] = stats
+    say(f"{len(ring_found)} suspect pairs, {len(by_flag)} flags to raise or update")
+    for (b, title), feeders in sorted(by_flag.items()):
+        _raise_flag(b, title, feeders, ring_pairs, since, now, result)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Links
+# ---------------------------------------------------------------------------------------------------------------
+
+def _update_links(seats: list[tuple], result: DetectionResult) -> set[int]:
+    """Merge the links the new seats create; returns the players of links created or widened."""
+    touched: set[int] = set()
+    for kind, column, index in ((Link.Kind.IP, "ip_hash", 2), (Link.Kind.DEVICE, "device_hash", 3)):
+        new_uses: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
+        for seat in seats:
+            if seat[index]:
+                new_uses[seat[index]].append((seat[1], seat[4]))
+        if not new_uses:
+            continue
+        times = [t for uses in new_uses.values() for _, t in uses]
+        lo, hi = min(times) - rules.LINK_WINDOW, max(times) + rules.LINK_WINDOW
+        known: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
+        keys = sorted(new_uses)
+        for chunk in _chunks(keys):
+            rows = Seat.objects.filter(**{f"{column}__in": chunk}, game__finished_at__gte=lo,
+                                       game__finished_at__lte=hi).values_list(column, "player_id", "game__finished_at")
+            for key, player, at in rows:
+                known[key].append((player, at))
+        spans: dict[tuple[int, int], tuple[datetime, datetime, set[str], int]] = {}
+        for key, uses in new_uses.items():
+            everyone = known.get(key) or uses
+            crowd = len({player for player, _ in everyone})
+            if crowd < 2:
+                continue
+            digest = _digest(key)
+            for pair, span in rules.close_pairs(everyone, uses).items():
+                old = spans.get(pair)
+                if old is None:
+                    spans[pair] = (span.first, span.last, {digest}, crowd)
+                else:
+                    spans[pair] = (min(old[0], span.first), max(old[1], span.last), old[2] | {digest},
+                                   max(old[3], crowd))
+        if spans:
+            touched |= _merge_links(kind, spans, result)
+    return touched
+
+
+def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: DetectionResult) -> set[int]:
+    existing: dict[tuple[int, int], Link] = {}
+    firsts = sorted({a for a, _ in spans})
+    for chunk in _chunks(firsts):
+        for link in Link.objects.filter(kind=kind, player_a_id__in=chunk):
+            if (link.player_a_id, link.player_b_id) in spans:
+                existing[(link.player_a_id, link.player_b_id)] = link
+    create, update = [], []
+    touched: set[int] = set()
+    for (a, b), (first, last, digests, crowd) in spans.items():
+        link = existing.get((a, b))
+        if link is None:
+            create.append(Link(player_a_id=a, player_b_id=b, kind=kind, keys=len(digests),
+                               key_digests=sorted(digests), first_seen=first, last_seen=last, crowd=crowd))
+            touched.update((a, b))
+            continue
+        merged = sorted(set(link.key_digests) | digests)
+        if (merged == sorted(link.key_digests) and first >= link.first_seen and last <= link.last_seen
+                and crowd <= link.crowd):
+            continue
+        link.key_digests, link.keys = merged, len(merged)
+        link.first_seen, link.last_seen = min(link.first_seen, first), max(link.last_seen, last)
+        link.crowd = max(link.crowd, crowd)
+        link.updated_at = timezone.now()
+        update.append(link)
+        touched.update((a, b))
+    Link.objects.bulk_create(create, batch_size=CHUNK)
+    Link.objects.bulk_update(update, ["keys", "key_digests", "first_seen", "last_seen", "crowd", "updated_at"],
+                             batch_size=CHUNK)
+    result.links_created += len(create)
+    result.links_updated += len(update)
+    return touched
+
+
+def _links_of(players: Iterable[int]) -> dict[tuple[int, int], list[Link]]:
+    """Every link of these players, by unordered pair (lower id first)."""
+    ids = sorted(set(players))
+    out: dict[tuple[int, int], list[Link]] = defaultdict(list)
+    seen: set[int] = set()
+    for chunk in _chunks(ids):
+        for link in Link.objects.filter(Q(player_a_id__in=chunk) | Q(player_b_id__in=chunk)):
+            if link.pk not in seen:
+                seen.add(link.pk)
+                out[(link.player_a_id, link.player_b_id)].append(link)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Suspect pairs
+# ---------------------------------------------------------------------------------------------------------------
+
+def _rated_seats(players: set[int], since: datetime) -> dict[int, dict[int, tuple[str, int | None]]]:
+    """player -> {game_id: (title, place)} over the rated games inside the window."""
+    out: dict[int, dict[int, tuple[str, int | None]]] = defaultdict(dict)
+    for chunk in _chunks(sorted(players)):
+        rows = Seat.objects.filter(player_id__in=chunk, game__status=Game.Status.RATED,
+                                   game__finished_at__gte=since).values_list(
+            "player_id", "game_id", "game__title", "place")
+        for player, game, title, place in rows:
+            out[player][game] = (title, place)
+    return out
+
+
+def _suspects(pairs: dict[tuple[int, int], list[Link]], since: datetime, result: DetectionResult,
+              beneficiaries: set[int] | None = None) -> dict[tuple[int, int, str], rules.PairStats]:
+    """(B, F, title) -> stats for every suspect orientation of the given pairs (B restricted if given)."""
+    if not pairs:
+        return {}
+    players = {p for pair in pairs for p in pair}
+    seats = _rated_seats(players, since)
+    found: dict[tuple[int, int, str], rules.PairStats] = {}
+    for a, b in pairs:
+        games_a, games_b = seats.get(a, {}), seats.get(b, {})
+        shared = games_a.keys() & games_b.keys()
+        if len(shared) < rules.MIN_SHARED_GAMES:
+            continue
+        for ben, feed, games_ben, games_feed in ((a, b, games_a, games_b), (b, a, games_b, games_a)):
+            if beneficiaries is not None and ben not in beneficiaries:
+                continue
+            rows = [(g, games_ben[g][0], games_ben[g][1], games_feed[g][1]) for g in sorted(shared)]
+            for title in {t for _, t, _, _ in rows}:
+                result.pairs_evaluated += 1
+                stats = rules.pair_stats(rows, title, feeder_games=len(games_feed))
+                if rules.is_suspect(stats):
+                    found[(ben, feed, title)] = stats
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Flags
+# ---------------------------------------------------------------------------------------------------------------
+
+def _account(player: Player, now: datetime) -> dict[str, Any]:
+    games = Rating.objects.filter(player=player).aggregate(n=Sum("games"))["n"] or 0
+    return {"id": player.pk, "handle": player.handle, "created_at": player.created_at.isoformat(),
+            "age_days": max((now - player.created_at).days, 0), "games": games, "status": player.status}
+
+
+def _link_evidence(links: list[Link]) -> list[dict[str, Any]]:
+    return [{"kind": link.kind, "keys": link.keys, "first_seen": link.first_seen.isoformat(),
+             "last_seen": link.last_seen.isoformat(), "crowd": link.crowd, "crowded": rules.is_crowded(link.crowd),
+             "weight": round(rules.link_weight(link.kind, link.crowd), 3)} for link in links]
+
+
+def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
+                pairs: dict[tuple[int, int], list[Link]], since: datetime, now: datetime,
+                result: DetectionResult) -> None:
+    all_ids = sorted({g for stats in feeders.values() for g in stats.game_ids})
+    open_flag = Flag.objects.select_for_update().filter(beneficiary_id=b, title=title, status=Flag.Status.OPEN).first()
+    if open_flag is None:
+        last = Flag.objects.filter(beneficiary_id=b, title=title).order_by("-pk").first()
+        if last is not None and not rules.has_new_evidence(last.game_ids, all_ids):
+            result.flags_skipped += 1
+            return
+    gains = dict(RatingChange.objects.filter(player_id=b, kind=RatingChange.Kind.GAME, game_id__in=all_ids)
+                 .values_list("game_id", "delta"))
+    players = Player.objects.in_bulk([b, *feeders])
+    rows, parts, feeder_evidence = [], [], []
+    for f, stats in sorted(feeders.items()):
+        links = pairs.get((min(b, f), max(b, f)), [])
+        weight = max((rules.link_weight(link.kind, link.crowd) for link in links), default=0.0)
+        gained = round(sum(gains.get(g, 0.0) for g in stats.game_ids), 2)
+        parts.append(rules.feeder_score(stats, weight))
+        feeder_evidence.append({
+            **_account(players[f], now), "shared_games": stats.shared_games, "wins": stats.wins,
+            "win_share": round(stats.win_share, 4), "concentration": round(stats.concentration, 4),
+            "shared_any": stats.shared_any, "rated_games_in_window": stats.feeder_games, "elo_gained": gained,
+            "weight": round(weight, 3), "links": _link_evidence(links), "game_ids": stats.game_ids,
+        })
+        rows.append(FlagFeeder(feeder_id=f, shared_games=stats.shared_games, wins=stats.wins,
+                               win_share=stats.win_share, concentration=stats.concentration, elo_gained=gained,
+                               link_kinds=sorted({link.kind for link in links}), weight=weight))
+    elo_gained = round(sum(gains.get(g, 0.0) for g in all_ids), 2)
+    evidence = {"game": title, "beneficiary": _account(players[b], now),
+                "window": {"from": since.isoformat(), "to": now.isoformat()},
+                "feeders": feeder_evidence, "elo_gained": elo_gained, "game_ids": all_ids}
+    score = rules.flag_score(parts, elo_gained)
+    if open_flag is None:
+        open_flag = Flag.objects.create(beneficiary_id=b, title=title, score=score, evidence=evidence, game_ids=all_ids)
+        result.flags_created += 1
+    else:
+        open_flag.score, open_flag.evidence, open_flag.game_ids = score, evidence, all_ids
+        open_flag.save(update_fields=["score", "evidence", "game_ids", "updated_at"])
+        open_flag.feeders.all().delete()
+        result.flags_updated += 1
+    for row in rows:
+        row.flag = open_flag
+    FlagFeeder.objects.bulk_create(rows)
+    result.flag_ids.append(open_flag.pk)
+
+
+def open_flags() -> list[dict[str, Any]]:
+    """Every open flag as the command prints it, highest score first."""
+    out = []
+    flags = Flag.objects.filter(status=Flag.Status.OPEN).select_related("beneficiary").order_by("-score", "pk")
+    feeders: dict[int, list[str]] = defaultdict(list)
+    for flag_id, handle in FlagFeeder.objects.filter(flag__status=Flag.Status.OPEN).order_by(
+            "feeder__handle").values_list("flag_id", "feeder__handle"):
+        feeders[flag_id].append(handle)
+    for flag in flags:
+        out.append({"flag": flag.pk, "game": flag.title, "beneficiary": flag.beneficiary.handle,
+                    "feeders": feeders[flag.pk], "score": flag.score})
+    return out
+
+
+def watermark_reset() -> None:
+    """Forget the watermark (tests, a re-run from scratch after changing the rules)."""
+    DetectionState.objects.update_or_create(name="default", defaults={"last_game_id": 0})
+
+
+def detection_lag() -> int:
+    """Games recorded and rated that detection has not looked at yet (the panel's dashboard)."""
+    state = DetectionState.objects.filter(name="default").first()
+    top = Game.objects.aggregate(m=Max("pk"))["m"] or 0
+    return max(top - (state.last_game_id if state else 0), 0)

@@ -1,0 +1,51 @@
+"""Moderation's services: every moderator action is one transaction and writes one ``AuditEntry``.
+
+Nothing here is ever called automatically (seed 004: "if there is any possible doubt, a player should be
+considered not guilty"); the admin panel's actions and the reports API are the only callers. docs/moderation.md.
+
+Penalties (``moderation.services.penalties``), each returning the ``AuditEntry`` it wrote:
+
+- ``confirm_multiple_accounts(*, moderator: User, primary: Player, accounts: Sequence[Player] | None = None,
+  flag: Flag | None = None, report: Report | None = None, note: str = "") -> AuditEntry``
+  accounts default to the flag's ring (beneficiary + feeders) or the report's accused (+ reporter never); every
+  account but ``primary`` is banned, the primary reset to R0 in every title; the flag confirmed, the report upheld.
+- ``void_games(*, moderator: User, games: Sequence[Game], note: str = "") -> AuditEntry``
+  games played with a banned account become ``void``; each affected title is rebuilt in a worker, which then
+  writes the refunds into ``entry.details["refunds"]`` (``{title: [{player, handle, before, after, delta}]}``).
+- ``ban(*, moderator: User, player: Player, note: str) -> AuditEntry``
+- ``unban(*, moderator: User, player: Player, note: str) -> AuditEntry``
+- ``reset(*, moderator: User, player: Player, titles: Sequence[str] | None = None, note: str = "") -> AuditEntry``
+- ``dismiss_flag(*, moderator: User, flag: Flag, note: str) -> AuditEntry``
+- ``dismiss_report(*, moderator: User, report: Report, note: str) -> AuditEntry``
+- ``uphold_report(*, moderator: User, report: Report, note: str = "") -> AuditEntry``
+
+Reports (``moderation.services.reports``):
+
+- ``report_create(*, server: GameServer, reporter: str, accused: Sequence[str], reasons: Sequence[str],
+  game_id: int | None = None, move: int | None = None, description: str = "") -> Report``
+
+Reads for the panel are in ``moderation.selectors`` (``confirm_warnings``, ``refunds_of``, ``linked_accounts``).
+"""
+from moderation.services.penalties import (
+    ban,
+    confirm_multiple_accounts,
+    dismiss_flag,
+    dismiss_report,
+    reset,
+    unban,
+    uphold_report,
+    void_games,
+)
+from moderation.services.reports import report_create
+
+__all__ = [
+    "ban",
+    "confirm_multiple_accounts",
+    "dismiss_flag",
+    "dismiss_report",
+    "report_create",
+    "reset",
+    "unban",
+    "uphold_report",
+    "void_games",
+]

@@ -1,0 +1,241 @@
+"""Moderator actions: each is one transaction that writes one audit entry (docs/moderation.md, "Penalties").
+
+A ban goes through the core's ``player_ban``, which announces ``PlayerStatusChanged`` after the commit: the
+leaderboards drop the player and matchmaking cancels their waiting tickets itself when it listens, so this module
+needs no call into matchmaking (and works the same with or without it installed).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from arena.errors import Conflict, InvalidInput
+from arena.models import Game, Player, Seat
+from arena.players import player_ban, player_unban
+from moderation.models import AuditEntry, Flag, Report
+from ratings.models import Rating, RatingStage
+from ratings.services import rating_reset, rebuild
+
+Action = AuditEntry.Action
+# Changes smaller than this are float noise of the replay, not a refund.
+REFUND_EPSILON = 1e-9
+
+
+def _audit(*, moderator: AbstractBaseUser | None, action: str, note: str = "", players: Sequence[Player] = (),
+           games: Sequence[Game] = (), flags: Sequence[Flag] = (), reports: Sequence[Report] = (),
+           details: dict[str, Any] | None = None) -> AuditEntry:
+    entry = AuditEntry.objects.create(moderator=moderator, action=action, note=note, details=details or {})
+    if players:
+        entry.players.add(*players)
+    if games:
+        entry.games.add(*games)
+    if flags:
+        entry.flags.add(*flags)
+    if reports:
+        entry.reports.add(*reports)
+    return entry
+
+
+def _need_note(note: str) -> str:
+    note = (note or "").strip()
+    if not note:
+        raise InvalidInput("note_required", "Say why in a note: the audit log keeps it.", {"note": "Required."})
+    return note
+
+
+def _resolve(obj: Flag | Report, status: str, moderator: AbstractBaseUser | None, note: str) -> None:
+    obj.status, obj.resolved_by, obj.resolved_at, obj.note = status, moderator, timezone.now(), note
+    obj.save(update_fields=["status", "resolved_by", "resolved_at", "note"])
+
+
+def _lock_open(model: type[Flag] | type[Report], obj: Flag | Report) -> Flag | Report:
+    locked = model.objects.select_for_update().get(pk=obj.pk)
+    if locked.status != model.Status.OPEN:
+        raise Conflict("already_resolved", f"This {model.__name__.lower()} is already {locked.status}.")
+    return locked
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Multiple accounts
+# ---------------------------------------------------------------------------------------------------------------
+
+def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Player,
+                              accounts: Sequence[Player] | None = None, flag: Flag | None = None,
+                              report: Report | None = None, note: str = "") -> AuditEntry:
+    """One person, several accounts: ban every account but ``primary``, reset the primary to R0 everywhere.
+
+    ``accounts`` is the whole set the moderator judged to be one person (``primary`` among them); by default the
+    flag's ring (beneficiary and feeders) or the report's accused. The primary's reset is a ``reset`` history
+    entry in every title it has a rating in; its game counts are kept (ratings.md). The secondaries' games stay
+    as they are: voiding them, which refunds their victims, is a separate and deliberate action.
+    """
+    if accounts is None:
+        accounts = []
+        if flag is not None:
+            accounts = [flag.beneficiary, *Player.objects.filter(fed_flags__flag=flag)]
+        elif report is not None:
+            accounts = list(report.accused.all())
+    group = {p.pk: p for p in [*accounts, primary]}
+    if primary.pk not in {p.pk for p in accounts}:
+        raise InvalidInput("primary_not_in_accounts", "The primary must be one of the accounts confirmed.",
+                           {"primary": "Pick one of the accounts."})
+    secondaries = [p for pk, p in sorted(group.items()) if pk != primary.pk]
+    if not secondaries:
+        raise InvalidInput("no_secondary_accounts", "Confirming multiple accounts needs at least two accounts.",
+                           {"accounts": "Name the secondary accounts."})
+    with transaction.atomic():
+        locked_flag = _lock_open(Flag, flag) if flag is not None else None
+        locked_report = _lock_open(Report, report) if report is not None else None
+        banned = []
+        for player in secondaries:
+            if not player.is_banned:
+                player_ban(player=player)
+                banned.append(player.handle)
+        resets = rating_reset(player=primary)
+        if locked_flag is not None:
+            _resolve(locked_flag, Flag.Status.CONFIRMED, moderator, note)
+        if locked_report is not None:
+            _resolve(locked_report, Report.Status.UPHELD, moderator, note)
+        details = {"primary": primary.handle, "secondaries": [p.handle for p in secondaries], "banned": banned,
+                   "resets": [{"title": r.title, "before": r.before, "after": settings.ELO_INITIAL} for r in resets]}
+        return _audit(moderator=moderator, action=Action.CONFIRM_MULTIPLE_ACCOUNTS, note=note,
+                      players=[primary, *secondaries], flags=[locked_flag] if locked_flag else [],
+                      reports=[locked_report] if locked_report else [], details=details)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Ban, unban, reset
+# ---------------------------------------------------------------------------------------------------------------
+
+def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
+    """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody."""
+    note = _need_note(note)
+    if player.is_banned:
+        raise Conflict("already_banned", f"{player.handle} is already banned.")
+    with transaction.atomic():
+        player_ban(player=player)
+        return _audit(moderator=moderator, action=Action.BAN, note=note, players=[player])
+
+
+def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
+    """Lift a ban (with a note: the audit log says why); the player's games from now on are rated again."""
+    note = _need_note(note)
+    if not player.is_banned:
+        raise Conflict("not_banned", f"{player.handle} is not banned.")
+    with transaction.atomic():
+        player_unban(player=player)
+        return _audit(moderator=moderator, action=Action.UNBAN, note=note, players=[player])
+
+
+def reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequence[str] | None = None,
+          note: str = "") -> AuditEntry:
+    """Reset a player's Elo to R0 in every title (or ``titles``) as ``reset`` history entries."""
+    with transaction.atomic():
+        resets = rating_reset(player=player, titles=titles)
+        details = {"resets": [{"title": r.title, "before": r.before, "after": settings.ELO_INITIAL} for r in resets]}
+        return _audit(moderator=moderator, action=Action.RESET, note=note, players=[player], details=details)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Flags and reports
+# ---------------------------------------------------------------------------------------------------------------
+
+def dismiss_flag(*, moderator: AbstractBaseUser | None, flag: Flag, note: str) -> AuditEntry:
+    """Not guilty: the flag is closed and stays closed until detection finds a suspect game it did not cite."""
+    note = _need_note(note)
+    with transaction.atomic():
+        locked = _lock_open(Flag, flag)
+        _resolve(locked, Flag.Status.DISMISSED, moderator, note)
+        players = [locked.beneficiary, *Player.objects.filter(fed_flags__flag=locked)]
+        return _audit(moderator=moderator, action=Action.DISMISS_FLAG, note=note, players=players, flags=[locked])
+
+
+def dismiss_report(*, moderator: AbstractBaseUser | None, report: Report, note: str) -> AuditEntry:
+    """The report is not upheld; it counts against the reporter's track record."""
+    note = _need_note(note)
+    with transaction.atomic():
+        locked = _lock_open(Report, report)
+        _resolve(locked, Report.Status.DISMISSED, moderator, note)
+        return _audit(moderator=moderator, action=Action.DISMISS_REPORT, note=note,
+                      players=list(locked.accused.all()), reports=[locked], games=[locked.game] if locked.game else [])
+
+
+def uphold_report(*, moderator: AbstractBaseUser | None, report: Report, note: str = "") -> AuditEntry:
+    """The moderator agrees with the reporter (a penalty, if any, is its own action); raises their track record."""
+    with transaction.atomic():
+        locked = _lock_open(Report, report)
+        _resolve(locked, Report.Status.UPHELD, moderator, note)
+        return _audit(moderator=moderator, action=Action.UPHOLD_REPORT, note=note,
+                      players=list(locked.accused.all()), reports=[locked], games=[locked.game] if locked.game else [])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Void and refund
+# ---------------------------------------------------------------------------------------------------------------
+
+def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
+    """Void games played with a banned account; every affected title is rebuilt in a worker, never here.
+
+    The rebuild replays the title without them, so each victim gets back exactly what the abuse cost them (and
+    every rating the voided games touched downstream is recomputed, not estimated). The worker writes who got how
+    much into ``details["refunds"]`` of the returned entry when it is done.
+    """
+    from moderation import tasks  # the door that runs the rebuild; imported here as tasks imports this module
+
+    ids = sorted({g.pk for g in games})
+    if not ids:
+        raise InvalidInput("no_games", "Pick the games to void.", {"games": "Required."})
+    with transaction.atomic():
+        locked = list(Game.objects.select_for_update().filter(pk__in=ids).order_by("pk"))
+        if len(locked) != len(ids):
+            raise InvalidInput("unknown_game", "Some of these games do not exist.", {"games": "Unknown ids."})
+        already = [g.pk for g in locked if g.status == Game.Status.VOID]
+        if already:
+            raise Conflict("already_void", f"Already void: {already}.", {"games": "Already void."})
+        with_banned = set(Seat.objects.filter(game_id__in=ids, player__status=Player.Status.BANNED)
+                          .values_list("game_id", flat=True))
+        innocent = [pk for pk in ids if pk not in with_banned]
+        if innocent:
+            raise Conflict("no_banned_player", f"Only games played with a banned account can be voided: {innocent}.",
+                           {"games": "Ban the account first."})
+        titles = sorted({g.title for g in locked if g.status == Game.Status.RATED})
+        Game.objects.filter(pk__in=ids).update(status=Game.Status.VOID)
+        players = list(Player.objects.filter(seats__game_id__in=ids).distinct())
+        entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
+                       details={"titles": titles, "pending_titles": titles, "refunds": {}})
+        for title in titles:
+            transaction.on_commit(lambda title=title: tasks.void_rebuild.delay(entry.pk, title))
+    return entry
+
+
+def void_rebuild_title(*, entry_id: int, title: str) -> list[dict[str, Any]]:
+    """Rebuild ``title`` after a void and write every player's Elo before and after into the audit entry.
+
+    Under the title's Elo lock from the first read to the last, so no batch slips between the two snapshots and
+    the refund is exactly what the rebuild changed. Runs in a worker (``moderation.tasks.void_rebuild``).
+    """
+    with transaction.atomic():
+        RatingStage.objects.select_for_update().filter(title=title, stage=RatingStage.Stage.ELO).first()
+        before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
+        rebuild(title=title)
+        after = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
+        moved = sorted(pk for pk in before.keys() | after.keys()
+                       if abs(after.get(pk, settings.ELO_INITIAL) - before.get(pk, settings.ELO_INITIAL))
+                       > REFUND_EPSILON)
+        handles = dict(Player.objects.filter(pk__in=moved).values_list("pk", "handle"))
+        refunds = [{"player": pk, "handle": handles[pk], "before": before.get(pk), "after": after.get(pk),
+                    "delta": round(after.get(pk, settings.ELO_INITIAL) - before.get(pk, settings.ELO_INITIAL), 6)}
+                   for pk in moved]
+        refunds.sort(key=lambda r: (-r["delta"], r["handle"]))
+        entry = AuditEntry.objects.select_for_update().get(pk=entry_id)
+        entry.details.setdefault("refunds", {})[title] = refunds
+        entry.details["pending_titles"] = [t for t in entry.details.get("pending_titles", []) if t != title]
+        if not entry.details["pending_titles"]:
+            entry.details["rebuilt_at"] = timezone.now().isoformat()
+        entry.save(update_fields=["details"])
+    return refunds
