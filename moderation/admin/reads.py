@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
 
 from arena.games import GAMES
 from arena.models import Game, Player, Seat
@@ -29,8 +30,13 @@ PLOT_DOTS_MAX = 400
 
 
 def widely_shared(crowd: int) -> bool:
-    """A hash used by more accounts than a household holds (``rules.CROWD_FREE``): a school, a café, a NAT."""
-    return crowd > rules.CROWD_FREE
+    """A hash used by more accounts than a household holds (``rules.is_crowded``): a school, a café, a NAT."""
+    return rules.is_crowded(crowd)
+
+
+def _safe_svg(svg: str) -> SafeString:
+    """The one place the panel trusts markup: SVG from ``charts``, which escapes every string it puts in."""
+    return mark_safe(svg)
 
 
 def player_ratings(*, player: Player) -> list[dict[str, Any]]:
@@ -55,8 +61,9 @@ def player_plots(*, player: Player) -> list[dict[str, Any]]:
     for title in sorted(points.keys() | voids.keys()):
         entries = points.get(title, [])
         resets = sum(1 for p in entries if p.kind == RatingChange.Kind.RESET)
-        svg = history_svg(HistoryPlot(title=title, points=entries, voids=voids.get(title, ()),
-                                      initial=settings.ELO_INITIAL), dots=len(entries) <= PLOT_DOTS_MAX)
+        # Safe: charts.py escapes every string it interpolates (and only numbers are formatted raw).
+        svg = _safe_svg(history_svg(HistoryPlot(title=title, points=entries, voids=voids.get(title, ()),
+                                      initial=settings.ELO_INITIAL), dots=len(entries) <= PLOT_DOTS_MAX))
         out.append({"title": title, "svg": svg, "entries": len(entries), "resets": resets,
                     "voids": len(voids.get(title, ()))})
     return out
@@ -171,7 +178,7 @@ def _pct(share: float | None) -> str:
     return "" if share is None else f"{share * 100:.0f} %"
 
 
-def flag_ring(*, flag: Flag, banned: set[int]) -> str:
+def flag_ring(*, flag: Flag, banned: set[int]) -> SafeString:
     """The picture of the ring: the beneficiary, every feeder, the games between them (with B's win share) and
     every shared-hash link the evidence lists, the crowded ones marked."""
     evidence = flag.evidence or {}
@@ -191,7 +198,7 @@ def flag_ring(*, flag: Flag, banned: set[int]) -> str:
             links.append(RingLink(a=ben.get("handle", ""), b=handle, kind=str(link.get("kind", "")),
                                   label=f"{link.get('kind', '')} ×{link.get('keys', 0)}",
                                   widely_shared=widely_shared(crowd)))
-    return ring_svg(Ring(nodes=nodes, links=links))
+    return _safe_svg(ring_svg(Ring(nodes=nodes, links=links)))
 
 
 def flag_page(*, flag: Flag) -> dict[str, Any]:
@@ -231,6 +238,12 @@ def flag_candidates(*, flag: Flag) -> list[Player]:
 def crowded_links_among(*, players: list[Player]) -> list[dict[str, Any]]:
     """Links between these accounts that run through a widely-shared hash: the confirm page warns of each."""
     ids = [p.pk for p in players]
-    rows = Link.objects.filter(player_a__in=ids, player_b__in=ids, crowd__gt=rules.CROWD_FREE)
+    rows = Link.objects.filter(player_a__in=ids, player_b__in=ids).select_related("player_a", "player_b")
     return [{"a": link.player_a, "b": link.player_b, "kind": link.kind, "crowd": link.crowd}
-            for link in rows.select_related("player_a", "player_b")]
+            for link in rows.order_by("pk") if rules.is_crowded(link.crowd)]
+
+
+def linked_any(*, players: list[Player]) -> bool:
+    """Whether any two of these accounts share an IP or device hash in the links detection keeps."""
+    ids = [p.pk for p in players]
+    return Link.objects.filter(player_a__in=ids, player_b__in=ids).exists()

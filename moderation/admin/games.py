@@ -1,0 +1,76 @@
+"""The Game page: places, rating changes, same-IP marks, the refunds of a void; action void. Searchable by player."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from arena.models import Game, Player, is_player_id
+from moderation import services
+from moderation.admin import reads
+from moderation.admin.base import PanelAdmin
+from moderation.admin.confirm import Action
+
+
+def _void_unavailable(game: Game) -> str | None:
+    if game.status == Game.Status.VOID:
+        return "This game is already void."
+    if not game.seats.filter(player__status=Player.Status.BANNED).exists():
+        return "Only games played with a banned account can be voided: ban the account first."
+    return None
+
+
+def _void_consequences(game: Game) -> list[str]:
+    handles = list(game.seats.order_by("position").values_list("player__handle", flat=True))
+    banned = list(game.seats.filter(player__status=Player.Status.BANNED).values_list("player__handle", flat=True))
+    return [
+        f"void {game} (players: {', '.join(handles)}; banned: {', '.join(banned)});",
+        f"remove it from everyone's rating history and rebuild every {game.title} rating from the remaining "
+        "games in a worker, so each victim gets back exactly what this game cost them;",
+        "list who got how many points back on this page once the worker is done.",
+    ]
+
+
+def _void(request: HttpRequest, game: Game, form: Any) -> str:
+    services.void_games(moderator=request.user, games=[game], note=form.cleaned_data["note"])
+    return (f"{game} is void. The {game.title} ratings are being rebuilt in a worker; the refunds appear on this "
+            "page when it is done.")
+
+
+GAME_ACTIONS = {
+    "void": Action(codename="void_games", title="Void", button="Void this game", consequences=_void_consequences,
+                   perform=_void, available=_void_unavailable),
+}
+
+
+@admin.register(Game)
+class GameAdmin(PanelAdmin):
+    list_display = ("id", "title", "table_id", "server", "status", "same_ip", "finished_at")
+    list_filter = ("title", "status", "same_ip")
+    list_select_related = ("server",)
+    search_fields = ("table_id",)
+    search_help_text = "A player id (their games) or a table id."
+    fields = ("title", "table_id", "server", "status", "rated", "same_ip", "warnings", "variant", "finished_at",
+              "accepted_at", "rec", "coop_score", "rating_seq", "trueskill_done", "details")
+    ordering = ("-id",)
+    show_full_result_count = False
+    change_form_template = "admin/moderation/game_change_form.html"
+    panel_actions = GAME_ACTIONS
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
+                           ) -> tuple[QuerySet[Game], bool]:
+        """A player id finds that player's games (through the seats' player index), a table id its game; exact
+        matches, which the indexes serve at any size (a ``LIKE '%x%'`` over every seat would not)."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        by_table = set(queryset.filter(table_id=term).values_list("pk", flat=True)[:100])
+        player = Player.objects.filter(handle=term).first() if is_player_id(term) else None
+        if player is None:
+            return queryset.filter(pk__in=by_table), False
+        return queryset.filter(seats__player=player) | queryset.filter(pk__in=by_table), False
+
+    def panel_context(self, request: HttpRequest, obj: Game) -> dict[str, Any]:
+        return reads.game_page(game=obj)
