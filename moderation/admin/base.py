@@ -52,6 +52,10 @@ class PanelAdmin(admin.ModelAdmin):
         """The page's extra reads (``reads.*_page``); subclasses override."""
         return {}
 
+    def panel_subtitle(self, obj: Any) -> str | None:
+        """The page's heading, when the model's own ``str`` says less than a moderator needs."""
+        return None
+
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict[str, Any] | None = None) -> HttpResponse:
         obj = self.get_object(request, object_id)
@@ -59,4 +63,7 @@ class PanelAdmin(admin.ModelAdmin):
         if obj is not None and self.has_view_permission(request, obj):
             context["panel"] = self.panel_context(request, obj)
             context["moderation_buttons"] = action_buttons(request, obj, self.panel_actions)
+            subtitle = self.panel_subtitle(obj)
+            if subtitle:
+                context["subtitle"] = subtitle
         return super().change_view(request, object_id, form_url, extra_context=context)

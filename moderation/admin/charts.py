@@ -81,31 +81,36 @@ def _nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
     return ticks
 
 
+def _void_slots(points: Sequence[HistoryPoint], voids: Sequence[datetime]) -> list[float]:
+    """Where a voided game goes on the ordinal axis: half a step after the last entry at or before its finish
+    (slot 0 is the starting rating, entry i sits at slot i + 1)."""
+    times = [p.at for p in points]
+    return [sum(1 for t in times if t <= at) + 0.5 for at in voids]
+
+
 def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
-    """The title's rating over time: a line through every rating after a game, resets as red dashed drops with a
-    "reset" label, voided games as grey crosses on the time axis with a "void" label. The y range always holds
-    R0, so a reset to it is visible as a return to the dashed R0 line. ``dots`` off leaves only the line (long
-    histories)."""
+    """The title's rating entry by entry: a line through the rating after every game (equal steps, so a burst of
+    games played in one evening reads as clearly as a season), resets as red dashed verticals where the line drops
+    to R0, voided games as grey crosses on the axis where they had been. The y range always holds R0, drawn
+    dashed, so a reset reads as a return to it. ``dots`` off leaves only the line (long histories)."""
     points = list(plot.points)
-    times = [p.at for p in points] + list(plot.voids)
     label = f"Rating history of {plot.title}"
     head = (f'<svg class="rating-plot" role="img" viewBox="0 0 {WIDTH} {HEIGHT}" '
             f'xmlns="http://www.w3.org/2000/svg" aria-label="{_attr(label)}" data-title="{_attr(plot.title)}">'
             f"<title>{_text(label)}</title>")
-    if not times:
+    if not points and not plot.voids:
         return head + (f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2:.1f}" text-anchor="middle" class="empty">'
                        "No rated games yet.</text></svg>")
     values = [plot.initial] + [p.after for p in points] + [p.before for p in points]
     lo, hi = min(values), max(values)
     margin = max((hi - lo) * 0.08, 5.0)
     lo, hi = lo - margin, hi + margin
-    t0, t1 = min(times).timestamp(), max(times).timestamp()
-    x = _scale(t0, t1, PAD_LEFT, WIDTH - PAD_RIGHT)
+    slots = max(len(points), 1)
+    x = _scale(0, slots, PAD_LEFT, WIDTH - PAD_RIGHT)
     y = _scale(lo, hi, HEIGHT - PAD_BOTTOM, PAD_TOP)
+    base = HEIGHT - PAD_BOTTOM
     parts = [head]
-    # Axes, grid and the R0 line.
-    parts.append(f'<line class="axis" x1="{PAD_LEFT}" y1="{HEIGHT - PAD_BOTTOM}" x2="{WIDTH - PAD_RIGHT}" '
-                 f'y2="{HEIGHT - PAD_BOTTOM}"/>')
+    parts.append(f'<line class="axis" x1="{PAD_LEFT}" y1="{base}" x2="{WIDTH - PAD_RIGHT}" y2="{base}"/>')
     for tick in _nice_ticks(lo, hi):
         ty = _num(y(tick))
         parts.append(f'<line class="grid" x1="{PAD_LEFT}" y1="{ty}" x2="{WIDTH - PAD_RIGHT}" y2="{ty}"/>'
@@ -115,33 +120,32 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
     parts.append(f'<line class="initial" x1="{PAD_LEFT}" y1="{r0}" x2="{WIDTH - PAD_RIGHT}" y2="{r0}"/>'
                  f'<text class="tick initial-label" x="{WIDTH - PAD_RIGHT}" y="{r0}" text-anchor="end" '
                  f'dy="-3">R0</text>')
-    first_day, last_day = min(times), max(times)
-    parts.append(f'<text class="tick" x="{PAD_LEFT}" y="{HEIGHT - 10}">{_text(first_day.strftime("%Y-%m-%d"))}'
-                 f'</text><text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" text-anchor="end">'
-                 f'{_text(last_day.strftime("%Y-%m-%d"))}</text>')
-    # The line: from the rating before the first entry, then each entry's "after". A reset is a vertical drop.
+    times = [p.at for p in points] + list(plot.voids)
+    parts.append(f'<text class="tick" x="{PAD_LEFT}" y="{HEIGHT - 10}">{_text(min(times).strftime("%Y-%m-%d"))}'
+                 f'</text><text class="tick" x="{WIDTH / 2:.1f}" y="{HEIGHT - 10}" text-anchor="middle">'
+                 f'{len(points)} entries</text><text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" '
+                 f'text-anchor="end">{_text(max(times).strftime("%Y-%m-%d"))}</text>')
     if points:
-        coords = [(x(points[0].at.timestamp()), y(points[0].before))]
-        for p in points:
-            px = x(p.at.timestamp())
+        coords = [(x(0), y(points[0].before))]
+        for i, p in enumerate(points, start=1):
             if p.kind == "reset":
-                coords.append((px, y(p.before)))
-            coords.append((px, y(p.after)))
+                coords.append((x(i), y(p.before)))
+            coords.append((x(i), y(p.after)))
         path = " ".join(f"{_num(cx)},{_num(cy)}" for cx, cy in coords)
         parts.append(f'<polyline class="line" points="{path}"/>')
-        for p in points:
-            px, py = _num(x(p.at.timestamp())), _num(y(p.after))
+        for i, p in enumerate(points, start=1):
+            px, py = _num(x(i)), _num(y(p.after))
             if p.kind == "reset":
                 parts.append(
-                    f'<g class="reset"><line x1="{px}" y1="{PAD_TOP}" x2="{px}" y2="{HEIGHT - PAD_BOTTOM}"/>'
+                    f'<g class="reset"><line x1="{px}" y1="{PAD_TOP}" x2="{px}" y2="{base}"/>'
                     f'<text x="{px}" y="{PAD_TOP - 4}" text-anchor="middle">reset</text>'
-                    f"<title>{_text(f'reset {p.before:.2f} → {p.after:.2f}')}</title></g>")
+                    f"<title>{_text(f'reset on {p.at:%Y-%m-%d %H:%M}: {p.before:.2f} → {p.after:.2f}')}</title>"
+                    "</g>")
             elif dots:
-                tip = f"game {p.game_id}: {p.before:.2f} → {p.after:.2f} ({p.after - p.before:+.2f})"
+                tip = f"game {p.game_id} ({p.at:%Y-%m-%d}): {p.before:.2f} → {p.after:.2f} ({p.after - p.before:+.2f})"
                 parts.append(f'<circle class="dot" cx="{px}" cy="{py}" r="2.5"><title>{_text(tip)}</title></circle>')
-    base = HEIGHT - PAD_BOTTOM
-    for at in plot.voids:
-        vx = x(at.timestamp())
+    for at, slot in zip(plot.voids, _void_slots(points, plot.voids), strict=True):
+        vx = x(min(slot, slots))
         parts.append(
             f'<g class="void"><path d="M{_num(vx - 4)},{_num(base - 4)} l8,8 m0,-8 l-8,8"/>'
             f'<text x="{_num(vx)}" y="{_num(base - 8)}" text-anchor="middle">void</text>'
@@ -155,7 +159,7 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 RING_SIZE = 560
-RING_RADIUS = 190
+RING_RADIUS = 200
 
 
 @dataclass(frozen=True)
@@ -217,14 +221,18 @@ def ring_svg(ring: Ring) -> str:
         pair_count[pair] = nth + 1
         (x1, y1), (x2, y2) = pos[link.a], pos[link.b]
         # Offset the control point sideways: 0, +1, -1, +2... so parallel links do not overlap.
-        bend = (0, 1, -1, 2, -2)[nth % 5] * 28
+        bend = (0, 1, -1, 2, -2)[nth % 5] * 64
         mx, my = (x1 + x2) / 2, (y1 + y2) / 2
         dx, dy = x2 - x1, y2 - y1
         length = math.hypot(dx, dy) or 1.0
         cx, cy = mx - dy / length * bend, my + dx / length * bend
         classes = f"link {link.kind}" + (" widely-shared" if link.widely_shared else "")
         label = link.label + (" (shared by many accounts)" if link.widely_shared else "")
-        lx, ly = (mx + cx) / 2, (my + cy) / 2
+        # Each label at its own point along its curve (the middle, then a third from either end), so the labels of
+        # parallel links do not sit on one another.
+        t = (0.5, 0.3, 0.7, 0.2, 0.8)[nth % 5]
+        lx = (1 - t) ** 2 * x1 + 2 * (1 - t) * t * cx + t**2 * x2
+        ly = (1 - t) ** 2 * y1 + 2 * (1 - t) * t * cy + t**2 * y2
         parts.append(
             f'<g class="{_attr(classes)}"><path d="M{_num(x1)},{_num(y1)} Q{_num(cx)},{_num(cy)} '
             f'{_num(x2)},{_num(y2)}"/><text x="{_num(lx)}" y="{_num(ly)}" text-anchor="middle">{_text(label)}'

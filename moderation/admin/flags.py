@@ -94,5 +94,8 @@ class FlagAdmin(PanelAdmin):
     def feeder_count(self, flag: Flag) -> int:
         return flag.n_feeders
 
+    def panel_subtitle(self, obj: Flag) -> str:
+        return f"Flag #{obj.pk}: {obj.beneficiary.handle} in {obj.title} ({obj.get_status_display().lower()})"
+
     def panel_context(self, request: HttpRequest, obj: Flag) -> dict[str, Any]:
         return reads.flag_page(flag=obj)

@@ -98,6 +98,9 @@ class ReportAdmin(PanelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Report]:
         return super().get_queryset(request).select_related("reporter", "game")
 
+    def panel_subtitle(self, obj: Report) -> str:
+        return f"Report #{obj.pk}: {obj.get_reason_display().lower()} by {obj.reporter.handle} ({obj.status})"
+
     def panel_context(self, request: HttpRequest, obj: Report) -> dict[str, Any]:
         record = reporter_record(reporter=obj.reporter)
         return {
