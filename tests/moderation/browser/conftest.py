@@ -38,11 +38,11 @@ def moderator(transactional_db) -> User:
     return make_moderator()
 
 
-def login(page: Page, live_server, user: User) -> None:
+def login(tab: Page, live_server, user: User) -> None:
     """Through the real login form; lands on the dashboard."""
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
-    page.fill("#id_username", user.get_username())
-    page.fill("#id_password", PASSWORD)
-    page.click("#login-form input[type=submit]")
-    expect(page).to_have_url(f"{live_server.url}/admin/")
-    expect(page.locator("#moderation-dashboard")).to_be_visible()
+    tab.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    tab.fill("#id_username", user.get_username())
+    tab.fill("#id_password", PASSWORD)
+    tab.click("#login-form input[type=submit]")
+    expect(tab).to_have_url(f"{live_server.url}/admin/")
+    expect(tab.locator("#moderation-dashboard")).to_be_visible()

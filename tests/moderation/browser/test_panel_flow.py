@@ -54,7 +54,7 @@ def test_moderator_confirms_the_top_flag_and_sees_ban_reset_and_audit(page, live
     page.click("a.action-confirm")
     expect(page).to_have_url(re.compile(rf"/flag/{top.pk}/confirm/$"))
     expect(page.locator(".moderation-warnings")).to_have_count(0)  # a household-sized address: no warning
-    page.check("input[name=primary][value='%d']" % player("kim").pk)
+    page.check(f"input[name=primary][value='{player('kim').pk}']")
     page.fill("textarea[name=note]", "kim_alt and kim_b only ever lose to kim.")
     page.click("input[name=confirm]")
     expect(page).to_have_url(re.compile(rf"/admin/moderation/flag/{top.pk}/change/$"))
