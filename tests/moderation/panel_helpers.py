@@ -39,7 +39,7 @@ def make_moderator(username: str = "mod") -> User:
 
 
 class Arena:
-    """A game server's API client posting Tokaido games (two or more players, places by score)."""
+    """A game server's API client posting Tokaido (or Railroad Ink) games: places by score, best first."""
 
     def __init__(self) -> None:
         issued = game_server_create(name=f"panel-server-{next(_tables)}")
@@ -52,7 +52,11 @@ class Arena:
         """``ranking``: (player, ip) best first; scores 60, 50, 40... so the order is the places."""
         players = []
         for i, (handle, ip) in enumerate(ranking):
-            entry: dict[str, Any] = {"player": handle, "ip": ip, "score": 60 - 10 * i, "achievements": 0}
+            entry: dict[str, Any] = {"player": handle, "ip": ip, "score": 60 - 10 * i}
+            if title == "tokaido":
+                entry["achievements"] = 0  # its tie-break field, required
+            elif title == "railroad_ink":
+                entry["errors"] = 0
             if device and handle in device:
                 entry["device"] = device[handle]
             players.append(entry)

@@ -191,6 +191,7 @@ def test_a_moderator_does_see_what_the_group_allows(moderator, world):
     client = _client(moderator)
     for path in ("/admin/", "/admin/arena/player/", "/admin/arena/game/", "/admin/moderation/flag/",
                  "/admin/moderation/report/", "/admin/moderation/auditentry/",
-                 f"/admin/arena/player/{world['kim'].pk}/change/", f"/admin/moderation/flag/{world['flag'].pk}/change/"):
+                 f"/admin/arena/player/{world['kim'].pk}/change/",
+                 f"/admin/moderation/flag/{world['flag'].pk}/change/"):
         assert client.get(path).status_code == 200, path
     assert GameServer.objects.exists()
