@@ -3,15 +3,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
+from arena.errors import ArenaError
 from arena.models import Game, Player, is_player_id
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
-from moderation.admin.confirm import Action
+from moderation.admin.confirm import Action, NoteForm
+from moderation.moderators import perm
 
 
 def _void_unavailable(game: Game) -> str | None:
@@ -58,6 +62,7 @@ class GameAdmin(PanelAdmin):
     show_full_result_count = False
     change_form_template = "admin/moderation/game_change_form.html"
     panel_actions = GAME_ACTIONS
+    actions = ("void_selected",)
 
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
                            ) -> tuple[QuerySet[Game], bool]:
@@ -74,3 +79,37 @@ class GameAdmin(PanelAdmin):
 
     def panel_context(self, request: HttpRequest, obj: Game) -> dict[str, Any]:
         return reads.game_page(game=obj)
+
+    def has_void_games_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(perm("void_games"))
+
+    @admin.action(description="Void the selected games (played with a banned account)", permissions=["void_games"])
+    def void_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
+        """A ring's games at once (search the banned account, tick them all): a confirmation page first, then
+        one ``void_games`` call, one audit entry and one rebuild per title, whatever the number of games."""
+        games = list(queryset.order_by("pk"))
+        if request.POST.get("post") == "yes":
+            form = NoteForm(request.POST)
+            if form.is_valid():
+                try:
+                    services.void_games(moderator=request.user, games=games, note=form.cleaned_data["note"])
+                except ArenaError as refusal:
+                    self.message_user(request, refusal.message, messages.ERROR)
+                else:
+                    self.message_user(request, f"{len(games)} game(s) void; their titles are being rebuilt in a "
+                                      "worker (each game's page lists the refunds when it is done).", messages.SUCCESS)
+                return None
+        else:
+            form = NoteForm()
+        banned = dict(Player.objects.filter(seats__game__in=games, status=Player.Status.BANNED)
+                      .values_list("seats__game_id", "handle"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Void the selected games",
+            "games": [{"game": g, "banned": banned.get(g.pk)} for g in games],
+            "titles": sorted({g.title for g in games}),
+            "form": form,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/moderation/void_selected.html", context)

@@ -258,3 +258,45 @@ def test_uphold_a_report(arena, mod_client):
     assert "move 3" in page
     assert mod_client.post(f"/admin/moderation/report/{report['id']}/uphold/", {"note": ""}).status_code == 302
     assert Report.objects.get(pk=report["id"]).status == Report.Status.UPHELD
+
+
+def test_void_a_rings_games_at_once_from_the_games_list(arena, mod_client, django_capture_on_commit_callbacks):
+    """kim beat kim_alt in six games; kim_alt is banned. Search kim_alt, tick all six, confirm, void. Both were new
+    (K = 60 for each, every game), so every game moved them by equal and opposite amounts: after the rebuild without
+    the six games, kim gives back exactly what kim_alt gets back."""
+    build_ring(arena, main="kim", alts=("kim_alt",), games=6)
+    settle()
+    mod_client.post(f"/admin/arena/player/{player('kim_alt').pk}/ban/", {"note": "alt"})
+    ids = [g.pk for g in Game.objects.filter(seats__player__handle="kim_alt")]
+    assert len(ids) == 6
+    listing = _text(mod_client.get("/admin/arena/game/", {"q": "kim_alt"}))
+    assert 'value="void_selected"' in listing
+    body = {"action": "void_selected", "_selected_action": ids}
+    confirm = _text(mod_client.post("/admin/arena/game/?q=kim_alt", body))
+    assert "Void 6 games" in confirm and confirm.count('<span class="mark banned">kim_alt</span>') == 6
+    assert Game.objects.filter(status=Game.Status.VOID).count() == 0  # the first POST only asks
+    with django_capture_on_commit_callbacks(execute=True):
+        done = mod_client.post("/admin/arena/game/?q=kim_alt", {**body, "post": "yes", "note": "ring"})
+    assert done.status_code == 302
+    assert Game.objects.filter(pk__in=ids, status=Game.Status.VOID).count() == 6
+    entry = AuditEntry.objects.get(action=AuditEntry.Action.VOID_GAMES)
+    refunds = {r["handle"]: r["delta"] for r in entry.details["refunds"]["tokaido"]}
+    assert set(refunds) == {"kim", "kim_alt"} and refunds["kim"] < 0
+    assert refunds["kim"] == pytest.approx(-refunds["kim_alt"])
+    page = _text(mod_client.get(f"/admin/arena/game/{ids[0]}/change/"))
+    assert 'class="refunds"' in page and 'data-player="kim_alt"' in page
+
+
+def test_void_is_not_offered_without_its_permission(arena):
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    staff = User.objects.create_user("staff", "s@example.com", PASSWORD, is_staff=True)
+    from django.contrib.auth.models import Permission
+
+    staff.user_permissions.add(Permission.objects.get(codename="view_game"))
+    client = Client()
+    client.login(username="staff", password=PASSWORD)
+    assert "void_selected" not in _text(client.get("/admin/arena/game/"))
+    game = Game.objects.get()
+    client.post("/admin/arena/game/", {"action": "void_selected", "_selected_action": [game.pk], "post": "yes"})
+    game.refresh_from_db()
+    assert game.status != Game.Status.VOID and not AuditEntry.objects.exists()
