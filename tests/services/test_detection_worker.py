@@ -1,0 +1,57 @@
+"""Abuse detection in a real ``celery worker`` after rating batches, on PostgreSQL and Redis.
+
+``simulate`` posts a population through the API in this process (committed); the worker rates it, each rated
+batch announces ``RatingsChanged`` in the worker, moderation's subscriber queues ``detect`` there, and the flags
+that come out are compared with the truth that was planted. Nothing calls detection from the test.
+"""
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import pytest
+from django.core.management import call_command
+from django.db.models import Max
+
+from arena.celery import app
+from arena.models import Game
+from moderation.models import DetectionState, Flag
+from tests.services.test_rating_worker import Worker, wait_until_done, worker  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _detected_up_to() -> int:
+    state = DetectionState.objects.filter(name="default").first()
+    return state.last_game_id if state else 0
+
+
+def test_worker_detects_rings_after_rating_batches(worker: Worker):  # noqa: F811 - the fixture
+    out = io.StringIO()
+    call_command("simulate", seed=21, players=50, households=4, rings=4, games=600, batch=100, no_progress=True,
+                 stdout=out, stderr=io.StringIO())
+    truth = json.loads(out.getvalue())
+    wait_until_done(worker)
+    top = Game.objects.aggregate(m=Max("pk"))["m"]
+    deadline = time.monotonic() + 60
+    while _detected_up_to() < top and time.monotonic() < deadline:
+        time.sleep(0.25)
+    assert _detected_up_to() == top, "detection did not catch up with the rated games"
+    flagged = set(Flag.objects.filter(status=Flag.Status.OPEN).values_list("beneficiary__handle", "title"))
+    planted = {tuple(p) for p in truth["planted"]}
+    assert len(flagged & planted) >= 0.9 * len(planted)
+    assert len(flagged & planted) >= 0.9 * len(flagged)
+    log = (worker.logs / f"worker-{worker.starts}.log").read_text(errors="replace")
+    assert "moderation.tasks.detect" in log
+
+
+def test_detection_is_registered_and_scheduled_in_the_worker(worker: Worker):  # noqa: F811 - the fixture
+    conf: dict = {}
+    deadline = time.monotonic() + 30
+    while not conf and time.monotonic() < deadline:
+        replies = app.control.inspect(timeout=2).conf(with_defaults=True) or {}
+        conf = next(iter(replies.values()), {})
+    assert conf["beat_schedule"]["detect-abuse"]["task"] == "moderation.tasks.detect"
+    registered = app.control.inspect(timeout=2).registered() or {}
+    assert {"moderation.tasks.detect", "moderation.tasks.void_rebuild"} <= set(next(iter(registered.values()), []))
