@@ -195,3 +195,13 @@ def test_a_moderator_does_see_what_the_group_allows(moderator, world):
                  f"/admin/moderation/flag/{world['flag'].pk}/change/"):
         assert client.get(path).status_code == 200, path
     assert GameServer.objects.exists()
+
+
+def test_create_moderator_command(monkeypatch):
+    from django.core.management import call_command
+
+    monkeypatch.setenv("MOD_PASSWORD", PASSWORD)
+    call_command("create_moderator", "ann", "--password-env", "MOD_PASSWORD")
+    ann = User.objects.get(username="ann")
+    assert ann.is_staff and not ann.is_superuser and ann.check_password(PASSWORD)
+    assert ann.get_all_permissions() == EXPECTED
