@@ -206,8 +206,9 @@ def _positions(nodes: Sequence[RingNode]) -> dict[str, tuple[float, float]]:
 
 def ring_svg(ring: Ring) -> str:
     """The ring as a picture: accounts as labelled circles (the beneficiary in the middle, banned ones crossed),
-    game lines solid with the win share, hash links dashed (device) or dotted (IP), widely-shared ones faint with
-    "shared by many" in the label. Two links between the same pair are drawn as gentle opposite curves."""
+    game lines solid with the win share, hash links dashed (device) or dotted (IP), widely-shared ones faint (and
+    said so in their tooltip). A link with an empty label is drawn without text. Two links between the same pair
+    are drawn as gentle opposite curves."""
     pos = _positions(ring.nodes)
     parts = [f'<svg class="ring" role="img" viewBox="0 0 {RING_SIZE} {RING_SIZE}" '
              f'xmlns="http://www.w3.org/2000/svg" aria-label="Ring of accounts">'
@@ -227,16 +228,18 @@ def ring_svg(ring: Ring) -> str:
         length = math.hypot(dx, dy) or 1.0
         cx, cy = mx - dy / length * bend, my + dx / length * bend
         classes = f"link {link.kind}" + (" widely-shared" if link.widely_shared else "")
-        label = link.label + (" (shared by many accounts)" if link.widely_shared else "")
-        # Each label at its own point along its curve (the middle, then a third from either end), so the labels of
-        # parallel links do not sit on one another.
-        t = (0.5, 0.3, 0.7, 0.2, 0.8)[nth % 5]
+        label = link.label
+        tip = label + (" (widely shared: many accounts use it)" if link.widely_shared else "")
+        # Each label at its own point along its curve (the middle, then toward the feeder, then toward the centre),
+        # so the labels of parallel links do not sit on one another nor crowd the beneficiary.
+        t = (0.5, 0.75, 0.25, 0.85, 0.15)[nth % 5]
         lx = (1 - t) ** 2 * x1 + 2 * (1 - t) * t * cx + t**2 * x2
         ly = (1 - t) ** 2 * y1 + 2 * (1 - t) * t * cy + t**2 * y2
         parts.append(
             f'<g class="{_attr(classes)}"><path d="M{_num(x1)},{_num(y1)} Q{_num(cx)},{_num(cy)} '
-            f'{_num(x2)},{_num(y2)}"/><text x="{_num(lx)}" y="{_num(ly)}" text-anchor="middle">{_text(label)}'
-            f"</text><title>{_text(f'{link.a} – {link.b}: {label}')}</title></g>")
+            f'{_num(x2)},{_num(y2)}"/>'
+            + (f'<text x="{_num(lx)}" y="{_num(ly)}" text-anchor="middle">{_text(label)}</text>' if label else "")
+            + f"<title>{_text(f'{link.a} – {link.b}: {tip}')}</title></g>")
     for node in ring.nodes:
         nx, ny = pos[node.handle]
         classes = "node" + (" beneficiary" if node.beneficiary else " feeder") + (" banned" if node.banned else "")

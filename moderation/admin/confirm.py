@@ -44,6 +44,7 @@ class PrimaryForm(NoteForm):
     """Confirming multiple accounts: which account is the person's primary (kept, reset); the others are banned."""
 
     primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect)
+    field_order = ("primary", "note")
 
     def __init__(self, *args: Any, candidates: Sequence[Player], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -97,6 +98,7 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         **model_admin.admin_site.each_context(request),
         "opts": obj._meta,
         "object": obj,
+        "object_label": model_admin.panel_subtitle(obj) or str(obj),
         "title": action.title,
         "action": action,
         "form": form,

@@ -32,11 +32,7 @@ def _confirm_consequences(flag: Flag) -> list[str]:
 def _confirm_warnings(flag: Flag) -> list[str]:
     """The confirm page says so before it bans: a link through a widely-shared address or device is weak
     evidence (a school, a café), and a same-IP table alone is allowed."""
-    out = []
-    for link in reads.crowded_links_among(players=reads.flag_candidates(flag=flag)):
-        place = "address" if link["kind"] == "ip" else "device"
-        out.append(f"{link['a'].handle} and {link['b'].handle} are linked through a widely-shared {place} "
-                   f"({link['crowd']} accounts use it): that link alone says little about one person.")
+    out = reads.crowded_warnings(players=reads.flag_candidates(flag=flag))
     for feeder in (flag.evidence or {}).get("feeders", []):
         links = feeder.get("links", [])
         if links and all(reads.widely_shared(int(link.get("crowd") or 0)) for link in links):

@@ -178,9 +178,15 @@ def _pct(share: float | None) -> str:
     return "" if share is None else f"{share * 100:.0f} %"
 
 
+def _link_label(kind: str, keys: int, crowd: int) -> str:
+    """"ip", "device ×2" (two shared devices), "ip (7)" when seven accounts use it: short enough for the picture."""
+    text = kind + (f" ×{keys}" if keys > 1 else "")
+    return text + (f" ({crowd})" if widely_shared(crowd) else "")
+
+
 def flag_ring(*, flag: Flag, banned: set[int]) -> SafeString:
-    """The picture of the ring: the beneficiary, every feeder, the games between them (with B's win share) and
-    every shared-hash link the evidence lists, the crowded ones marked."""
+    """The picture of the ring: the beneficiary, every feeder, the games between them (with B's win share), every
+    shared-hash link the evidence lists and those among the feeders, the crowded ones marked."""
     evidence = flag.evidence or {}
     ben = evidence.get("beneficiary") or {"id": flag.beneficiary_id, "handle": flag.beneficiary.handle}
     nodes = [RingNode(handle=ben.get("handle", ""), beneficiary=True, banned=ben.get("id") in banned,
@@ -196,8 +202,13 @@ def flag_ring(*, flag: Flag, banned: set[int]) -> SafeString:
         for link in feeder.get("links", []):
             crowd = int(link.get("crowd") or 0)
             links.append(RingLink(a=ben.get("handle", ""), b=handle, kind=str(link.get("kind", "")),
-                                  label=f"{link.get('kind', '')} ×{link.get('keys', 0)}",
+                                  label=_link_label(str(link.get("kind", "")), int(link.get("keys") or 0), crowd),
                                   widely_shared=widely_shared(crowd)))
+    # Links among the feeders themselves (alts on one machine): not evidence against B, but part of the picture.
+    by_id = {f.get("id"): f.get("handle", "") for f in evidence.get("feeders", []) if f.get("id") is not None}
+    for link in Link.objects.filter(player_a__in=list(by_id), player_b__in=list(by_id)).order_by("pk"):
+        links.append(RingLink(a=by_id[link.player_a_id], b=by_id[link.player_b_id], kind=link.kind, label="",
+                              widely_shared=widely_shared(link.crowd)))
     return _safe_svg(ring_svg(Ring(nodes=nodes, links=links)))
 
 
@@ -247,3 +258,25 @@ def linked_any(*, players: list[Player]) -> bool:
     """Whether any two of these accounts share an IP or device hash in the links detection keeps."""
     ids = [p.pk for p in players]
     return Link.objects.filter(player_a__in=ids, player_b__in=ids).exists()
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def crowded_warnings(*, players: list[Player]) -> list[str]:
+    """One warning per widely-shared address or device (by kind and crowd) linking these accounts: such a link
+    alone says little about one person. When every account seen on it is among these, it says so: then it is
+    more likely the ring's own machine or network than a café."""
+    groups: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for link in crowded_links_among(players=players):
+        groups[(link["kind"], link["crowd"])].update((link["a"].handle, link["b"].handle))
+    out = []
+    for (kind, crowd), handles in sorted(groups.items()):
+        place = "address" if kind == "ip" else "device"
+        line = (f"{_and(sorted(handles))} are linked through a widely-shared {place} ({crowd} accounts use it): "
+                "that link alone says little about one person.")
+        if len(handles) >= crowd:
+            line += f" All {crowd} accounts seen on it are among these."
+        out.append(line)
+    return out

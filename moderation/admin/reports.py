@@ -49,9 +49,7 @@ def _confirm(request: HttpRequest, report: Report, form: Any) -> str:
 
 
 def _confirm_warnings(report: Report) -> list[str]:
-    out = [f"{link['a'].handle} and {link['b'].handle} are linked only through a widely-shared "
-           f"{'address' if link['kind'] == 'ip' else 'device'} ({link['crowd']} accounts use it)."
-           for link in reads.crowded_links_among(players=_candidates(report))]
+    out = reads.crowded_warnings(players=_candidates(report))
     if not reads.linked_any(players=_candidates(report)):
         out.append("These accounts share no IP address or device in Arena's records.")
     if out:

@@ -86,7 +86,7 @@ def test_parallel_links_bend_apart_and_crowded_ones_say_so():
     assert 'd="M280.0,280.0 Q280.0,180.0 280.0,80.0"' in svg
     assert 'd="M280.0,280.0 Q344.0,180.0 280.0,80.0"' in svg
     assert '<g class="link ip widely-shared">' in svg
-    assert "ip ×1 (shared by many accounts)" in svg
+    assert "<title>kim – alt: ip ×1 (widely shared: many accounts use it)</title>" in svg
 
 
 def test_banned_accounts_are_crossed_and_names_escaped():
