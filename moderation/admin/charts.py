@@ -123,7 +123,8 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
     times = [p.at for p in points] + list(plot.voids)
     parts.append(f'<text class="tick" x="{PAD_LEFT}" y="{HEIGHT - 10}">{_text(min(times).strftime("%Y-%m-%d"))}'
                  f'</text><text class="tick" x="{WIDTH / 2:.1f}" y="{HEIGHT - 10}" text-anchor="middle">'
-                 f'{len(points)} entries</text><text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" '
+                 f'{len(points)} {"entry" if len(points) == 1 else "entries"}</text>'
+                 f'<text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" '
                  f'text-anchor="end">{_text(max(times).strftime("%Y-%m-%d"))}</text>')
     if points:
         coords = [(x(0), y(points[0].before))]

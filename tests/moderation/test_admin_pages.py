@@ -170,7 +170,7 @@ def test_a_widely_shared_address_is_shown_as_such_and_the_confirm_page_warns(are
     assert "widely shared address" in player_page
     flag_page = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/change/"))
     assert "widely shared: 7 accounts" in flag_page
-    assert ">ip (7)</text>" in flag_page and "widely shared: many accounts use it" in flag_page  # the ring  # in the ring picture
+    assert ">ip (7)</text>" in flag_page and "widely shared: many accounts use it" in flag_page  # the ring
     confirm = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/confirm/"))
     assert 'class="moderation-warnings"' in confirm
     assert "kim and kim_alt are linked through a widely-shared address (7 accounts use it)" in confirm

@@ -39,12 +39,14 @@ def test_moderator_confirms_the_top_flag_and_sees_ban_reset_and_audit(page, live
     rows.nth(0).locator("a").click()
     expect(page).to_have_url(re.compile(rf"/admin/moderation/flag/{top.pk}/change/$"))
 
-    # The ring: kim in the middle, both alts around, a games line and an IP line to each.
+    # The ring: kim in the middle, both alts around, a games line to each.
     ring = page.locator("svg.ring")
     expect(ring.locator("g.node.beneficiary")).to_have_attribute("data-handle", "kim")
     expect(ring.locator("g.node.feeder")).to_have_count(2)
     expect(ring.locator("g.link.games")).to_have_count(2)
-    expect(ring.locator("g.link.ip")).to_have_count(2)
+    # One IP link from kim to each alt (labelled), and the alts' own (drawn, unlabelled): all three on one address.
+    expect(ring.locator("g.link.ip")).to_have_count(3)
+    expect(ring.locator("g.link.ip text")).to_have_count(2)
     expect(ring.locator("g.link.games text").first).to_contain_text("6/6 won (100 %)")
     expect(page.locator("#flag-feeders tr.feeder")).to_have_count(2)
     expect(page.locator(".submit-row input[type=submit]")).to_have_count(0)  # read-only: no Save
