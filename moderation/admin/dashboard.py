@@ -13,6 +13,7 @@ from django.db.models import Count, Min
 from django.utils import timezone
 
 from arena.models import Game
+from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Flag, Report
 
 QUEUE_ROWS = 15
@@ -48,7 +49,8 @@ def age_text(age: timedelta) -> str:
 
 def dashboard_context(*, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
     """The blocks this user may see; a block the user may not see is None (the template leaves it out)."""
-    out: dict[str, Any] = {"rating_lag": rating_lag(), "flags": None, "reports": None, "actions": None}
+    out: dict[str, Any] = {"rating_lag": rating_lag(), "detection_lag": detection_lag(), "flags": None,
+                           "reports": None, "actions": None}
     if user.has_perm("moderation.view_flag"):
         flags = Flag.objects.filter(status=Flag.Status.OPEN)
         out["flags"] = list(flags.select_related("beneficiary").annotate(n_feeders=Count("feeders"))

@@ -11,6 +11,7 @@ from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
 from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm
+from moderation.admin.games import TitleFilter
 from moderation.models import Flag
 
 
@@ -75,7 +76,7 @@ FLAG_ACTIONS = {
 @admin.register(Flag)
 class FlagAdmin(PanelAdmin):
     list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "created_at", "updated_at")
-    list_filter = ("status", "title")
+    list_filter = ("status", TitleFilter)
     list_select_related = ("beneficiary",)
     search_fields = ("beneficiary__handle",)
     fields = ("beneficiary", "title", "status", "score", "created_at", "updated_at", "resolved_at", "resolved_by")

@@ -302,3 +302,48 @@ def test_void_is_not_offered_without_its_permission(arena):
     client.post("/admin/arena/game/", {"action": "void_selected", "_selected_action": [game.pk], "post": "yes"})
     game.refresh_from_db()
     assert game.status != Game.Status.VOID and not AuditEntry.objects.exists()
+
+
+def _queries(client: Client, path: str) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(path).status_code == 200
+    return len(captured)
+
+
+def test_the_player_page_costs_the_same_queries_at_any_history_length(arena, mod_client):
+    """Fixed reads per page: a player with 3 games and one with 12 (over two titles, with a reset) cost alike."""
+    for _ in range(3):
+        arena.game([("short", fresh_ip()), ("olga", fresh_ip())])
+    for _ in range(6):
+        arena.game([("long", fresh_ip()), ("olga", fresh_ip())])
+        arena.game([("long", fresh_ip()), ("pia", fresh_ip())], title="railroad_ink")
+    settle()
+    mod_client.post(f"/admin/arena/player/{player('long').pk}/reset/", {"note": ""})
+    mod_client.get(f"/admin/arena/player/{player('short').pk}/change/")  # warm the session and content types
+    short = _queries(mod_client, f"/admin/arena/player/{player('short').pk}/change/")
+    long = _queries(mod_client, f"/admin/arena/player/{player('long').pk}/change/")
+    assert long == short, (short, long)
+
+
+def test_the_games_list_filters_titles_without_scanning_the_games(arena, mod_client):
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        page = _text(mod_client.get("/admin/arena/game/"))
+    assert "?title=railroad_ink" in page and "Railroad Ink" in page  # every title offered, from the registry
+    assert not [q["sql"] for q in captured if "DISTINCT" in q["sql"].upper()]
+    assert "0 results" in _text(mod_client.get("/admin/arena/game/", {"title": "wizard"}))
+    assert "1 result" in _text(mod_client.get("/admin/arena/game/", {"title": "tokaido"}))
+
+
+def test_the_dashboard_tells_how_far_detection_is_behind(arena, mod_client):
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    assert "2 recorded games not looked at yet" in _text(mod_client.get("/admin/"))
+    settle()
+    assert "Abuse detection: up to date." in _text(mod_client.get("/admin/"))
