@@ -180,6 +180,9 @@ BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
 # A failing listener of an announcement (arena/announcements.py) is logged and the others still run; tests may
 # set this to see the failure raised instead.
 ANNOUNCEMENTS_RAISE = env.bool("ANNOUNCEMENTS_RAISE", default=False)
+# Abuse detection takes at most this many new games per pass (one transaction each): a first run over a long
+# history advances in steps instead of holding one transaction over all of it.
+DETECTION_BATCH = env.int("DETECTION_BATCH", default=20_000)
 # Largest batch a game server may send in one POST /api/v1/games/batch/.
 GAMES_BATCH_MAX = 500
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Min, Q, Sum
 from django.utils import timezone
@@ -93,6 +94,25 @@ def detect(*, now: datetime | None = None, limit: int | None = None,
     return result
 
 
+def detect_all(*, now: datetime | None = None, batch: int | None = None,
+               progress: Callable[[str], None] | None = None) -> DetectionResult:
+    """Passes of at most ``batch`` games (``settings.DETECTION_BATCH``) until nothing new is left.
+
+    Each pass is its own transaction, so a first run over a long history holds no lock and no memory for long.
+    """
+    batch = batch or settings.DETECTION_BATCH
+    total = DetectionResult()
+    while True:
+        result = detect(now=now, limit=batch, progress=progress)
+        for name in ("games", "links_created", "links_updated", "pairs_evaluated", "suspect_pairs", "flags_created",
+                     "flags_updated", "flags_skipped"):
+            setattr(total, name, getattr(total, name) + getattr(result, name))
+        total.flag_ids.extend(result.flag_ids)
+        total.watermark = result.watermark
+        if result.games < batch:
+            return total
+
+
 def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Callable[[str], None]) -> None:
     seats: list[tuple] = []
     for chunk in _chunks(game_ids):
@@ -105,8 +125,9 @@ def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Calla
     pairs = _links_of(touched)
     found = _suspects(pairs, since, result)
     beneficiaries = {b for b, _f, _title in found}
-    beneficiaries |= set(Flag.objects.filter(status=Flag.Status.OPEN).filter(
-        Q(beneficiary_id__in=touched) | Q(feeders__feeder_id__in=touched)).values_list("beneficiary_id", flat=True))
+    for chunk in _chunks(sorted(touched)):
+        beneficiaries |= set(Flag.objects.filter(status=Flag.Status.OPEN).filter(
+            Q(beneficiary_id__in=chunk) | Q(feeders__feeder_id__in=chunk)).values_list("beneficiary_id", flat=True))
     if not beneficiaries:
         return
     # Phase 2: each beneficiary against all their links, so the flag aggregates the whole ring.
@@ -190,8 +211,12 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
         update.append(link)
         touched.update((a, b))
     Link.objects.bulk_create(create, batch_size=CHUNK)
-    Link.objects.bulk_update(update, ["keys", "key_digests", "first_seen", "last_seen", "crowd", "updated_at"],
-                             batch_size=CHUNK)
+    # One UPDATE per widened link: Django's bulk_update builds a CASE per column per row, which costs more to
+    # compile than these few hundred single-row updates by primary key cost to run.
+    for link in update:
+        Link.objects.filter(pk=link.pk).update(keys=link.keys, key_digests=link.key_digests,
+                                               first_seen=link.first_seen, last_seen=link.last_seen,
+                                               crowd=link.crowd, updated_at=link.updated_at)
     result.links_created += len(create)
     result.links_updated += len(update)
     return touched

@@ -10,15 +10,18 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
 - ``Flag``: one per (beneficiary, title) while open (a partial unique constraint). ``status`` open, dismissed or
   confirmed; ``score`` sorts the queue (higher first); ``evidence`` is JSON::
 
-      {"game": slug, "beneficiary": {"id", "handle", "created_at", "games", "age_days"},
-       "window": {"from": iso, "to": iso},
-       "feeders": [{"id", "handle", "created_at", "age_days", "games",    # games: all rated games, any title
-                    "shared_games", "wins", "win_share",                     # in this title, in the window
-                    "concentration",                                         # shared (any title) / F's rated games
-                    "elo_gained",                                            # B's Elo from the shared games
-                    "links": [{"kind", "keys", "first_seen", "last_seen", "crowd", "weight"}],
-                    "game_ids": [..]}],
-       "elo_gained": total, "game_ids": [..all shared games..]}
+      {"game": slug,
+       "beneficiary": {"id", "handle", "status", "created_at", "age_days", "games"},  # games: rated, all titles
+       "window": {"from": iso, "to": iso},                                            # the 90 days looked at
+       "feeders": [{"id", "handle", "status", "created_at", "age_days", "games",
+                    "shared_games", "wins", "win_share",         # in this title, in the window; wins = B above F
+                    "shared_any", "rated_games_in_window",       # any title: F's games with B, all F's games
+                    "concentration",                             # shared_any / rated_games_in_window
+                    "elo_gained",                                # B's Elo from the shared games of this title
+                    "weight",                                    # how much F's links count (rules.link_weight)
+                    "links": [{"kind", "keys", "first_seen", "last_seen", "crowd", "crowded", "weight"}],
+                    "game_ids": [...]}],
+       "elo_gained": total, "game_ids": [...all shared games of the title...]}
 
   ``game_ids`` (column) is the set of games the flag was last raised on: a dismissed or confirmed flag is
   raised again (as a new row) only when a suspect game outside that set arrives.
@@ -28,8 +31,10 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
   them; ``status`` open, upheld, dismissed or closed (closed at once: ``same_ip`` alone, with ``answer``).
   ``score`` sorts the queue and rises with the reporter's track record.
 - ``AuditEntry``: every moderator action: who (``moderator``), when, ``action`` (typed), targets (players, games,
-  flags, reports), ``note``, and ``details`` JSON (for ``void_games``: ``{"titles": [...], "refunds":
-  {title: [{"player", "handle", "before", "after", "delta"}]}, "rebuilt_at": iso}`` once the worker finished).
+  flags, reports), ``note``, and ``details`` JSON. ``void_games``: ``{"titles": [...], "pending_titles": [...]
+  (emptied as the worker rebuilds each), "refunds": {title: [{"player", "handle", "before", "after", "delta"}]},
+  "rebuilt_at": iso}`` (``after`` null when the player has no game left in the title). ``confirm_multiple_accounts``:
+  ``{"primary", "secondaries", "banned", "resets": [{"title", "before", "after"}]}``; ``reset``: ``{"resets"}``.
 - ``DetectionState``: the watermark of incremental detection (one row).
 """
 from __future__ import annotations

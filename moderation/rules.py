@@ -61,20 +61,26 @@ def close_pairs(uses: Sequence[tuple[int, datetime]], new: Iterable[tuple[int, d
 
     ``uses`` is every known use (player, time) of the hash in the range that matters; ``new`` restricts the
     search to pairs involving those uses (incremental runs), default all of ``uses``. Inclusive at the edge:
-    exactly 30 days apart still links.
+    exactly 30 days apart still links. Cost: probes × accounts on the hash × log(uses), so a household address
+    used a thousand times costs no more per new game than one used twice.
     """
-    ordered = sorted(uses, key=lambda use: use[1])
-    times = [t for _, t in ordered]
-    probes = ordered if new is None else sorted(new, key=lambda use: use[1])
+    times: dict[int, list[datetime]] = {}
+    for player, at in uses:
+        times.setdefault(player, []).append(at)
+    for series in times.values():
+        series.sort()
+    probes = uses if new is None else new
     out: dict[tuple[int, int], PairSpan] = {}
     for player, at in probes:
-        lo = bisect.bisect_left(times, at - window)
-        hi = bisect.bisect_right(times, at + window)
-        for other, when in ordered[lo:hi]:
+        for other, series in times.items():
             if other == player:
                 continue
+            lo = bisect.bisect_left(series, at - window)
+            hi = bisect.bisect_right(series, at + window)
+            if lo >= hi:
+                continue
+            earlier, later = min(at, series[lo]), max(at, series[hi - 1])
             key = (player, other) if player < other else (other, player)
-            earlier, later = (at, when) if at <= when else (when, at)
             span = out.get(key)
             if span is None:
                 out[key] = PairSpan(earlier, later)

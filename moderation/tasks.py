@@ -36,7 +36,7 @@ def detect() -> int:
     """One incremental detection pass over what is new; returns how many games it looked at."""
     if not settings.CELERY_TASK_ALWAYS_EAGER:
         redis_client().delete(WAKE_KEY)
-    result = detection.detect()
+    result = detection.detect_all()
     if result.flags_created or result.flags_updated:
         log.info("detection: %d games, %d flags raised, %d updated", result.games, result.flags_created,
                  result.flags_updated)

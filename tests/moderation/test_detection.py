@@ -187,3 +187,12 @@ class TestFlags:
         later = detect()
         assert later.games == 1 and later.pairs_evaluated == 0
         assert Player.objects.filter(handle="x").exists()
+
+
+def test_passes_of_a_few_games_reach_the_same_flags(api):
+    from moderation import detection
+
+    record(api, link("b", "f") + ring("b", "f", games=6) + link("c", "g") + ring("c", "g", games=5))
+    total = detection.detect_all(batch=3)
+    assert total.games == 15 and total.watermark == 15
+    assert flags() == [("b", "tokaido", ["f"]), ("c", "tokaido", ["g"])]

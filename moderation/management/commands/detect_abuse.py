@@ -19,12 +19,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--from-scratch", action="store_true",
                             help="Forget the watermark first and look at every game again.")
-        parser.add_argument("--limit", type=int, default=None, help="At most this many new games in this pass.")
+        parser.add_argument("--batch", type=int, default=None,
+                            help="Games per pass (one transaction each; default settings.DETECTION_BATCH).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["from_scratch"]:
             detection.watermark_reset()
-        result = detection.detect(limit=opts["limit"], progress=lambda message: self.stderr.write(message))
+        result = detection.detect_all(batch=opts["batch"], progress=lambda message: self.stderr.write(message))
         self.stderr.write(
             f"looked at {result.games} games (watermark {result.watermark}): {result.links_created} links new, "
             f"{result.links_updated} widened, {result.pairs_evaluated} pairs evaluated, {result.suspect_pairs} "

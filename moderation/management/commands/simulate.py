@@ -7,7 +7,6 @@ printed as one JSON document on stdout at the end.
 from __future__ import annotations
 
 import json
-import sys
 import time
 import urllib.request
 from typing import Any
@@ -55,9 +54,10 @@ class Command(BaseCommand):
                 key = str(result["status_code"])
                 statuses[key] = statuses.get(key, 0) + 1
             if not opts["no_progress"]:
-                _bar(min(start + size, len(bodies)), len(bodies), started)
+                self.stderr.write(_bar(min(start + size, len(bodies)), len(bodies), started), ending="")
+                self.stderr.flush()
         if not opts["no_progress"]:
-            sys.stderr.write("\n")
+            self.stderr.write("")
         truth = sim.truth()
         truth["posted"] = statuses
         self.stderr.write(f"posted {len(bodies)} games in {time.monotonic() - started:.1f}s: {statuses}")
@@ -96,8 +96,7 @@ class Command(BaseCommand):
         return post
 
 
-def _bar(done: int, total: int, started: float, width: int = 40) -> None:
+def _bar(done: int, total: int, started: float, width: int = 40) -> str:
     filled = width * done // max(total, 1)
     rate = done / max(time.monotonic() - started, 1e-6)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games {rate:.0f}/s")
-    sys.stderr.flush()
+    return f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games {rate:.0f}/s"
