@@ -57,6 +57,15 @@ class PrimaryForm(NoteForm):
         return self.candidates[self.cleaned_data["primary"]]
 
 
+POLICY = ("Playing from the same IP is allowed. If there is any possible doubt, a player should be considered not "
+          "guilty.")
+
+
+def with_policy(warnings: list[str]) -> list[str]:
+    """Any warning ends with the policy's reminder (seed 004): doubt means not guilty."""
+    return [*warnings, POLICY] if warnings else []
+
+
 @dataclass
 class Action:
     """One confirmation page: its wording, its form, and the call into the service."""

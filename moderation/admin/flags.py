@@ -10,9 +10,10 @@ from django.http import HttpRequest
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
-from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm
+from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, with_policy
 from moderation.admin.games import TitleFilter
 from moderation.models import Flag
+from moderation.selectors import confirm_warnings
 
 
 def _open_only(flag: Flag) -> str | None:
@@ -31,18 +32,9 @@ def _confirm_consequences(flag: Flag) -> list[str]:
 
 
 def _confirm_warnings(flag: Flag) -> list[str]:
-    """The confirm page says so before it bans: a link through a widely-shared address or device is weak
-    evidence (a school, a café), and a same-IP table alone is allowed."""
-    out = reads.crowded_warnings(players=reads.flag_candidates(flag=flag))
-    for feeder in (flag.evidence or {}).get("feeders", []):
-        links = feeder.get("links", [])
-        if links and all(reads.widely_shared(int(link.get("crowd") or 0)) for link in links):
-            out.append(f"{feeder.get('handle')} is linked to {flag.beneficiary.handle} only through widely-shared "
-                       "addresses or devices.")
-    if out:
-        out.append("Playing from the same IP is allowed. If there is any possible doubt, a player should be "
-                   "considered not guilty.")
-    return out
+    """The confirm page says so before it bans (``selectors.confirm_warnings``): pairs tied only through a
+    widely-shared address or device (a school, a café), accounts not linked at all."""
+    return with_policy(confirm_warnings(accounts=reads.flag_candidates(flag=flag)))
 
 
 def _confirm(request: HttpRequest, flag: Flag, form: Any) -> str:

@@ -21,6 +21,7 @@ from arena.models import Game, Player, Seat
 from moderation import rules
 from moderation.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
 from moderation.models import AuditEntry, Flag, Link, Report
+from moderation.selectors import linked_accounts, refunds_of
 from ratings import elo
 from ratings.models import Rating, RatingChange
 
@@ -77,18 +78,6 @@ def recent_games(*, player: Player, limit: int = RECENT_GAMES) -> list[dict[str,
     return [{"game": s.game, "place": s.place, "score": s.score, "delta": deltas.get(s.game_id)} for s in seats]
 
 
-def player_links(*, player: Player) -> list[dict[str, Any]]:
-    """Accounts sharing an IP or device hash with this one: the kind, how many hashes, when, and how crowded."""
-    rows = (Link.objects.filter(Q(player_a=player) | Q(player_b=player))
-            .select_related("player_a", "player_b").order_by("-last_seen"))
-    out = []
-    for link in rows:
-        other = link.player_b if link.player_a_id == player.pk else link.player_a
-        out.append({"other": other, "kind": link.kind, "keys": link.keys, "first_seen": link.first_seen,
-                    "last_seen": link.last_seen, "crowd": link.crowd, "widely_shared": widely_shared(link.crowd)})
-    return out
-
-
 def player_flags(*, player: Player) -> list[Flag]:
     return list(Flag.objects.filter(Q(beneficiary=player) | Q(feeders__feeder=player)).distinct()
                 .select_related("beneficiary").order_by("-created_at"))
@@ -109,7 +98,7 @@ def player_page(*, player: Player) -> dict[str, Any]:
         "ratings": player_ratings(player=player),
         "plots": player_plots(player=player),
         "recent_games": recent_games(player=player),
-        "links": player_links(player=player),
+        "links": linked_accounts(player=player),
         "flags": player_flags(player=player),
         "reports": player_reports(player=player),
         "audit": player_audit(player=player),
@@ -156,18 +145,16 @@ def game_page(*, game: Game) -> dict[str, Any]:
         "rows": rows, "cooperative": coop, "coop_score": game.coop_score,
         "any_banned": any(s.player.is_banned for s in seats),
         "same_ip_groups": len({m for m in ip_marks if m}),
-        "void_entries": [{"entry": e, "refunds": refunds_of(e)} for e in voids],
+        "void_entries": [{"entry": e, **void_refunds(e)} for e in voids],
     }
 
 
-def refunds_of(entry: AuditEntry) -> list[dict[str, Any]]:
-    """The rating changes a void's rebuild made, as its audit entry records them once the worker has finished:
-    one row per (title, player), largest refund first."""
-    out = []
-    for title, rows in sorted((entry.details or {}).get("refunds", {}).items()):
-        for row in rows:
-            out.append({"title": title, **row})
-    return sorted(out, key=lambda r: (-(r.get("delta") or 0), r.get("handle") or ""))
+def void_refunds(entry: AuditEntry) -> dict[str, Any]:
+    """A void's outcome (``selectors.refunds_of``) as rows: one per (title, player), largest refund first."""
+    outcome = refunds_of(entry=entry)
+    rows = [{"title": title, **row} for title, refunds in sorted(outcome["refunds"].items()) for row in refunds]
+    rows.sort(key=lambda r: (-(r.get("delta") or 0), r.get("handle") or ""))
+    return {**outcome, "rows": rows}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -244,39 +231,3 @@ def flag_candidates(*, flag: Flag) -> list[Player]:
     ids = [flag.beneficiary_id, *flag.feeders.order_by("id").values_list("feeder_id", flat=True)]
     players = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
     return [players[i] for i in dict.fromkeys(ids) if i in players]
-
-
-def crowded_links_among(*, players: list[Player]) -> list[dict[str, Any]]:
-    """Links between these accounts that run through a widely-shared hash: the confirm page warns of each."""
-    ids = [p.pk for p in players]
-    rows = Link.objects.filter(player_a__in=ids, player_b__in=ids).select_related("player_a", "player_b")
-    return [{"a": link.player_a, "b": link.player_b, "kind": link.kind, "crowd": link.crowd}
-            for link in rows.order_by("pk") if rules.is_crowded(link.crowd)]
-
-
-def linked_any(*, players: list[Player]) -> bool:
-    """Whether any two of these accounts share an IP or device hash in the links detection keeps."""
-    ids = [p.pk for p in players]
-    return Link.objects.filter(player_a__in=ids, player_b__in=ids).exists()
-
-
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def crowded_warnings(*, players: list[Player]) -> list[str]:
-    """One warning per widely-shared address or device (by kind and crowd) linking these accounts: such a link
-    alone says little about one person. When every account seen on it is among these, it says so: then it is
-    more likely the ring's own machine or network than a café."""
-    groups: dict[tuple[str, int], set[str]] = defaultdict(set)
-    for link in crowded_links_among(players=players):
-        groups[(link["kind"], link["crowd"])].update((link["a"].handle, link["b"].handle))
-    out = []
-    for (kind, crowd), handles in sorted(groups.items()):
-        place = "address" if kind == "ip" else "device"
-        line = (f"{_and(sorted(handles))} are linked through a widely-shared {place} ({crowd} accounts use it): "
-                "that link alone says little about one person.")
-        if len(handles) >= crowd:
-            line += f" All {crowd} accounts seen on it are among these."
-        out.append(line)
-    return out

@@ -10,8 +10,9 @@ from django.http import HttpRequest
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
-from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm
+from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, with_policy
 from moderation.models import Report
+from moderation.selectors import confirm_warnings
 from moderation.services.reports import reporter_record
 
 
@@ -49,12 +50,7 @@ def _confirm(request: HttpRequest, report: Report, form: Any) -> str:
 
 
 def _confirm_warnings(report: Report) -> list[str]:
-    out = reads.crowded_warnings(players=_candidates(report))
-    if not reads.linked_any(players=_candidates(report)):
-        out.append("These accounts share no IP address or device in Arena's records.")
-    if out:
-        out.append("If there is any possible doubt, a player should be considered not guilty.")
-    return out
+    return with_policy(confirm_warnings(accounts=_candidates(report)))
 
 
 REPORT_ACTIONS = {
