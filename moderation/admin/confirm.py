@@ -89,6 +89,8 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
     obj = model_admin.get_object(request, object_id)
     if obj is None:
         raise Http404("No such object.")
+    if not model_admin.has_view_permission(request, obj):  # acting on what one may not even see: no
+        raise PermissionDenied
     change_url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
     unavailable = action.available(obj)
     if unavailable:

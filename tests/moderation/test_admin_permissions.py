@@ -205,3 +205,16 @@ def test_create_moderator_command(monkeypatch):
     ann = User.objects.get(username="ann")
     assert ann.is_staff and not ann.is_superuser and ann.check_password(PASSWORD)
     assert ann.get_all_permissions() == EXPECTED
+
+
+def test_an_action_permission_without_the_view_permission_is_not_enough(world):
+    """Granted by hand, the ban permission alone does not open the ban page of a player one may not view."""
+    from django.contrib.auth.models import Permission
+
+    staff = User.objects.create_user("staff", "s@example.com", PASSWORD, is_staff=True)
+    staff.user_permissions.add(Permission.objects.get(content_type__app_label="moderation", codename="ban_player"))
+    client = _client(staff)
+    url = f"/admin/arena/player/{world['kim'].pk}/ban/"
+    assert client.get(url).status_code == 403
+    assert client.post(url, {"note": "n"}).status_code == 403
+    assert player("kim").status == Player.Status.ACTIVE
