@@ -75,6 +75,7 @@ class GameAdmin(PanelAdmin):
               "accepted_at", "rec", "coop_score", "rating_seq", "trueskill_done", "details")
     ordering = ("-id",)
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # a count per filter choice is a scan of every game at a million
     change_form_template = "admin/moderation/game_change_form.html"
     panel_actions = GAME_ACTIONS
     actions = ("void_selected",)
