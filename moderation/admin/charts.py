@@ -205,6 +205,19 @@ def _positions(nodes: Sequence[RingNode]) -> dict[str, tuple[float, float]]:
     return out
 
 
+def _outer_control(a: tuple[float, float], b: tuple[float, float], nth: int) -> tuple[float, float]:
+    """A link between two feeders arcs outside the circle, never through the beneficiary in the middle: its
+    control point lies on the bisector of the two feeders' directions (a quarter turn past the first one when they
+    face each other), 1.5 radii out, and further for each parallel link."""
+    centre = RING_SIZE / 2
+    a1 = math.atan2(a[1] - centre, a[0] - centre)
+    a2 = math.atan2(b[1] - centre, b[0] - centre)
+    sx, sy = math.cos(a1) + math.cos(a2), math.sin(a1) + math.sin(a2)
+    bisector = a1 + math.pi / 2 if math.hypot(sx, sy) < 1e-9 else math.atan2(sy, sx)
+    reach = RING_RADIUS * (1.5 + 0.3 * nth)
+    return centre + reach * math.cos(bisector), centre + reach * math.sin(bisector)
+
+
 def ring_svg(ring: Ring) -> str:
     """The ring as a picture: accounts as labelled circles (the beneficiary in the middle, banned ones crossed),
     game lines solid with the win share, hash links dashed (device) or dotted (IP), widely-shared ones faint (and
@@ -215,6 +228,7 @@ def ring_svg(ring: Ring) -> str:
              f'xmlns="http://www.w3.org/2000/svg" aria-label="Ring of accounts">'
              "<title>Ring of accounts</title>"]
     pair_count: dict[frozenset[str], int] = {}
+    beneficiary = next((n.handle for n in ring.nodes if n.beneficiary), None)
     for link in ring.links:
         if link.a not in pos or link.b not in pos:
             continue
@@ -222,12 +236,15 @@ def ring_svg(ring: Ring) -> str:
         nth = pair_count.get(pair, 0)
         pair_count[pair] = nth + 1
         (x1, y1), (x2, y2) = pos[link.a], pos[link.b]
-        # Offset the control point sideways: 0, +1, -1, +2... so parallel links do not overlap.
-        bend = (0, 1, -1, 2, -2)[nth % 5] * 64
-        mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-        dx, dy = x2 - x1, y2 - y1
-        length = math.hypot(dx, dy) or 1.0
-        cx, cy = mx - dy / length * bend, my + dx / length * bend
+        if beneficiary not in pair:
+            cx, cy = _outer_control(pos[link.a], pos[link.b], nth)
+        else:
+            # Offset the control point sideways: 0, +1, -1, +2... so parallel links do not overlap.
+            bend = (0, 1, -1, 2, -2)[nth % 5] * 64
+            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+            dx, dy = x2 - x1, y2 - y1
+            length = math.hypot(dx, dy) or 1.0
+            cx, cy = mx - dy / length * bend, my + dx / length * bend
         classes = f"link {link.kind}" + (" widely-shared" if link.widely_shared else "")
         label = link.label
         tip = label + (" (widely shared: many accounts use it)" if link.widely_shared else "")

@@ -95,3 +95,13 @@ def test_banned_accounts_are_crossed_and_names_escaped():
     assert '<path class="ban"' in svg
     assert "<script" not in svg and "<img" not in svg
     assert svg.count("&lt;script&gt;") >= 4  # the name, its line, the link label and the link's tooltip
+
+
+def test_a_link_between_two_feeders_arcs_around_the_beneficiary():
+    """alt1 (280, 80) and alt2 (280, 480) face each other across kim: the bisector is a quarter turn past alt1's
+    direction (-90° + 90° = 0°), the control point 1.5 x 200 = 300 out: (580, 280). The curve's middle is then
+    (P0 + 2C + P2) / 4 = (430, 280), 150 from kim's centre, clear of kim's circle (radius 34)."""
+    svg = ring_svg(Ring(nodes=[RingNode("kim", beneficiary=True), RingNode("alt1"), RingNode("alt2")],
+                        links=[RingLink("alt1", "alt2", "device", "")]))
+    assert 'd="M280.0,80.0 Q580.0,280.0 280.0,480.0"' in svg
+    assert "<text x=" not in svg.split('class="link device"')[1].split("</g>")[0]  # no label given, none drawn
