@@ -1,11 +1,11 @@
-"""Admin for the core domain. Key management is for admins (superusers) only; keys are shown once."""
+"""Admin for the core domain: game servers. Key management is for admins (superusers) only; keys are shown once."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from arena.models import Game, GameServer, Player, Seat
+from arena.models import GameServer
 from arena.servers import game_server_create, game_server_revoke, game_server_rotate_key
 
 
@@ -63,48 +63,5 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
                               messages.WARNING)
 
 
-@admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
-    list_display = ("handle", "status", "created_at")
-    list_filter = ("status",)
-    search_fields = ("handle",)
-    readonly_fields = ("handle", "status", "created_at")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-
-class SeatInline(admin.TabularInline):
-    model = Seat
-    fields = ("position", "player", "score", "quit", "team", "place", "same_ip_hash")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    @admin.display(description="IP hash (prefix)")
-    def same_ip_hash(self, seat: Seat) -> str:
-        return seat.ip_hash[:10]
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-
-@admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "title", "table_id", "server", "status", "same_ip", "finished_at")
-    list_filter = ("title", "status", "same_ip")
-    search_fields = ("table_id",)
-    inlines = (SeatInline,)
-    exclude = ("fingerprint",)
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Game | None = None) -> list[str]:
-        return [f.name for f in Game._meta.fields if f.name != "fingerprint"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
+# Players and games are the moderation panel's pages (moderation/admin/players.py, games.py): with their ratings,
+# links and actions, which sit above the core.

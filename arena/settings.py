@@ -29,7 +29,7 @@ if not DEBUG and (SECRET_KEY == DEV_SECRET_KEY or IP_HASH_KEY == DEV_IP_HASH_KEY
     raise ImproperlyConfigured("DEBUG is off: set your own SECRET_KEY and IP_HASH_KEY, the dev defaults are public.")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "moderation.site.PanelAdminConfig",  # django.contrib.admin with the moderation dashboard as its index
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -10,8 +10,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
+from django.apps import apps as django_apps
+from django.contrib.auth.models import Group, User
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from moderation.moderators import GROUP, sync_moderators_group
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = os.environ.get("ARENA_CHROMIUM", "/usr/bin/chromium")
@@ -87,9 +90,12 @@ def superuser(transactional_db) -> User:
 
 @pytest.fixture
 def moderator(transactional_db) -> User:
-    """Staff, not superuser, in a Moderators group that may only look at players."""
-    group = Group.objects.create(name="Moderators")
-    group.permissions.add(Permission.objects.get(content_type__app_label="arena", codename="view_player"))
+    """Staff, not superuser, in the "Moderators" group exactly as its migration makes it (moderation/moderators.py).
+
+    Synced here rather than read: a transactional test's flush empties the group the migration created.
+    """
+    sync_moderators_group(django_apps)
+    group = Group.objects.get(name=GROUP)
     user = User.objects.create_user("mod", "mod@example.com", PASSWORD, is_staff=True)
     user.groups.add(group)
     return user

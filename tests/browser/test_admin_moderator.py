@@ -19,7 +19,7 @@ KEY_AND_TABLE_PERMISSIONS = [
 ]
 
 
-@pytest.mark.parametrize("granted", [False, True], ids=["players-only", "even-with-model-permissions"])
+@pytest.mark.parametrize("granted", [False, True], ids=["moderators-group", "even-with-model-permissions"])
 def test_moderator_sees_no_game_servers_nor_hanabot(page, live_server, moderator, admin_login, granted):
     if granted:
         for app_label, codename in KEY_AND_TABLE_PERMISSIONS:

@@ -1,0 +1,131 @@
+"""Moderator actions as confirmation pages: GET shows what will happen, POST (with Django's CSRF token) does it.
+
+An action is never a GET link: the button on an object's page leads here, the page says what the service will
+do (and warns where the evidence is weak), and only the form's POST calls the service. Each action needs its own
+permission (``moderation.moderators.ACTIONS``), checked on GET and POST alike, so typing the URL does not help.
+Domain refusals (``ArenaError``) come back as an error message on the same page, never a 500.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Model
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from arena.errors import ArenaError
+from arena.models import Player
+from moderation.moderators import perm
+
+NOTE_MAX = 2000
+
+
+class NoteForm(forms.Form):
+    note = forms.CharField(label="Note", required=False, max_length=NOTE_MAX,
+                           widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+                           help_text="Kept in the audit log with the action.")
+
+
+class RequiredNoteForm(NoteForm):
+    """Dismissing or unbanning says why: the next moderator reads the note before the evidence."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["note"].required = True
+
+
+class PrimaryForm(NoteForm):
+    """Confirming multiple accounts: which account is the person's primary (kept, reset); the others are banned."""
+
+    primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect)
+    field_order = ("primary", "note")
+
+    def __init__(self, *args: Any, candidates: Sequence[Player], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.candidates = {p.pk: p for p in candidates}
+        self.fields["primary"].choices = [(p.pk, p.handle) for p in candidates]
+        if candidates:
+            self.fields["primary"].initial = candidates[0].pk
+
+    def primary_player(self) -> Player:
+        return self.candidates[self.cleaned_data["primary"]]
+
+
+POLICY = ("Playing from the same IP is allowed. If there is any possible doubt, a player should be considered not "
+          "guilty.")
+
+
+def with_policy(warnings: list[str]) -> list[str]:
+    """Any warning ends with the policy's reminder (seed 004): doubt means not guilty."""
+    return [*warnings, POLICY] if warnings else []
+
+
+@dataclass
+class Action:
+    """One confirmation page: its wording, its form, and the call into the service."""
+
+    codename: str  # the permission (moderation.moderators.ACTIONS)
+    title: str
+    button: str
+    consequences: Callable[[Any], list[str]]
+    perform: Callable[[HttpRequest, Any, forms.Form], str]  # returns the success message
+    form: Callable[[Any, dict | None], forms.Form] = lambda obj, data: NoteForm(data)
+    warnings: Callable[[Any], list[str]] = lambda obj: []
+    available: Callable[[Any], str | None] = lambda obj: None  # a reason the action does not apply, or None
+    danger: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, action: Action) -> HttpResponse:
+    """The one door of every action: permission, object, then the confirm page (GET) or the service (POST)."""
+    if not request.user.has_perm(perm(action.codename)):
+        raise PermissionDenied
+    obj = model_admin.get_object(request, object_id)
+    if obj is None:
+        raise Http404("No such object.")
+    if not model_admin.has_view_permission(request, obj):  # acting on what one may not even see: no
+        raise PermissionDenied
+    change_url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+    unavailable = action.available(obj)
+    if unavailable:
+        messages.error(request, unavailable)
+        return HttpResponseRedirect(change_url)
+    form = action.form(obj, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            done = action.perform(request, obj, form)
+        except ArenaError as refusal:
+            messages.error(request, refusal.message)
+        else:
+            messages.success(request, done)
+            return HttpResponseRedirect(change_url)
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": obj._meta,
+        "object": obj,
+        "object_label": model_admin.panel_subtitle(obj) or str(obj),
+        "title": action.title,
+        "action": action,
+        "form": form,
+        "consequences": action.consequences(obj),
+        "warnings": action.warnings(obj),
+        "change_url": change_url,
+        **action.extra,
+    }
+    return TemplateResponse(request, "admin/moderation/confirm.html", context)
+
+
+def action_buttons(request: HttpRequest, obj: Model, actions: dict[str, Action]) -> list[dict[str, str]]:
+    """The buttons an object page shows: only the actions this user may take and that apply to this object."""
+    out = []
+    for slug, action in actions.items():
+        if request.user.has_perm(perm(action.codename)) and action.available(obj) is None:
+            url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_{slug}", args=[obj.pk])
+            out.append({"url": url, "label": action.title, "slug": slug})
+    return out

@@ -1,0 +1,90 @@
+"""The Flag page: the evidence, the picture of the ring; actions confirm (choose the primary) and dismiss."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+
+from moderation import services
+from moderation.admin import reads
+from moderation.admin.base import PanelAdmin
+from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, with_policy
+from moderation.admin.games import TitleFilter
+from moderation.models import Flag
+from moderation.selectors import confirm_warnings
+
+
+def _open_only(flag: Flag) -> str | None:
+    return None if flag.status == Flag.Status.OPEN else f"This flag is already {flag.get_status_display().lower()}."
+
+
+def _confirm_consequences(flag: Flag) -> list[str]:
+    handles = ", ".join(p.handle for p in reads.flag_candidates(flag=flag))
+    return [
+        f"treat {handles} as one person, whose primary account you choose below;",
+        "ban every other account at once, everywhere: off the leaderboards, refused by matchmaking, waiting "
+        "tickets cancelled, new games rated for nobody;",
+        "reset the primary account's Elo to R0 in every game (a reset in its history; game counts kept);",
+        "mark this flag confirmed. Their past games stay rated until you void them (each game's page).",
+    ]
+
+
+def _confirm_warnings(flag: Flag) -> list[str]:
+    """The confirm page says so before it bans (``selectors.confirm_warnings``): pairs tied only through a
+    widely-shared address or device (a school, a café), accounts not linked at all."""
+    return with_policy(confirm_warnings(accounts=reads.flag_candidates(flag=flag)))
+
+
+def _confirm(request: HttpRequest, flag: Flag, form: Any) -> str:
+    primary = form.primary_player()
+    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, flag=flag,
+                                               note=form.cleaned_data["note"])
+    banned = ", ".join(entry.details.get("secondaries", [])) or "nobody"
+    return f"Confirmed: {banned} banned, {primary.handle} reset to R0."
+
+
+def _dismiss(request: HttpRequest, flag: Flag, form: Any) -> str:
+    services.dismiss_flag(moderator=request.user, flag=flag, note=form.cleaned_data["note"])
+    return f"Flag #{flag.pk} dismissed."
+
+
+FLAG_ACTIONS = {
+    "confirm": Action(
+        codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
+        consequences=_confirm_consequences, warnings=_confirm_warnings, perform=_confirm, available=_open_only,
+        form=lambda flag, data: PrimaryForm(data, candidates=reads.flag_candidates(flag=flag)),
+    ),
+    "dismiss": Action(
+        codename="dismiss", title="Dismiss", button="Dismiss this flag", danger=False,
+        consequences=lambda flag: ["close this flag as not guilty: it stays closed until detection finds a "
+                                   "suspect game it did not cite."],
+        perform=_dismiss, form=lambda flag, data: RequiredNoteForm(data), available=_open_only,
+    ),
+}
+
+
+@admin.register(Flag)
+class FlagAdmin(PanelAdmin):
+    list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "created_at", "updated_at")
+    list_filter = ("status", TitleFilter)
+    list_select_related = ("beneficiary",)
+    search_fields = ("beneficiary__handle",)
+    fields = ("beneficiary", "title", "status", "score", "created_at", "updated_at", "resolved_at", "resolved_by")
+    ordering = ("-score", "id")
+    change_form_template = "admin/moderation/flag_change_form.html"
+    panel_actions = FLAG_ACTIONS
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Flag]:
+        return super().get_queryset(request).annotate(n_feeders=Count("feeders"))
+
+    @admin.display(description="Feeders", ordering="n_feeders")
+    def feeder_count(self, flag: Flag) -> int:
+        return flag.n_feeders
+
+    def panel_subtitle(self, obj: Flag) -> str:
+        return f"Flag #{obj.pk}: {obj.beneficiary.handle} in {obj.title} ({obj.get_status_display().lower()})"
+
+    def panel_context(self, request: HttpRequest, obj: Flag) -> dict[str, Any]:
+        return reads.flag_page(flag=obj)

@@ -1,0 +1,131 @@
+"""The Game page: places, rating changes, same-IP marks, the refunds of a void; action void. Searchable by player."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+
+from arena.errors import ArenaError
+from arena.games import all_games
+from arena.models import Game, Player, is_player_id
+from moderation import services
+from moderation.admin import reads
+from moderation.admin.base import PanelAdmin
+from moderation.admin.confirm import Action, NoteForm
+from moderation.moderators import perm
+
+
+class TitleFilter(admin.SimpleListFilter):
+    """The games' titles from the rules registry: Django's default filter on a plain column asks the database for
+    its DISTINCT values on every page load, a scan of every game."""
+
+    title = "game"
+    parameter_name = "title"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [(game.slug, game.name) for game in all_games()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        return queryset.filter(title=self.value()) if self.value() else queryset
+
+
+def _void_unavailable(game: Game) -> str | None:
+    if game.status == Game.Status.VOID:
+        return "This game is already void."
+    if not game.seats.filter(player__status=Player.Status.BANNED).exists():
+        return "Only games played with a banned account can be voided: ban the account first."
+    return None
+
+
+def _void_consequences(game: Game) -> list[str]:
+    handles = list(game.seats.order_by("position").values_list("player__handle", flat=True))
+    banned = list(game.seats.filter(player__status=Player.Status.BANNED).values_list("player__handle", flat=True))
+    return [
+        f"void {game} (players: {', '.join(handles)}; banned: {', '.join(banned)});",
+        f"remove it from everyone's rating history and rebuild every {game.title} rating from the remaining "
+        "games in a worker, so each victim gets back exactly what this game cost them;",
+        "list who got how many points back on this page once the worker is done.",
+    ]
+
+
+def _void(request: HttpRequest, game: Game, form: Any) -> str:
+    services.void_games(moderator=request.user, games=[game], note=form.cleaned_data["note"])
+    return (f"{game} is void. The {game.title} ratings are being rebuilt in a worker; the refunds appear on this "
+            "page when it is done.")
+
+
+GAME_ACTIONS = {
+    "void": Action(codename="void_games", title="Void", button="Void this game", consequences=_void_consequences,
+                   perform=_void, available=_void_unavailable),
+}
+
+
+@admin.register(Game)
+class GameAdmin(PanelAdmin):
+    list_display = ("id", "title", "table_id", "server", "status", "same_ip", "finished_at")
+    list_filter = (TitleFilter, "status", "same_ip")
+    list_select_related = ("server",)
+    search_fields = ("table_id",)
+    search_help_text = "A player id (their games) or a table id."
+    fields = ("title", "table_id", "server", "status", "rated", "same_ip", "warnings", "variant", "finished_at",
+              "accepted_at", "rec", "coop_score", "rating_seq", "trueskill_done", "details")
+    ordering = ("-id",)
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # a count per filter choice is a scan of every game at a million
+    change_form_template = "admin/moderation/game_change_form.html"
+    panel_actions = GAME_ACTIONS
+    actions = ("void_selected",)
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
+                           ) -> tuple[QuerySet[Game], bool]:
+        """A player id finds that player's games (through the seats' player index), a table id its game; exact
+        matches, which the indexes serve at any size (a ``LIKE '%x%'`` over every seat would not)."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        by_table = set(queryset.filter(table_id=term).values_list("pk", flat=True)[:100])
+        player = Player.objects.filter(handle=term).first() if is_player_id(term) else None
+        if player is None:
+            return queryset.filter(pk__in=by_table), False
+        return queryset.filter(seats__player=player) | queryset.filter(pk__in=by_table), False
+
+    def panel_context(self, request: HttpRequest, obj: Game) -> dict[str, Any]:
+        return reads.game_page(game=obj)
+
+    def has_void_games_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(perm("void_games"))
+
+    @admin.action(description="Void the selected games (played with a banned account)", permissions=["void_games"])
+    def void_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
+        """A ring's games at once (search the banned account, tick them all): a confirmation page first, then
+        one ``void_games`` call, one audit entry and one rebuild per title, whatever the number of games."""
+        games = list(queryset.order_by("pk"))
+        if request.POST.get("post") == "yes":
+            form = NoteForm(request.POST)
+            if form.is_valid():
+                try:
+                    services.void_games(moderator=request.user, games=games, note=form.cleaned_data["note"])
+                except ArenaError as refusal:
+                    self.message_user(request, refusal.message, messages.ERROR)
+                else:
+                    self.message_user(request, f"{len(games)} game(s) void; their titles are being rebuilt in a "
+                                      "worker (each game's page lists the refunds when it is done).", messages.SUCCESS)
+                return None
+        else:
+            form = NoteForm()
+        banned = dict(Player.objects.filter(seats__game__in=games, status=Player.Status.BANNED)
+                      .values_list("seats__game_id", "handle"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Void the selected games",
+            "games": [{"game": g, "banned": banned.get(g.pk)} for g in games],
+            "titles": sorted({g.title for g in games}),
+            "form": form,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/moderation/void_selected.html", context)

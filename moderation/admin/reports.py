@@ -1,0 +1,106 @@
+"""The Report page: the report (its player-written text escaped like everything else), the cited game, actions."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from moderation import services
+from moderation.admin import reads
+from moderation.admin.base import PanelAdmin
+from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, with_policy
+from moderation.models import Report
+from moderation.selectors import confirm_warnings
+from moderation.services.reports import reporter_record
+
+
+def _open_only(report: Report) -> str | None:
+    return None if report.status == Report.Status.OPEN else f"This report is already {report.status}."
+
+
+def _accounts_unavailable(report: Report) -> str | None:
+    if _open_only(report):
+        return _open_only(report)
+    if report.accused.count() < 2:
+        return "Confirming multiple accounts needs at least two accused accounts."
+    return None
+
+
+def _candidates(report: Report) -> list:
+    return list(report.accused.order_by("handle"))
+
+
+def _dismiss(request: HttpRequest, report: Report, form: Any) -> str:
+    services.dismiss_report(moderator=request.user, report=report, note=form.cleaned_data["note"])
+    return f"Report #{report.pk} dismissed."
+
+
+def _uphold(request: HttpRequest, report: Report, form: Any) -> str:
+    services.uphold_report(moderator=request.user, report=report, note=form.cleaned_data["note"])
+    return f"Report #{report.pk} upheld."
+
+
+def _confirm(request: HttpRequest, report: Report, form: Any) -> str:
+    primary = form.primary_player()
+    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, report=report,
+                                               note=form.cleaned_data["note"])
+    return f"Confirmed: {', '.join(entry.details.get('secondaries', []))} banned, {primary.handle} reset to R0."
+
+
+def _confirm_warnings(report: Report) -> list[str]:
+    return with_policy(confirm_warnings(accounts=_candidates(report)))
+
+
+REPORT_ACTIONS = {
+    "uphold": Action(
+        codename="uphold_report", title="Uphold", button="Uphold this report", danger=False,
+        consequences=lambda r: ["mark the report upheld (it raises the reporter's track record); any penalty is "
+                                "its own action on the player's or game's page."],
+        perform=_uphold, form=lambda r, data: NoteForm(data), available=_open_only,
+    ),
+    "confirm": Action(
+        codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
+        consequences=lambda r: [
+            f"treat {', '.join(p.handle for p in _candidates(r))} as one person, whose primary you choose below;",
+            "ban every other account at once, everywhere, and reset the primary's Elo to R0 in every game;",
+            "mark the report upheld.",
+        ],
+        warnings=_confirm_warnings, perform=_confirm, available=_accounts_unavailable,
+        form=lambda r, data: PrimaryForm(data, candidates=_candidates(r)),
+    ),
+    "dismiss": Action(
+        codename="dismiss", title="Dismiss", button="Dismiss this report", danger=False,
+        consequences=lambda r: ["close the report as not upheld (it lowers the reporter's track record)."],
+        perform=_dismiss, form=lambda r, data: RequiredNoteForm(data), available=_open_only,
+    ),
+}
+
+
+@admin.register(Report)
+class ReportAdmin(PanelAdmin):
+    list_display = ("id", "reason", "reporter", "status", "score", "game", "created_at")
+    list_filter = ("status", "reason")
+    list_select_related = ("reporter", "game")
+    search_fields = ("reporter__handle",)
+    fields = ("reporter", "reason", "status", "score", "server", "created_at", "resolved_at", "resolved_by")
+    ordering = ("-score", "created_at")
+    change_form_template = "admin/moderation/report_change_form.html"
+    panel_actions = REPORT_ACTIONS
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Report]:
+        return super().get_queryset(request).select_related("reporter", "game")
+
+    def panel_subtitle(self, obj: Report) -> str:
+        return f"Report #{obj.pk}: {obj.get_reason_display().lower()} by {obj.reporter.handle} ({obj.status})"
+
+    def panel_context(self, request: HttpRequest, obj: Report) -> dict[str, Any]:
+        record = reporter_record(reporter=obj.reporter)
+        return {
+            "accused": list(obj.accused.all().order_by("handle")),
+            "reasons": obj.reasons or [obj.reason],
+            "reporter_record": f"track record {record * 100:.0f} % upheld",
+            "game": reads.game_page(game=obj.game) if obj.game_id else None,
+            "audit": list(obj.audit_entries.select_related("moderator").order_by("-created_at")),
+        }
