@@ -11,7 +11,6 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
@@ -23,6 +22,7 @@ from moderation.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, R
 from moderation.models import AuditEntry, Flag, Link, Report
 from moderation.selectors import linked_accounts, refunds_of
 from ratings import elo
+from ratings.config import elo_config
 from ratings.models import Rating, RatingChange
 
 RECENT_GAMES = 20
@@ -43,7 +43,7 @@ def _safe_svg(svg: str) -> SafeString:
 def player_ratings(*, player: Player) -> list[dict[str, Any]]:
     rows = Rating.objects.filter(player=player).order_by("title")
     return [{"title": r.title, "elo": round(r.elo, 2), "games": r.games, "last_game_at": r.last_game_at,
-             "level": elo.level(r.elo, initial=settings.ELO_INITIAL)} for r in rows]
+             "level": elo.level(r.elo, initial=elo_config().initial)} for r in rows]
 
 
 def player_plots(*, player: Player) -> list[dict[str, Any]]:
@@ -64,7 +64,7 @@ def player_plots(*, player: Player) -> list[dict[str, Any]]:
         resets = sum(1 for p in entries if p.kind == RatingChange.Kind.RESET)
         # Safe: charts.py escapes every string it interpolates (and only numbers are formatted raw).
         svg = _safe_svg(history_svg(HistoryPlot(title=title, points=entries, voids=voids.get(title, ()),
-                                      initial=settings.ELO_INITIAL), dots=len(entries) <= PLOT_DOTS_MAX))
+                                      initial=elo_config().initial), dots=len(entries) <= PLOT_DOTS_MAX))
         out.append({"title": title, "svg": svg, "entries": len(entries), "resets": resets,
                     "voids": len(voids.get(title, ()))})
     return out

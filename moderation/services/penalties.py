@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -18,6 +17,7 @@ from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player, Seat
 from arena.players import player_ban, player_unban
 from moderation.models import AuditEntry, Flag, Report
+from ratings.config import elo_config
 from ratings.models import Rating, RatingStage
 from ratings.services import rating_reset, rebuild
 
@@ -102,7 +102,7 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
         if locked_report is not None:
             _resolve(locked_report, Report.Status.UPHELD, moderator, note)
         details = {"primary": primary.handle, "secondaries": [p.handle for p in secondaries], "banned": banned,
-                   "resets": [{"title": r.title, "before": r.before, "after": settings.ELO_INITIAL} for r in resets]}
+                   "resets": [{"title": r.title, "before": r.before, "after": elo_config().initial} for r in resets]}
         return _audit(moderator=moderator, action=Action.CONFIRM_MULTIPLE_ACCOUNTS, note=note,
                       players=[primary, *secondaries], flags=[locked_flag] if locked_flag else [],
                       reports=[locked_report] if locked_report else [], details=details)
@@ -137,7 +137,7 @@ def reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequenc
     """Reset a player's Elo to R0 in every title (or ``titles``) as ``reset`` history entries."""
     with transaction.atomic():
         resets = rating_reset(player=player, titles=titles)
-        details = {"resets": [{"title": r.title, "before": r.before, "after": settings.ELO_INITIAL} for r in resets]}
+        details = {"resets": [{"title": r.title, "before": r.before, "after": elo_config().initial} for r in resets]}
         return _audit(moderator=moderator, action=Action.RESET, note=note, players=[player], details=details)
 
 
@@ -225,11 +225,11 @@ def void_rebuild_title(*, entry_id: int, title: str) -> list[dict[str, Any]]:
         rebuild(title=title)
         after = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
         moved = sorted(pk for pk in before.keys() | after.keys()
-                       if abs(after.get(pk, settings.ELO_INITIAL) - before.get(pk, settings.ELO_INITIAL))
+                       if abs(after.get(pk, elo_config().initial) - before.get(pk, elo_config().initial))
                        > REFUND_EPSILON)
         handles = dict(Player.objects.filter(pk__in=moved).values_list("pk", "handle"))
         refunds = [{"player": pk, "handle": handles[pk], "before": before.get(pk), "after": after.get(pk),
-                    "delta": round(after.get(pk, settings.ELO_INITIAL) - before.get(pk, settings.ELO_INITIAL), 6)}
+                    "delta": round(after.get(pk, elo_config().initial) - before.get(pk, elo_config().initial), 6)}
                    for pk in moved]
         refunds.sort(key=lambda r: (-r["delta"], r["handle"]))
         entry = AuditEntry.objects.select_for_update().get(pk=entry_id)
