@@ -1,4 +1,4 @@
-"""Keyed hashing of IP addresses and device fingerprints (moderation.md: raw values are personal data).
+"""Keyed hashing of IP addresses and device fingerprints (docs/moderation.md: raw values are personal data).
 
 An IPv6 address is reduced to its /64 because one household or phone rotates through a whole /64; an
 IPv4-mapped IPv6 address is the IPv4 address it carries, so one machine is one hash whichever stack it used.

@@ -21,7 +21,7 @@ DEV_IP_HASH_KEY = "dev-only-ip-hash-key-do-not-use-in-production"
 
 DEBUG = env.bool("DEBUG", default=True)
 SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY)
-# Keyed hash for IPs and device fingerprints (moderation.md): raw values are never stored.
+# Keyed hash for IPs and device fingerprints (docs/moderation.md): raw values are never stored.
 IP_HASH_KEY = env.str("IP_HASH_KEY", default=DEV_IP_HASH_KEY)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 
@@ -150,7 +150,7 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-pending-ratings": {"task": "ratings.tasks.sweep_pending", "schedule": 10.0},
     # Players whose last rated game turned 90 days old leave the Redis boards (reads also drop them at once).
     "prune-inactive-leaderboards": {"task": "leaderboards.tasks.prune_inactive", "schedule": 3600.0},
-    # matchmaking.md: a pass every second per pool; one task runs every pool that has tickets waiting.
+    # docs/matchmaking.md: a pass every second per pool; one task runs every pool that has tickets waiting.
     "matchmaking-passes": {"task": "matchmaking.tasks.run_due_pools", "schedule": 1.0,
                            "options": {"expires": 5.0}},
     # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
@@ -197,7 +197,7 @@ GAMES_BATCH_MAX = 500
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 
 # =============================================================================
-# Ratings (ratings.md): every constant is a setting. The defaults are defined once, in ratings/elo.py and
+# Ratings (docs/ratings.md): every constant is a setting. The defaults are defined once, in ratings/elo.py and
 # ratings/hanabi.py; ratings/config.py lists the settings that override them (ELO_INITIAL, ELO_K_NEW, ELO_K_MID,
 # ELO_K_SETTLED, ELO_MID_FROM, ELO_SETTLED_FROM, ELO_QUIT_PENALTY, ELO_FLOOR, HANABOT_BELOW_THRESHOLD), and
 # only what is set here or in the environment overrides.
@@ -210,7 +210,7 @@ if "HANABOT_BELOW_THRESHOLD" in os.environ:
 RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
 
 # =============================================================================
-# Matchmaking (matchmaking.md; the rules' own constants are in matchmaking/engine.py)
+# Matchmaking (docs/matchmaking.md; the rules' own constants are in matchmaking/engine.py)
 # =============================================================================
 # Embedded mode has no beat: a pass over the ticket's pool runs when a ticket is created or read.
 MATCHMAKING_PASS_ON_REQUEST = env.bool("MATCHMAKING_PASS_ON_REQUEST", default=not REDIS_URL)

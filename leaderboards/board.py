@@ -12,11 +12,11 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import NamedTuple, Protocol
 
-# api.md: fewer rated games than this and a rating says too little about the player.
+# docs/api.md: fewer rated games than this and a rating says too little about the player.
 MIN_GAMES = 5
-# api.md: a board of players who stopped playing months ago would hide the ones who play now.
+# docs/api.md: a board of players who stopped playing months ago would hide the ones who play now.
 ACTIVE_DAYS = 90
-# api.md: the largest page (and window) a client may ask for.
+# docs/api.md: the largest page (and window) a client may ask for.
 MAX_LIMIT = 200
 DEFAULT_PAGE_LIMIT = 50
 DEFAULT_AROUND_LIMIT = 11
@@ -28,7 +28,7 @@ def active_cutoff(now: datetime) -> datetime:
 
 
 def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cutoff: datetime) -> bool:
-    """Who is on a board (api.md): the one statement of the rule.
+    """Who is on a board (docs/api.md): the one statement of the rule.
 
     Two mirrors restate it where a Python call per player would cost too much, and are held to this function's
     answers on random data (tests/leaderboards/test_eligibility.py, tests/services/test_leaderboard_redis.py):

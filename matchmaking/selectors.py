@@ -26,7 +26,7 @@ def ticket_get_for_server(*, server: GameServer, ticket_id: str) -> Ticket:
 
 
 def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
-    """The API view of a ticket (api.md). A waiting ticket also says how long it has waited, the Elo gap it now
+    """The API view of a ticket (docs/api.md). A waiting ticket also says how long it has waited, the Elo gap it now
     accepts and how many tickets wait in its pool: the answer to "why is it taking so long"."""
     seats = list(TicketSeat.objects.filter(ticket=ticket).order_by("position")
                  .values_list("player__handle", flat=True))

@@ -185,7 +185,7 @@ def _refuse_open(game: str, seats: Sequence[SeatInput], players: dict[str, Playe
 
 
 def _players_fetch_or_create(handles: Sequence[str]) -> dict[str, Player]:
-    """Unknown players are created on first sight, as when a game is recorded (api.md)."""
+    """Unknown players are created on first sight, as when a game is recorded (docs/api.md)."""
     known = {p.handle: p for p in Player.objects.filter(handle__in=handles)}
     missing = sorted(set(handles) - known.keys())
     if missing:

@@ -1,6 +1,6 @@
 """Which table sizes a pool can form: the game's player counts, narrowed by its variant and by the matchmaker.
 
-Pure (no Django): the rules modules say how many players a game takes (games.md); matchmaking.md adds that a
+Pure (no Django): the rules modules say how many players a game takes (docs/games.md); docs/matchmaking.md adds that a
 table needs two players and that Hanabi, which has no recommended count for the Elo multiplier, is matched at 3.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ from arena.games.hanabi import UNRATED_DECKS
 from arena.games.wizard import AMIGO_CARDS
 from matchmaking.engine import MIN_TABLE
 
-# docs/matchmaking.md: "the game's recommended size (games.md; Hanabi: 3)". Hanabi's rules module has no ``rec``
+# docs/matchmaking.md: "the game's recommended size (docs/games.md; Hanabi: 3)". Hanabi's rules module has no ``rec``
 # (its Elo is a duel with Hanabot), so the matchmaker's choice is written here.
 RECOMMENDED: Mapping[str, int] = {"hanabi": 3}
 
@@ -27,7 +27,7 @@ class Rules(Protocol):
 
 
 def recommended_players(game: Rules) -> int | None:
-    """games.md's recommended count: ``recommended_players`` in the rules modules (``rec`` before they renamed
+    """docs/games.md's recommended count: ``recommended_players`` in the rules modules (``rec`` before they renamed
     it, which this branch was written against)."""
     return getattr(game, "recommended_players", getattr(game, "rec", None))
 
@@ -45,7 +45,7 @@ def pool_sizes(game: Rules, variant: Mapping[str, Any]) -> Sizes:
     """The sizes a (game, normalised variant) pool may form."""
     low, high = max(game.min_players, MIN_TABLE), game.max_players
     if game.slug == "wizard" and variant.get("rounds") == "amigo":
-        # Amigo has card counts for 3 to 5 players only (games.md).
+        # Amigo has card counts for 3 to 5 players only (docs/games.md).
         low, high = max(low, min(AMIGO_CARDS)), min(high, max(AMIGO_CARDS))
     recommended = RECOMMENDED.get(game.slug) or recommended_players(game) or low
     return Sizes(low, high, min(max(recommended, low), high))
@@ -53,5 +53,5 @@ def pool_sizes(game: Rules, variant: Mapping[str, Any]) -> Sizes:
 
 def rated_allowed(game: Rules, variant: Mapping[str, Any]) -> bool:
     """Whether a game of this variant can be recorded rated: a rated pool of Hanabi's hard deck would form
-    tables whose results are refused (games.md)."""
+    tables whose results are refused (docs/games.md)."""
     return not (game.slug == "hanabi" and variant.get("deck") in UNRATED_DECKS)

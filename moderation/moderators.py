@@ -1,4 +1,4 @@
-"""The "Moderators" group: exactly the rights moderation.md gives, nothing else.
+"""The "Moderators" group: exactly the rights docs/moderation.md gives, nothing else.
 
 "A Moderators group can view players, games, flags and reports and take the actions above, and nothing else (no
 editing ratings by hand, no deleting games, no key management)." So: the view permissions of those models and of

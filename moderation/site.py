@@ -14,7 +14,7 @@ from django.template.response import TemplateResponse
 
 
 class PanelSite(admin.AdminSite):
-    """The admin with the moderators' dashboard above the list of models (moderation.md, "The moderation panel")."""
+    """The admin with the moderators' dashboard above the list of models (docs/moderation.md: the panel)."""
 
     site_header = "Arena moderation"
     site_title = "Arena admin"

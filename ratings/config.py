@@ -1,7 +1,7 @@
 """The rating rules' constants as configured: the defaults are the rules modules' (one definition each, in
 ``ratings/elo.py`` and ``ratings/hanabi.py``); a Django setting of the names below overrides one.
 
-ratings.md: "every constant is a setting". Settings name only what a deployment changes (``ELO_INITIAL`` and
+docs/ratings.md: "every constant is a setting". Settings name only what a deployment changes (``ELO_INITIAL`` and
 ``HANABOT_BELOW_THRESHOLD`` from the environment), so a default is never written twice.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Elo rules of ``ratings.md``: pure maths, no Django, no I/O.
+"""Elo rules of ``docs/ratings.md``: pure maths, no Django, no I/O.
 
 Players check these numbers by hand, so every formula here is the spec's formula written out literally and
 every constant is a named default that the service overrides from Django settings through :class:`EloConfig`.
@@ -38,7 +38,7 @@ WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 
 @dataclass(frozen=True, slots=True)
 class EloConfig:
-    """The tunable constants of ``ratings.md``; the service builds one from Django settings."""
+    """The tunable constants of ``docs/ratings.md``; the service builds one from Django settings."""
 
     initial: float = INITIAL_RATING
     k_new: int = K_NEW
@@ -104,7 +104,7 @@ def expected(a: float, b: float) -> float:
 def multiplier(n: int, recommended_sides: int) -> float:
     """P(n): scales the sum over n - 1 opponents so the total at stake grows up to ``rec`` sides, then flat.
 
-    ``rec`` (ratings.md) is ``recommended_sides``: the game's recommended number of players, counting teams.
+    ``rec`` (docs/ratings.md) is ``recommended_sides``: the game's recommended number of players, counting teams.
     ``2 / n`` when ``n <= rec``, else ``2 * (rec - 1) / (rec * (n - 1))``; with n = 2 it is 1 (classic Elo).
     """
     if n < MIN_SIDES:

@@ -1,4 +1,4 @@
-"""Hanabi rating of ``ratings.md``: the cooperative team plays one imaginary Elo duel against Hanabot.
+"""Hanabi rating of ``docs/ratings.md``: the cooperative team plays one imaginary Elo duel against Hanabot.
 
 Hanabi players win or lose together, so there is no opponent to rate against; instead the team's score is
 turned into the rating of a bot that would reach that score, and the team "ties" that bot. Pure maths, no

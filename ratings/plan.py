@@ -29,7 +29,7 @@ class RatedGame(NamedTuple):
     """What rating one game needs, read once from the database (seats in position order)."""
 
     id: int
-    # The game's effective recommended number of sides: ``rec`` of ratings.md's multiplier P(n).
+    # The game's effective recommended number of sides: ``rec`` of docs/ratings.md's multiplier P(n).
     recommended_sides: int | None
     coop_score: int | None
     finished_at: datetime
@@ -170,7 +170,7 @@ class EloPlan:
             touched(player_id)
 
     def apply_reset(self, player_id: int, seq: int, at: datetime) -> None:
-        """A moderator's reset: back to the initial rating, games played kept (moderation.md)."""
+        """A moderator's reset: back to the initial rating, games played kept (docs/moderation.md)."""
         state = self._state(player_id)
         initial = self.config.initial
         self.changes.append(_make_change((seq, player_id, None, KIND_RESET, state.elo, initial, initial - state.elo,

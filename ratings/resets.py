@@ -29,7 +29,7 @@ def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: dat
     """Reset ``player``'s Elo to the initial rating in every title they have a rating in (or only ``titles``).
 
     Written as a ``reset`` history row taking the title's next seq under the title's Elo lock, so it falls
-    between two batches and a rebuild replays it at the same point. Games played are kept (moderation.md), so
+    between two batches and a rebuild replays it at the same point. Games played are kept (docs/moderation.md), so
     K does not start over; TrueSkill is matchmaking's estimate and is left as it is. Titles are locked in name
     order.
     """

@@ -1,7 +1,7 @@
-"""Reads of ratings, shaped for the public API (api.md, Players); each a fixed number of queries.
+"""Reads of ratings, shaped for the public API (docs/api.md, Players); each a fixed number of queries.
 
-Ratings are stored unrounded; these reads round to 2 decimals, as the API shows them (ratings.md). The level is
-worked out from the unrounded rating, as ratings.md defines it (``floor(rating - R0)``).
+Ratings are stored unrounded; these reads round to 2 decimals, as the API shows them (docs/ratings.md). The level is
+worked out from the unrounded rating, as docs/ratings.md defines it (``floor(rating - R0)``).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What every rating stage shares: the stage lock that gives order and exactly-once, and the title's rules.
 
-Order and exactly-once come from the database, never from the task queue (style.md):
+Order and exactly-once come from the database, never from the task queue:
 
 - One row per (title, stage) in ``RatingStage`` is locked FOR UPDATE for the whole of a batch, so within a title
   one batch runs at a time while different titles run in parallel. A batch selects ``pending`` games under that
@@ -19,7 +19,7 @@ Order and exactly-once come from the database, never from the task queue (style.
 - Several titles are locked in name order, the one order every multi-title locker uses.
 
 A game whose player was banned after it was recorded but before it was rated is rated as recorded: the ban
-applies to games recorded after it (moderation.md: "its new games ... rated for nobody"), and a moderator who
+applies to games recorded after it (docs/moderation.md: "its new games ... rated for nobody"), and a moderator who
 wants such a game gone voids it and rebuilds.
 """
 from __future__ import annotations

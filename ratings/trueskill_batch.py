@@ -12,7 +12,7 @@ from ratings.store import store
 
 
 def trueskill_rated(title: str) -> bool:
-    """TrueSkill is for matchmaking of competitive games: a cooperative game has no places to rate (ratings.md)."""
+    """TrueSkill is for matchmaking of competitive games: a cooperative game has no places to rate (docs/ratings.md)."""
     return not cooperative(title)
 
 

@@ -24,7 +24,7 @@ class GamePlayerIn(serializers.Serializer):
 class GameIn(serializers.Serializer):
     table_id = serializers.CharField(max_length=64)
     game = serializers.CharField(help_text="wizard, hanabi, tokaido, spades, railroad_ink, nile")
-    variant = serializers.DictField(required=False, help_text="Game options; see games.md.")
+    variant = serializers.DictField(required=False, help_text="Game options; see docs/games.md.")
     rated = serializers.BooleanField(required=False, default=True)
     finished_at = serializers.DateTimeField(required=False)
     players = GamePlayerIn(many=True)

@@ -101,7 +101,7 @@ class Ranking:
 
     variant: dict[str, Any]
     sides: tuple[Side, ...]
-    # ``rec`` of ratings.md's multiplier: the recommended number of sides (teams count as one), None if cooperative.
+    # ``rec`` of the multiplier (docs/ratings.md): the recommended number of sides (teams count as one), None if coop.
     recommended_sides: int | None
     quitter: str | None
     ratable: bool
@@ -256,7 +256,7 @@ class GameRules:
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    # games.md's recommended count (``rec``); None for a cooperative game, which has no sides to count.
+    # docs/games.md's recommended count (``rec``); None for a cooperative game, which has no sides to count.
     recommended_players: ClassVar[int | None]
     cooperative: ClassVar[bool] = False
     has_leaderboard: ClassVar[bool] = True
@@ -400,7 +400,7 @@ class GameRules:
         """Places by ``rank_key``, then the quitter's side alone below every other side.
 
         The other sides keep their order and are re-numbered among themselves, so a quitter who led does not
-        leave a gap at the top (ratings.md: "placed alone below every other side, whatever the scores").
+        leave a gap at the top (docs/ratings.md: "placed alone below every other side, whatever the scores").
         """
         quitting = next((i for i, group in enumerate(groups) if any(entry.quit for entry in group)), None)
         others = [i for i in range(len(groups)) if i != quitting]

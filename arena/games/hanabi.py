@@ -1,6 +1,6 @@
 """Hanabi: the players win or lose together, so there are no places, only the team's score.
 
-The rating stage plays the team against an imaginary bot (ratings.md); this module only says which score that
+The rating stage plays the team against an imaginary bot (docs/ratings.md); this module only says which score that
 duel uses. Hanabi has no leaderboard: its Elo is too easy to boost by talking outside the game.
 
 ``details`` shape (optional)::

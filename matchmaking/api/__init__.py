@@ -1,4 +1,4 @@
-"""Matchmaking endpoints (api.md, Matchmaking and Players preferences), mounted under /api/v1/."""
+"""Matchmaking endpoints (docs/api.md, Matchmaking and Players preferences), mounted under /api/v1/."""
 from django.urls import path
 
 from matchmaking.api.views import PreferencesApi, TicketCreateApi, TicketDetailApi

@@ -1,4 +1,4 @@
-"""The moderation panel (moderation.md, "The moderation panel"): the Django admin, with a dashboard for index.
+"""The moderation panel (docs/moderation.md, "The moderation panel"): the Django admin, with a dashboard for index.
 
 Each module registers one page: players, games, flags, reports and the audit log. Every page is read-only for
 everyone (no Save, no add, no delete); changes are the actions, each a confirmation page whose POST calls one

@@ -2,7 +2,7 @@
 
 Shaped for templates (plain dicts and lists). Nothing here writes; every action goes through a service.
 Raw IP or device hashes never leave this module: the pages show which accounts share an address, and when,
-never the hash itself (moderation.md: IP addresses are personal data).
+never the hash itself (docs/moderation.md: IP addresses are personal data).
 """
 from __future__ import annotations
 

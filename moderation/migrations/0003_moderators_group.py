@@ -1,4 +1,4 @@
-"""The "Moderators" group with exactly the rights moderation.md gives (moderation/moderators.py)."""
+"""The "Moderators" group with exactly the rights docs/moderation.md gives (moderation/moderators.py)."""
 from django.db import migrations
 
 from moderation.moderators import ACTION_MODEL, ACTIONS, GROUP, sync_moderators_group

@@ -71,7 +71,7 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
 
     ``accounts`` is the whole set the moderator judged to be one person (``primary`` among them); by default the
     flag's ring (beneficiary and feeders) or the report's accused. The primary's reset is a ``reset`` history
-    entry in every title it has a rating in; its game counts are kept (ratings.md). The secondaries' games stay
+    entry in every title it has a rating in; its game counts are kept (docs/ratings.md). The secondaries' games stay
     as they are: voiding them, which refunds their victims, is a separate and deliberate action.
     """
     if accounts is None:

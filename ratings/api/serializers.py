@@ -17,7 +17,7 @@ class PlayerRatingOut(serializers.Serializer):
     elo = serializers.FloatField(help_text="Current Elo, rounded to 2 decimals.")
     level = serializers.ChoiceField(
         choices=["Beginner", "Apprentice", "Average", "Good", "Strong", "Expert", "Master"],
-        help_text="From floor(elo - R0) of the unrounded rating, R0 = 1500 (ratings.md).",
+        help_text="From floor(elo - R0) of the unrounded rating, R0 = 1500 (docs/ratings.md).",
     )
     games = serializers.IntegerField(help_text="Rated games played in this game.")
     rank = serializers.IntegerField(allow_null=True, help_text="Leaderboard rank; null when not on it (Hanabi never).")

@@ -1,4 +1,4 @@
-"""POST/GET /api/v1/games/ and the batch endpoint, as a game server uses them (api.md).
+"""POST/GET /api/v1/games/ and the batch endpoint, as a game server uses them (docs/api.md).
 
 These run embedded (SQLite) and again on PostgreSQL + Redis in the service-backed phase.
 """

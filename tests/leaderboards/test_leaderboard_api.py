@@ -1,4 +1,4 @@
-"""GET /api/v1/leaderboards/{game}/ in embedded mode: the database board (api.md, Leaderboards)."""
+"""GET /api/v1/leaderboards/{game}/ in embedded mode: the database board (docs/api.md, Leaderboards)."""
 from __future__ import annotations
 
 import pytest

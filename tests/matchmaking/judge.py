@@ -1,4 +1,4 @@
-"""An independent judge of formed tables, written from matchmaking.md (not from the engine), over stored rows.
+"""An independent judge of formed tables, written from docs/matchmaking.md (not from the engine), over stored rows.
 
 Used by the property tests and the service-backed worker test: it reads tickets, seats, ratings and
 preferences through the ORM and says which rule a table breaks, if any.
@@ -93,7 +93,7 @@ def sizes(game: str, variant: dict) -> tuple[int, int, int]:
 
 
 def violation(members: list[Unit], now: datetime, game: str, variant: dict, slack: float = 1e-3) -> str | None:
-    """The first rule of matchmaking.md a table of these tickets breaks at ``now``, or None.
+    """The first rule of docs/matchmaking.md a table of these tickets breaks at ``now``, or None.
 
     ``slack`` (seconds) forgives clock rounding at the 30 s, 10 min and tolerance boundaries; a negative slack
     judges strictly instead (to ask "could this table have formed?" without claiming more than the engine saw).

@@ -1,4 +1,4 @@
-"""Parties in the engine (matchmaking.md): one unit of several seats, mean Elo, rules between units only.
+"""Parties in the engine (docs/matchmaking.md): one unit of several seats, mean Elo, rules between units only.
 Pure: no database. Every expected table is worked out by hand in the comments."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Players' preferences (api.md) and what a pass does with them; the pass's one-transaction write."""
+"""Players' preferences (docs/api.md) and what a pass does with them; the pass's one-transaction write."""
 from __future__ import annotations
 
 import uuid

@@ -1,5 +1,5 @@
 """Property tests through the service: random players, preferences and arrival sequences, a pass after each
-arrival, and every table judged from matchmaking.md by ``judge`` (not by the engine).
+arrival, and every table judged from docs/matchmaking.md by ``judge`` (not by the engine).
 
 Properties: no block and no same-IP refusal ever broken, no ticket matched twice, no table outside its members'
 ranges or tolerances; and nobody who could be seated waits behind a younger ticket. In pools of at most nine

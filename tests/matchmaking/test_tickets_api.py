@@ -1,4 +1,4 @@
-"""The tickets API as api.md and matchmaking.md state it, in the embedded mode (a pass runs on create and read).
+"""The tickets API as docs/api.md and docs/matchmaking.md state it, embedded (a pass runs on create and read).
 
 Every expected table is worked out from the rules by hand in the comments.
 """

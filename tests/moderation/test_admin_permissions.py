@@ -1,4 +1,4 @@
-"""The "Moderators" group has exactly the rights moderation.md gives, and the admin's URLs give no more.
+"""The "Moderators" group has exactly the rights docs/moderation.md gives, and the admin's URLs give no more.
 
 Permission flags alone prove little: every test here goes through the admin's own URLs (add, change, delete,
 changelist actions, the panel's action pages) with a real session, and checks the database afterwards.
@@ -21,7 +21,7 @@ from tests.moderation.panel_helpers import PASSWORD, Arena, build_ring, make_mod
 
 pytestmark = pytest.mark.django_db
 
-# Worked out from moderation.md by hand: view players, games, flags, reports (and the audit log), take the actions.
+# Worked out from docs/moderation.md by hand: view players, games, flags, reports (and the audit log), take the actions.
 EXPECTED = {
     "arena.view_player", "arena.view_game",
     "moderation.view_flag", "moderation.view_report", "moderation.view_auditentry",

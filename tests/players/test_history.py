@@ -1,4 +1,4 @@
-"""GET /api/v1/players/{player}/history/{game}/ (api.md, Players; ratings.md, Order and history)."""
+"""GET /api/v1/players/{player}/history/{game}/ (docs/api.md, Players; docs/ratings.md, Order and history)."""
 from __future__ import annotations
 
 from datetime import timedelta

@@ -1,4 +1,4 @@
-"""GET /api/v1/players/{player}/ (api.md, Players; levels from ratings.md)."""
+"""GET /api/v1/players/{player}/ (docs/api.md, Players; levels from docs/ratings.md)."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -15,7 +15,7 @@ URL = "/api/v1/players/{}/"
 
 
 def test_player_page_shape_with_hand_worked_values(db, anon):
-    # Worked example 1 of ratings.md, stored unrounded: A beat B, both new.
+    # Worked example 1 of docs/ratings.md, stored unrounded: A beat B, both new.
     alice, bob = make_player("alice"), make_player("bob")
     make_rating(alice, "wizard", 1529.996, games=1)
     make_rating(bob, "wizard", 1470.004, games=1)
@@ -105,7 +105,7 @@ def test_rank_comes_from_the_leaderboard_and_hanabi_is_never_asked(db, anon, mon
 
 
 def test_rank_is_the_real_leaderboard_rank(db, anon):
-    # api.md: ranked = active, at least 5 rated games, a rated game in the last 90 days; equal ratings share.
+    # docs/api.md: ranked = active, at least 5 rated games, a rated game in the last 90 days; equal ratings share.
     recent = timezone.now() - timedelta(days=1)
     handles = {"ann": (1600.0, 5), "ben": (1600.0, 12), "cid": (1550.0, 30), "dot": (1700.0, 4)}
     for handle, (rating, games) in handles.items():

@@ -13,7 +13,7 @@ def test_with_nothing_set_the_rules_modules_defaults_apply(settings):
             assert not hasattr(settings, name), f"{name} restates a default of ratings/elo.py"
     if "ELO_INITIAL" not in os.environ:
         assert elo_config() == elo.EloConfig() == elo.DEFAULT
-        assert (elo.DEFAULT.k_new, elo.DEFAULT.k_mid, elo.DEFAULT.k_settled) == (60, 40, 20)  # ratings.md
+        assert (elo.DEFAULT.k_new, elo.DEFAULT.k_mid, elo.DEFAULT.k_settled) == (60, 40, 20)  # docs/ratings.md
     if "HANABOT_BELOW_THRESHOLD" not in os.environ:
         assert hanabot_below_rule() == hanabi.TIE_WITH_1000 == "tie_with_1000"
 

@@ -56,7 +56,7 @@ def test_tasks_are_idempotent(api):
 
 
 def test_celery_settings_are_really_applied():
-    """A misspelled CELERY_* setting is silently ignored (style.md): assert the ones correctness relies on."""
+    """A misspelled CELERY_* setting is silently ignored: assert the ones correctness relies on."""
     conf = app.conf
     assert conf.task_acks_late is True
     assert conf.task_reject_on_worker_lost is True

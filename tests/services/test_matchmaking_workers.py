@@ -1,6 +1,6 @@
 """Two real matchmaker worker processes (each with its own beat, so both run every pool every second) on
 PostgreSQL and Redis, fed a stream of tickets through the API: every ticket matched at most once, every table
-valid by matchmaking.md, and the formed tables pushed, signed, to a real local HTTP receiver.
+valid by docs/matchmaking.md, and the formed tables pushed, signed, to a real local HTTP receiver.
 """
 from __future__ import annotations
 

@@ -189,7 +189,7 @@ def test_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(worker: Wo
 
 
 def test_celery_settings_are_applied_in_the_worker(worker: Worker):
-    """A misspelled CELERY_* setting is silently ignored (style.md): ask the running worker for its config."""
+    """A misspelled CELERY_* setting is silently ignored: ask the running worker for its config."""
     conf: dict = {}
     deadline = time.monotonic() + 30
     while not conf and time.monotonic() < deadline:

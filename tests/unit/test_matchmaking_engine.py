@@ -1,4 +1,4 @@
-"""The matchmaking rules of matchmaking.md, pass by pass. Every expected table is worked out by hand from the
+"""The matchmaking rules of docs/matchmaking.md, pass by pass. Every expected table is worked out by hand from the
 spec (the arithmetic is in the comments), never read off the code's output. Pure: no database."""
 
 from __future__ import annotations
@@ -347,7 +347,7 @@ def test_expired_ticket_alone_with_one_other_is_not_matched():
 
 
 def spec_violation(table: Table, now: float, rec: int, low: int, high: int) -> str | None:
-    """The first rule of matchmaking.md the table breaks, or None; written from the spec, not from the engine."""
+    """The first rule of docs/matchmaking.md the table breaks, or None; written from the spec, not from the engine."""
     members = table.tickets
     n = len(members)
     waits = {m.id: now - m.queued_at for m in members}

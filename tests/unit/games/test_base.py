@@ -43,7 +43,7 @@ def test_registry_is_read_only():
         GAMES["chess"] = GAMES["wizard"]
 
 
-# The table of games.md, typed in by hand.
+# The table of docs/games.md, typed in by hand.
 @pytest.mark.parametrize(("slug", "name", "low", "high", "recommended", "cooperative", "leaderboard"), [
     ("wizard", "Wizard", 3, 6, 4, False, True),
     ("hanabi", "Hanabi", 2, 5, None, True, False),

@@ -1,4 +1,4 @@
-"""Elo rules of ratings.md. Every expected number is typed in (from the spec or worked by hand), never
+"""Elo rules of docs/ratings.md. Every expected number is typed in (from the spec or worked by hand), never
 computed by the code under test: players check these figures by hand."""
 
 import pytest
@@ -38,7 +38,7 @@ def check(change: Change, before: float, after: float, delta: float) -> None:
     assert change.after == pytest.approx(change.before + change.delta, abs=1e-9)
 
 
-# ---- Worked examples of ratings.md ---------------------------------------------------------------
+# ---- Worked examples of docs/ratings.md ---------------------------------------------------------------
 
 
 def test_example_1_two_new_players():

@@ -1,4 +1,4 @@
-"""Hanabi rules of ratings.md (team against Hanabot). Expected numbers are typed in from the spec, from
+"""Hanabi rules of docs/ratings.md (team against Hanabot). Expected numbers are typed in from the spec, from
 hanabot.csv, or worked by hand in the comments."""
 
 from pathlib import Path
@@ -95,7 +95,7 @@ def test_unknown_deck():
         variant_class("rainbow")
 
 
-# ---- Worked examples 4-6 of ratings.md ---------------------------------------------------------------------
+# ---- Worked examples 4-6 of docs/ratings.md ---------------------------------------------------------------------
 
 
 def test_example_4_class_50_three_players_score_22(table):
