@@ -31,7 +31,7 @@ def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cuto
     """Who is on a board (docs/api.md): the one statement of the rule.
 
     Two mirrors restate it where a Python call per player would cost too much, and are held to this function's
-    answers on random data (tests/leaderboards/test_eligibility.py, tests/services/test_leaderboard_redis.py):
+    answers on random data (tests/db/leaderboards/test_eligibility.py, tests/services/test_leaderboard_redis.py):
     ``DbBoard.eligible`` as a query filter, and the Redis board, whose syncs and rebuilds add only the players
     this function admits and whose read script drops, at each read, those whose last game is not after the
     cutoff (the one part of the rule that changes with the clock alone).

@@ -24,7 +24,7 @@ from leaderboards.redis_board import RedisBoard, keys
 from leaderboards.selectors import board_around, board_page, rank_of
 from leaderboards.services import board_rebuild, board_sync, boards_prune
 from ratings.models import Rating
-from tests.leaderboards.helpers import board, expected_ids, names, random_ratings, ranks, rate
+from tests.db.leaderboards.helpers import board, expected_ids, names, random_ratings, ranks, rate
 
 pytestmark = pytest.mark.django_db
 

@@ -28,8 +28,8 @@ from matchmaking import push
 from matchmaking.models import Delivery, OpenSeat, Pool, ServerCallback, Table, Ticket
 from matchmaking.services import preferences_set
 from ratings.models import Rating
-from tests.matchmaking import judge
-from tests.matchmaking.receiver import receiver
+from tests.db.matchmaking import judge
+from tests.db.matchmaking.receiver import receiver
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))

@@ -25,9 +25,9 @@ from arena.celery import app
 from arena.models import Game
 from arena.servers import game_server_create
 from ratings.models import RatingChange
-from tests.ratings.bodies import random_bodies
-from tests.ratings.helpers import ensure_hanabot_table, post
-from tests.ratings.replay import Replay, assert_matches, game_order_ok
+from tests.db.ratings.bodies import random_bodies
+from tests.db.ratings.helpers import ensure_hanabot_table, post
+from tests.db.ratings.replay import Replay, assert_matches, game_order_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))

@@ -27,9 +27,9 @@ from arena.recording import games_record
 from arena.servers import game_server_create
 from ratings.models import RatingChange
 from tests.conftest import game_body, player
-from tests.ratings.bodies import random_bodies
-from tests.ratings.helpers import ensure_hanabot_table
-from tests.ratings.replay import Replay, assert_matches
+from tests.db.ratings.bodies import random_bodies
+from tests.db.ratings.helpers import ensure_hanabot_table
+from tests.db.ratings.replay import Replay, assert_matches
 from tests.services.test_rating_worker import ROOT, Worker, wait_until_done
 
 pytestmark = pytest.mark.django_db(transaction=True)

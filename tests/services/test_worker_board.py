@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from leaderboards.redis_board import keys
 from tests.conftest import game_body, player
-from tests.ratings.helpers import post
+from tests.db.ratings.helpers import post
 from tests.services.test_rating_worker import Worker, server_api, wait_until_done, worker  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,0 +1,118 @@
+"""POST /api/v1/reports/ (docs/api.md "Reports")."""
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from arena.servers import game_server_create
+from moderation import rules
+from moderation.models import Report
+from moderation.services import dismiss_report, uphold_report
+from tests.db.moderation.helpers import duel, record
+
+pytestmark = pytest.mark.django_db
+URL = "/api/v1/reports/"
+
+
+@pytest.fixture
+def game(api) -> dict:
+    (body,) = record(api, [duel("alice", "bob"), ])
+    record(api, [duel("carol", "dave")])
+    return body
+
+
+def report(api, **body):
+    return api.post(URL, body, format="json")
+
+
+class TestKingmaking:
+    def test_needs_game_move_and_description(self, api, game):
+        response = report(api, reporter="bob", accused=["alice"], reason="kingmaking")
+        assert response.status_code == 400
+        error = response.json()["error"]
+        assert error["code"] == "invalid_input"
+        assert set(error["fields"]) == {"game_id", "move", "description"}
+
+    def test_a_blank_description_is_missing(self, api, game):
+        response = report(api, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=3,
+                          description="   ")
+        assert response.status_code == 400
+        assert set(response.json()["error"]["fields"]) == {"description"}
+
+    def test_complete_report_goes_to_the_queue(self, api, game):
+        response = report(api, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=57,
+                          description="Threw the last round to carol.")
+        assert response.status_code == 201, response.content
+        body = response.json()
+        assert (body["status"], body["reason"], body["move"], body["game_id"]) == ("open", "kingmaking", 57, game["id"])
+        assert "answer" not in body
+        stored = Report.objects.get(pk=body["id"])
+        assert stored.description == "Threw the last round to carol."
+        assert list(stored.accused.values_list("handle", flat=True)) == ["alice"]
+
+    def test_the_accused_must_have_played_the_cited_game(self, api, game):
+        response = report(api, reporter="bob", accused=["carol"], reason="kingmaking", game_id=game["id"], move=1,
+                          description="x")
+        assert response.status_code == 400
+        assert set(response.json()["error"]["fields"]) == {"accused"}
+
+
+class TestSameIp:
+    def test_same_ip_alone_is_closed_at_once_with_the_policy(self, api, game):
+        response = report(api, reporter="bob", accused=["alice"], reason="same_ip")
+        assert response.status_code == 201
+        body = response.json()
+        assert body["status"] == "closed"
+        assert body["answer"] == rules.SAME_IP_ANSWER
+        assert "allowed" in body["answer"]
+        assert not Report.objects.filter(status=Report.Status.OPEN).exists()
+
+    def test_same_ip_with_another_reason_reaches_the_queue(self, api, game):
+        response = report(api, reporter="bob", accused=["alice"], reason=["same_ip", "multiple_accounts"])
+        assert response.status_code == 201
+        assert (response.json()["status"], response.json()["reason"]) == ("open", "multiple_accounts")
+
+
+class TestRefusals:
+    def test_unknown_reporter_and_accused_are_404_with_fields(self, api, game):
+        response = report(api, reporter="nobody", accused=["alice", "ghost"], reason="other")
+        assert response.status_code == 404
+        assert response.json()["error"]["fields"].keys() == {"reporter", "accused.1"}
+
+    def test_a_server_cites_only_its_own_games(self, api, game, db):
+        other = APIClient()
+        other.credentials(HTTP_AUTHORIZATION=f"Api-Key {game_server_create(name='other').key}")
+        response = report(other, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"],
+                          move=1, description="x")
+        assert response.status_code == 404
+        assert response.json()["error"]["fields"] == {"game_id": "Unknown game."}
+
+    def test_bad_types_are_named(self, api, game):
+        response = report(api, reporter="bob", accused="not a list!", reason="rude", move=-1, game_id="7",
+                          description=5, extra=1)
+        assert response.status_code == 400
+        assert set(response.json()["error"]["fields"]) == {"accused.0", "reason", "move", "game_id", "description",
+                                                           "extra"}
+
+    def test_no_self_reports(self, api, game):
+        response = report(api, reporter="bob", accused=["bob"], reason="other")
+        assert response.status_code == 400
+
+    def test_needs_a_key(self, anon, db):
+        assert anon.post(URL, {}, format="json").status_code == 401
+
+
+class TestTrackRecord:
+    def test_reliable_reporters_are_read_first(self, api, game, django_user_model):
+        moderator = django_user_model.objects.create_user("mod")
+        for verdict in (uphold_report, uphold_report, uphold_report):
+            made = report(api, reporter="bob", accused=["alice"], reason="other").json()
+            verdict(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="right")
+        for _ in range(3):
+            made = report(api, reporter="dave", accused=["carol"], reason="other").json()
+            dismiss_report(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="wrong")
+        fresh = report(api, reporter="carol", accused=["dave"], reason="other").json()["id"]
+        reliable = report(api, reporter="bob", accused=["alice"], reason="other").json()["id"]
+        unreliable = report(api, reporter="dave", accused=["carol"], reason="other").json()["id"]
+        queue = list(Report.objects.filter(status=Report.Status.OPEN).values_list("pk", "score"))
+        assert queue == [(reliable, 10.0), (fresh, 5.0), (unreliable, 0.0)]
