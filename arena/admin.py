@@ -9,6 +9,20 @@ from arena.models import GameServer
 from arena.servers import game_server_create, game_server_revoke, game_server_rotate_key
 
 
+class ReadOnly:
+    """Mixin: a page to read, never to edit, for everyone, superusers included (records change only through
+    services: a pass, a push, a moderator's audited action)."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
 class SuperuserOnly:
     """Mixin: only superusers see or touch these objects (moderators get no key management)."""
 

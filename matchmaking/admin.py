@@ -10,19 +10,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
-from arena.admin import SuperuserOnly
+from arena.admin import ReadOnly, SuperuserOnly
 from matchmaking.models import Delivery, DeliveryAttempt, Pool, ServerCallback, Table, Ticket, TicketSeat
-
-
-class ReadOnly:
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 @admin.register(ServerCallback)

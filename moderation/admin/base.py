@@ -7,10 +7,11 @@ from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
+from arena.admin import ReadOnly
 from moderation.admin.confirm import Action, action_buttons, action_view
 
 
-class PanelAdmin(admin.ModelAdmin):
+class PanelAdmin(ReadOnly, admin.ModelAdmin):
     """Read-only for everyone, superusers included: what changes goes through an action and its service.
 
     No Save buttons (no change permission), no add, no delete, no bulk "delete selected". ``panel_actions`` maps
@@ -19,15 +20,6 @@ class PanelAdmin(admin.ModelAdmin):
     """
 
     panel_actions: ClassVar[dict[str, Action]] = {}
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [*self.fields] if self.fields else [f.name for f in self.model._meta.fields]

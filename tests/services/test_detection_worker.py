@@ -18,6 +18,7 @@ from arena.celery import app
 from arena.models import Game
 from moderation.models import DetectionState, Flag
 from tests.services.test_rating_worker import Worker, wait_until_done, worker  # noqa: F401 - the fixture
+from tests.services.workers import worker_conf
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,11 +48,7 @@ def test_worker_detects_rings_after_rating_batches(worker: Worker):  # noqa: F81
 
 
 def test_detection_is_registered_and_scheduled_in_the_worker(worker: Worker):  # noqa: F811 - the fixture
-    conf: dict = {}
-    deadline = time.monotonic() + 30
-    while not conf and time.monotonic() < deadline:
-        replies = app.control.inspect(timeout=2).conf(with_defaults=True) or {}
-        conf = next(iter(replies.values()), {})
+    conf = worker_conf()
     assert conf["beat_schedule"]["detect-abuse"]["task"] == "moderation.tasks.detect"
     registered = app.control.inspect(timeout=2).registered() or {}
     assert {"moderation.tasks.detect", "moderation.tasks.void_rebuild"} <= set(next(iter(registered.values()), []))

@@ -9,15 +9,12 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -30,21 +27,15 @@ from matchmaking.services import preferences_set
 from ratings.models import Rating
 from tests.db.matchmaking import judge
 from tests.db.matchmaking.receiver import receiver
+from tests.services.workers import CELERY, ROOT, worker_conf, worker_env
 
-ROOT = Path(__file__).resolve().parents[2]
-CELERY = str(Path(sys.executable).with_name("celery"))
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @contextlib.contextmanager
 def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
     """``count`` celery workers, each with an embedded beat, against the test database and Redis."""
-    db = connection.settings_dict
-    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else "")
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    env = {**os.environ, "DATABASE_URL": f"postgres://{credentials}@{db['HOST'] or 'localhost'}{port}/{db['NAME']}",
-           "DJANGO_SETTINGS_MODULE": "arena.settings", "PYTHONPATH": str(ROOT),
-           "MATCHMAKING_PUSH_BACKOFF": "0.2"}
+    env = worker_env(MATCHMAKING_PUSH_BACKOFF="0.2")
     processes, logs = [], []
     for n in range(count):
         log_path = tmp_path / f"matchmaker-{n}.log"
@@ -167,12 +158,7 @@ def test_two_matchmakers_match_each_ticket_at_most_once_and_push_every_table(tmp
 
 def test_matchmaking_settings_are_applied_in_the_worker(tmp_path, redis_conn):
     with matchmakers(tmp_path, count=1):
-        conf: dict = {}
-        deadline = time.monotonic() + 30
-        while not conf and time.monotonic() < deadline:
-            replies = app.control.inspect(timeout=2).conf(with_defaults=True) or {}
-            conf = next(iter(replies.values()), {})
-        assert conf, "the worker did not answer"
+        conf = worker_conf()
         assert conf["beat_schedule"]["matchmaking-passes"]["task"] == "matchmaking.tasks.run_due_pools"
         assert conf["beat_schedule"]["matchmaking-passes"]["schedule"] == 1.0
         assert conf["task_routes"]["matchmaking.tasks.run_due_pools"] == {"queue": "matchmaking"}

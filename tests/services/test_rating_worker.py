@@ -11,11 +11,9 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -28,9 +26,8 @@ from ratings.models import RatingChange
 from tests.db.ratings.bodies import random_bodies
 from tests.db.ratings.helpers import ensure_hanabot_table, post
 from tests.db.ratings.replay import Replay, assert_matches, game_order_ok
+from tests.services.workers import CELERY, ROOT, worker_conf, worker_env
 
-ROOT = Path(__file__).resolve().parents[2]
-CELERY = str(Path(sys.executable).with_name("celery"))
 # Small batches in the worker: many transactions, so a SIGKILL very likely lands inside one.
 WORKER_BATCH_SIZE = "40"
 DONE_TIMEOUT = 90.0
@@ -78,16 +75,7 @@ class Worker:
 def worker(transactional_db, redis_conn, tmp_path) -> Iterator[Worker]:
     """The worker against the test database (pytest-django's ``test_<name>``) and the test Redis."""
     ensure_hanabot_table()  # an earlier transactional test's flush emptied it
-    db = connection.settings_dict
-    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else "")
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://{credentials}@{db['HOST'] or 'localhost'}{port}/{db['NAME']}",
-        "RATING_BATCH_SIZE": WORKER_BATCH_SIZE,
-        "DJANGO_SETTINGS_MODULE": "arena.settings",
-        "PYTHONPATH": str(ROOT),
-    }
+    env = worker_env(RATING_BATCH_SIZE=WORKER_BATCH_SIZE)
     running = Worker(env, tmp_path, tmp_path / "beat-schedule")
     running.start()
     yield running
@@ -190,12 +178,7 @@ def test_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(worker: Wo
 
 def test_celery_settings_are_applied_in_the_worker(worker: Worker):
     """A misspelled CELERY_* setting is silently ignored: ask the running worker for its config."""
-    conf: dict = {}
-    deadline = time.monotonic() + 30
-    while not conf and time.monotonic() < deadline:
-        replies = app.control.inspect(timeout=2).conf(with_defaults=True) or {}
-        conf = next(iter(replies.values()), {})
-    assert conf, "the worker did not answer"
+    conf = worker_conf()
     assert conf["task_acks_late"] is True
     assert conf["task_reject_on_worker_lost"] is True
     assert conf["task_always_eager"] is False

@@ -7,7 +7,6 @@ holds (``lock_timeout`` turns a wait into a failure, so a lock cycle shows as a 
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import signal
 import threading
@@ -15,7 +14,6 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import quote
 
 import psycopg
 import pytest
@@ -30,7 +28,8 @@ from tests.conftest import game_body, player
 from tests.db.ratings.bodies import random_bodies
 from tests.db.ratings.helpers import ensure_hanabot_table
 from tests.db.ratings.replay import Replay, assert_matches
-from tests.services.test_rating_worker import ROOT, Worker, wait_until_done
+from tests.services.test_rating_worker import Worker, wait_until_done
+from tests.services.workers import worker_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -305,16 +304,7 @@ def rating_worker(transactional_db, redis_conn, tmp_path) -> Iterator[Worker]:
     """A real ``celery worker`` (with beat) rating in batches of 100, whose commits check thousands of foreign
     keys on the very players being recorded."""
     ensure_hanabot_table()
-    db = connection.settings_dict
-    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else "")
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://{credentials}@{db['HOST'] or 'localhost'}{port}/{db['NAME']}",
-        "RATING_BATCH_SIZE": "100",
-        "DJANGO_SETTINGS_MODULE": "arena.settings",
-        "PYTHONPATH": str(ROOT),
-    }
+    env = worker_env(RATING_BATCH_SIZE="100")
     running = Worker(env, tmp_path, tmp_path / "beat-schedule")
     running.start()
     yield running

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from matchmaking.engine import Member, TableWarning, Ticket, match, quality
-from tests.pure.test_matchmaking_engine import DEFAULT_SKILL, NOW, ticket
+from tests.pure.matchmaking.test_engine import DEFAULT_SKILL, NOW, ticket
 
 
 def friend(name: str, *, elo: float = 1500.0, ip: str | None = None, refuses: bool = False,
