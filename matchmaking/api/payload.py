@@ -53,7 +53,7 @@ def parse_ticket(body: Any) -> TicketInput:
     owner = _seat(body, "", errors)
     game = body.get("game")
     if not isinstance(game, str) or not 1 <= len(game) <= 32:
-        errors["game"] = "Must be a game slug, e.g. tokaido."
+        errors["game"] = "Must be one of the games, e.g. tokaido (docs/games.md lists them)."
     variant = body.get("variant", {})
     if variant is None:
         variant = {}
