@@ -74,7 +74,8 @@ class LeaderboardOut(serializers.Serializer):
     entries = LeaderboardEntryOut(many=True, help_text="Elo high to low; equal Elo by player registration order.")
 
 
-GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game, e.g. wizard (docs/games.md lists them).")
+GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
+                        description="The game, e.g. wizard (docs/games.md lists them).")
 LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
                          description=f"Entries, 1 to {MAX_LIMIT}; default {DEFAULT_PAGE_LIMIT} "
                                      f"({DEFAULT_AROUND_LIMIT} with around).")

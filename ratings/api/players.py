@@ -18,7 +18,8 @@ from ratings.api import serializers
 from ratings.selectors import player_get_by_handle, player_page, rating_history
 
 PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="The site's player id.")
-GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game, e.g. wizard (docs/games.md lists them).")
+GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
+                        description="The game, e.g. wizard (docs/games.md lists them).")
 LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY, description="Entries per page, 1 to 200.",
                          default=50)
 BEFORE = OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
