@@ -1,8 +1,8 @@
 """Abuse detection and void-and-rebuild on PostgreSQL, run by hand; prints figures against the issue's targets.
 
-    createdb -h 127.0.0.1 -U postgres arena_h5_bench
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_h5_bench .venv/bin/python manage.py migrate
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_h5_bench .venv/bin/python bench/detection_bench.py \
+    createdb -h 127.0.0.1 -U postgres arena_detection_bench
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_detection_bench .venv/bin/python manage.py migrate
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_detection_bench .venv/bin/python bench/detection_bench.py \
         --history 100000 --history 1000000
 
 It empties the database's games, players, ratings and moderation tables first, so it refuses a database whose name
