@@ -26,13 +26,6 @@ from ratings.config import elo_config
 from ratings.models import Rating
 from ratings.skill import DEFAULT_SKILL
 
-
-@functools.cache
-def postgres() -> bool:
-    """Which statements a pass uses is chosen once: the database a process talks to does not change."""
-    return connection.vendor == "postgresql"
-
-
 _TICKET = Ticket._meta.db_table
 _SEAT = TicketSeat._meta.db_table
 _OPEN = OpenSeat._meta.db_table
@@ -72,16 +65,7 @@ class Written:
 
 def pool_load(*, pool: Pool) -> Loaded:
     """Every waiting ticket of ``pool`` with its players' Elo, TrueSkill and preferences: one query."""
-    if postgres():
-        with pg_cursor() as cur:
-            cur.execute(_LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8"),
-                        [pool.game, pool.pk])
-            rows = cur.fetchall()
-    else:
-        with connection.cursor() as cur:
-            cur.execute(_LOAD_SQL.format(ident="t.id", queued="t.created_at"), [pool.game, pool.pk])
-            rows = cur.fetchall()
-    return _tickets(rows)
+    return _tickets(_backend().load_rows(pool))
 
 
 def _tickets(rows: Sequence[tuple]) -> Loaded:
@@ -158,10 +142,7 @@ def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], ex
     rows = [(str(uuid.uuid4()), table) for table in tables]
     seats = [(loaded.key_of[t.id], key) for key, table in rows for t in table.tickets]
     closed_expired = [loaded.key_of[i] for i in expired]
-    if postgres():
-        _write_postgres(pool, rows, seats, closed_expired, now)
-    else:
-        _write_orm(pool, rows, closed_expired, loaded, now)
+    _backend().write(pool, rows, seats, closed_expired, loaded, now)
     written = Written()
     if rows:
         written.deliveries = _deliveries(rows, loaded, now)
@@ -175,6 +156,39 @@ class StaleTicket(RuntimeError):
 def _uuids(keys: Sequence[Any]) -> str:
     """An array literal of uuids, cast by the server (``%s::uuid[]``): far cheaper than adapting each value."""
     return "{" + ",".join(map(str, keys)) + "}"
+
+
+class _PostgresPass:
+    """One statement per kind of row, over arrays or one JSON document: seconds at 100,000 tickets."""
+
+    def load_rows(self, pool: Pool) -> list[tuple]:
+        with pg_cursor() as cur:
+            cur.execute(_LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8"),
+                        [pool.game, pool.pk])
+            return cur.fetchall()
+
+    def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],
+              expired: list[Any], loaded: Loaded, now: datetime) -> None:
+        _write_postgres(pool, rows, seats, expired, now)
+
+
+class _PortablePass:
+    """The ORM with the same meaning, for SQLite (the embedded mode's pools are small)."""
+
+    def load_rows(self, pool: Pool) -> list[tuple]:
+        with connection.cursor() as cur:
+            cur.execute(_LOAD_SQL.format(ident="t.id", queued="t.created_at"), [pool.game, pool.pk])
+            return cur.fetchall()
+
+    def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],
+              expired: list[Any], loaded: Loaded, now: datetime) -> None:
+        _write_orm(pool, rows, expired, loaded, now)
+
+
+@functools.cache
+def _backend() -> _PostgresPass | _PortablePass:
+    """Chosen once per process: the database a process talks to does not change while it runs."""
+    return _PostgresPass() if connection.vendor == "postgresql" else _PortablePass()
 
 
 def _write_postgres(pool: Pool, rows: list[tuple[str, engine.Table]],
