@@ -16,12 +16,14 @@ from django.utils.dateparse import parse_datetime
 
 from arena.errors import InvalidInput
 from arena.games import GAMES
+from arena.games.base import COMMON_ENTRY_KEYS
 from arena.hashing import fingerprint, hash_device, hash_ip
 from arena.models import is_player_id
 from arena.recording import GameInput, PlayerInput
 
 TOP_LEVEL = {"table_id", "game", "variant", "rated", "finished_at", "players", "details"}
-COMMON_PLAYER_KEYS = {"player", "ip", "device", "score", "quit", "team"}
+# The keys every player result has, whatever the game: the rules' own list, so the two cannot drift apart.
+COMMON_PLAYER_KEYS = COMMON_ENTRY_KEYS
 MAX_PLAYERS = 64
 # Far beyond any game's score, and inside the database's 32-bit integer column.
 MAX_ABS_SCORE = 1_000_000_000
@@ -161,8 +163,8 @@ def _check_misspelt_fields(slug: str, players: list[PlayerInput]) -> None:
     if rules is None:
         return
     errors: dict[str, str] = {}
+    known = COMMON_PLAYER_KEYS | rules.player_fields.keys()
     for index, player in enumerate(players):
-        known = [*COMMON_PLAYER_KEYS, *rules.player_fields]
         unknown = [key for key in player.fields if key not in known]
         missing = [key for key, spec in rules.player_fields.items() if spec.required and key not in player.fields]
         if player.score is None and rules.score_required:
