@@ -15,6 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from arena.games import all_games
 from arena.models import GameServer
 from arena.servers import game_server_by_key, game_server_create, game_server_rotate_key
 
@@ -75,5 +76,6 @@ class Command(BaseCommand):
             f"-H 'Content-Type: application/json' -d '{json.dumps(body)}'"
         )
         self.stdout.write(f"Then: curl -s {base}/api/v1/players/alice/   API docs: {base}/api/docs/")
-        self.stdout.write("Game slugs: wizard, hanabi, tokaido, spades, railroad_ink, nile (docs/games.md). "
+        slugs = ", ".join(game.slug for game in all_games())  # the registry's list, never a second copy
+        self.stdout.write(f"Game slugs: {slugs} (docs/games.md). "
                           "A player joins the leaderboard after 5 rated games, one of them in the last 90 days.")

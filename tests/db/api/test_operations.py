@@ -77,3 +77,10 @@ def test_demo_server_reuses_its_key_and_says_when_it_had_to_revoke_one(tmp_path)
     assert new != old and "previous key was revoked" in third.getvalue()
     server.refresh_from_db()
     assert server.key_hash == hash_key(new) and key_file.read_text().strip() == new
+
+
+@pytest.mark.django_db
+def test_demo_server_lists_every_game_slug(tmp_path):
+    out = StringIO()
+    call_command("demo_server", key_file=str(tmp_path / "demo_key"), stdout=out)
+    assert "Game slugs: wizard, hanabi, tokaido, spades, railroad_ink, nile (docs/games.md)." in out.getvalue()
