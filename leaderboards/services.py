@@ -93,6 +93,8 @@ def on_ratings_changed(fact: RatingsChanged) -> None:
 
 def on_player_status_changed(fact: PlayerStatusChanged) -> None:
     """Subscribed to the core's announcement: a banned player leaves every board at once, an unbanned one returns."""
+    if not settings.REDIS_URL:
+        return  # no Redis board to correct: the database board reads the status at each request
     titles = set(Rating.objects.filter(player_id=fact.player_id).values_list("title", flat=True))
     for title in sorted(titles & set(board_titles())):
         board_sync(title=title, player_ids=[fact.player_id])

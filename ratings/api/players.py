@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput, NotFound
-from arena.games import GAMES, UnknownGame, get_game
+from arena.games import UnknownGame, get_game
 from leaderboards.selectors import rank_of
 from ratings.api import serializers
 from ratings.selectors import player_get_by_handle, player_page, rating_history
@@ -39,9 +39,8 @@ class PlayerDetailApi(PublicReadApi):
         page = player_page(handle=player)
         player_id = page.pop("id")
         for game, rating in page["ratings"].items():
-            # One bounded read per game with a board (six games at most); Hanabi has none and is never asked.
-            ranked = game in GAMES and GAMES[game].has_leaderboard
-            rating["rank"] = rank_of(title=game, player_id=player_id) if ranked else None
+            # One bounded read per game with a board (six at most); rank_of answers None for Hanabi unasked.
+            rating["rank"] = rank_of(title=game, player_id=player_id)
         return Response(page)
 
 

@@ -85,11 +85,15 @@ def test_level_is_relative_to_the_initial_rating_setting(db, anon, settings):
     assert anon.get(URL.format("frank")).json()["ratings"]["wizard"]["level"] == "Average"
 
 
-def test_rank_comes_from_the_leaderboard_and_hanabi_is_never_asked(db, anon, monkeypatch):
+def test_rank_comes_from_the_leaderboard_and_hanabi_has_none(db, anon, monkeypatch):
     asked = []
+    real_rank_of = players_api.rank_of
 
     def rank_of(*, title, player_id):
         asked.append((title, player_id))
+        # Hanabi goes to the real selector: it must answer None without a board to ask.
+        if title == "hanabi":
+            return real_rank_of(title=title, player_id=player_id)
         return {"wizard": 12, "tokaido": None}[title]
 
     monkeypatch.setattr(players_api, "rank_of", rank_of)
@@ -101,7 +105,14 @@ def test_rank_comes_from_the_leaderboard_and_hanabi_is_never_asked(db, anon, mon
     ratings = anon.get(URL.format("gina")).json()["ratings"]
 
     assert {title: entry["rank"] for title, entry in ratings.items()} == {"hanabi": None, "tokaido": None, "wizard": 12}
-    assert sorted(asked) == [("tokaido", gina.pk), ("wizard", gina.pk)]
+    assert sorted(asked) == [("hanabi", gina.pk), ("tokaido", gina.pk), ("wizard", gina.pk)]
+
+
+def test_hanabi_rank_asks_no_board(db, django_assert_num_queries):
+    gina = make_player("gina")
+    make_rating(gina, "hanabi", 1560.0, games=7)
+    with django_assert_num_queries(0):
+        assert players_api.rank_of(title="hanabi", player_id=gina.pk) is None
 
 
 def test_rank_is_the_real_leaderboard_rank(db, anon):
