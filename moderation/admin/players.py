@@ -91,12 +91,7 @@ class PlayerAdmin(PanelAdmin):
         return queryset.filter(handle__startswith=term), False
 
     def panel_context(self, request: HttpRequest, obj: Player) -> dict[str, Any]:
-        return reads.player_page(player=obj)
-
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None):
-        obj = self.get_object(request, object_id)
-        context = dict(extra_context or {})
-        if obj is not None:
-            context["games_url"] = reverse("admin:arena_game_changelist") + "?" + urlencode({"q": obj.handle})
-        return super().change_view(request, object_id, form_url, extra_context=context)
+        """The page's reads, and the link to all the player's games (on the page ``PanelAdmin`` already loaded,
+        not a second lookup of the player)."""
+        games_url = reverse("admin:arena_game_changelist") + "?" + urlencode({"q": obj.handle})
+        return {**reads.player_page(player=obj), "games_url": games_url}

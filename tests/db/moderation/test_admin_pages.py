@@ -146,6 +146,12 @@ def test_games_are_searchable_by_player(arena, mod_client):
     assert "0 results" in _text(mod_client.get("/admin/arena/game/", {"q": "<b>"}))
 
 
+def test_the_player_page_links_to_all_their_games(arena, mod_client):
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    kim = Player.objects.get(handle="kim")
+    page = _text(mod_client.get(f"/admin/arena/player/{kim.pk}/change/"))
+    assert '<a href="/admin/arena/game/?q=kim">all games of kim</a>' in page
+
 def test_players_are_searchable_by_id(arena, mod_client):
     arena.game([("kim", fresh_ip()), ("kimberly", fresh_ip()), ("olga", fresh_ip())])
     page = _text(mod_client.get("/admin/arena/player/", {"q": "kim"}))
