@@ -8,10 +8,10 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
 
 from arena.admin import ReadOnly, SuperuserOnly
 from matchmaking.models import Delivery, DeliveryAttempt, Pool, ServerCallback, Table, Ticket, TicketSeat
+from matchmaking.services import deliveries_retry
 
 
 @admin.register(ServerCallback)
@@ -38,6 +38,7 @@ class DeliveryAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ("id", "server", "status", "attempts", "last_error", "created_at", "next_attempt_at",
                     "delivered_at")
     list_filter = ("status", "server")
+    list_select_related = ("server",)
     readonly_fields = ("id", "server", "table", "url", "status", "attempts", "created_at", "next_attempt_at",
                        "delivered_at", "last_error")
     inlines = (DeliveryAttemptInline,)
@@ -48,14 +49,8 @@ class DeliveryAdmin(ReadOnly, admin.ModelAdmin):
 
     @admin.action(description="Retry the selected failed or pending deliveries now")
     def retry_now(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
-        from matchmaking.tasks import deliver_table
-
-        chosen = list(queryset.exclude(status=Delivery.Status.DELIVERED).values_list("pk", flat=True))
-        Delivery.objects.filter(pk__in=chosen).update(status=Delivery.Status.PENDING, attempts=0,
-                                                      next_attempt_at=timezone.now())
-        for pk in chosen:
-            deliver_table.delay(str(pk))
-        self.message_user(request, f"Queued {len(chosen)} delivery(ies).", messages.SUCCESS)
+        queued = deliveries_retry(delivery_ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(request, f"Queued {queued} delivery(ies).", messages.SUCCESS)
 
 
 class TicketSeatInline(ReadOnly, admin.TabularInline):

@@ -330,6 +330,18 @@ def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
     return results
 
 
+def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None) -> int:
+    """Undelivered pushes sent again from a fresh count (the admin's retry); the tasks go out after the commit, so
+    a worker never reads the delivery before its reset."""
+    with transaction.atomic():
+        chosen = list(Delivery.objects.filter(pk__in=delivery_ids).exclude(status=Delivery.Status.DELIVERED)
+                      .values_list("pk", flat=True))
+        Delivery.objects.filter(pk__in=chosen).update(status=Delivery.Status.PENDING, attempts=0,
+                                                      next_attempt_at=now or timezone.now())
+        transaction.on_commit(lambda: _queue_pushes(chosen))
+    return len(chosen)
+
+
 def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
     """Pending pushes whose next attempt is due: lost messages with real workers, every retry when embedded.
 

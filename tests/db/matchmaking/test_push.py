@@ -7,12 +7,13 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import transaction
 from django.test import Client, override_settings
 from django.utils import timezone
 
 from matchmaking import push
 from matchmaking.models import Delivery, DeliveryAttempt, ServerCallback
-from matchmaking.services import pools_run_due
+from matchmaking.services import deliveries_retry, pools_run_due
 from tests.db.matchmaking.conftest import another_server, ticket_body
 from tests.db.matchmaking.receiver import receiver
 
@@ -114,6 +115,26 @@ def test_a_push_that_never_gets_through_fails_visibly_after_its_attempts(api, se
     assert delivery.status == "failed" and delivery.attempts == 3
     assert delivery.last_error  # "Connection refused", as the admin shows it
     assert all(a.status_code is None for a in DeliveryAttempt.objects.all())
+
+
+@override_settings(MATCHMAKING_PUSH_ATTEMPTS=3, MATCHMAKING_PUSH_BACKOFF=0.0)
+def test_the_admin_retry_starts_a_failed_push_afresh_and_sends_it_only_after_the_commit(api, server_key):
+    ServerCallback.objects.create(server=server_key[0], url=_closed_port())
+    _table_of_four(api)
+    for _ in range(5):
+        pools_run_due()
+    delivery = Delivery.objects.get()
+    assert delivery.status == "failed" and DeliveryAttempt.objects.count() == 3
+    with transaction.atomic():
+        assert deliveries_retry(delivery_ids=[delivery.pk]) == 1
+        # Reset, and nothing sent yet: the task waits for the commit.
+        assert Delivery.objects.values_list("status", "attempts").get() == ("pending", 0)
+        assert DeliveryAttempt.objects.count() == 3
+    # After the commit the (eager) task tried once more: attempt 1 of a fresh count, a fourth attempt row.
+    assert Delivery.objects.get().attempts == 1 and DeliveryAttempt.objects.count() == 4
+    Delivery.objects.filter(pk=delivery.pk).update(status="delivered")
+    assert deliveries_retry(delivery_ids=[delivery.pk]) == 0  # a delivered push is not sent again
+    assert Delivery.objects.get().status == "delivered" and DeliveryAttempt.objects.count() == 4
 
 
 def test_polling_keeps_working_when_pushes_fail(api, server_key):
