@@ -307,8 +307,7 @@ def _suspects(pairs: dict[tuple[int, int], list[Link]], since: datetime, result:
 # Flags
 # ---------------------------------------------------------------------------------------------------------------
 
-def _account(player: Player, now: datetime) -> dict[str, Any]:
-    games = Rating.objects.filter(player=player).aggregate(n=Sum("games"))["n"] or 0
+def _account(player: Player, games: int, now: datetime) -> dict[str, Any]:
     return {"id": player.pk, "handle": player.handle, "created_at": player.created_at.isoformat(),
             "age_days": max((now - player.created_at).days, 0), "games": games, "status": player.status}
 
@@ -332,6 +331,9 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
     gains = dict(RatingChange.objects.filter(player_id=b, kind=RatingChange.Kind.GAME, game_id__in=all_ids)
                  .values_list("game_id", "delta"))
     players = Player.objects.in_bulk([b, *feeders])
+    # Rated games over every title, one grouped query for the whole ring rather than one per account.
+    played = dict(Rating.objects.filter(player_id__in=players).values("player_id").annotate(n=Sum("games"))
+                  .values_list("player_id", "n"))
     rows, parts, feeder_evidence = [], [], []
     for f, stats in sorted(feeders.items()):
         links = pairs.get((min(b, f), max(b, f)), [])
@@ -339,7 +341,7 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
         gained = round(sum(gains.get(g, 0.0) for g in stats.game_ids), 2)
         parts.append(rules.feeder_score(stats, weight))
         feeder_evidence.append({
-            **_account(players[f], now), "shared_games": stats.shared_games, "wins": stats.wins,
+            **_account(players[f], played.get(f) or 0, now), "shared_games": stats.shared_games, "wins": stats.wins,
             "win_share": round(stats.win_share, 4), "concentration": round(stats.concentration, 4),
             "shared_any": stats.shared_any, "rated_games_in_window": stats.feeder_games, "elo_gained": gained,
             "weight": round(weight, 3), "links": _link_evidence(links), "game_ids": stats.game_ids,
@@ -348,7 +350,7 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
                                win_share=stats.win_share, concentration=stats.concentration, elo_gained=gained,
                                link_kinds=sorted({link.kind for link in links}), weight=weight))
     elo_gained = round(sum(gains.get(g, 0.0) for g in all_ids), 2)
-    evidence = {"game": title, "beneficiary": _account(players[b], now),
+    evidence = {"game": title, "beneficiary": _account(players[b], played.get(b) or 0, now),
                 "window": {"from": since.isoformat(), "to": now.isoformat()},
                 "feeders": feeder_evidence, "elo_gained": elo_gained, "game_ids": all_ids}
     score = rules.flag_score(parts, elo_gained)

@@ -112,12 +112,18 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
 # Ban, unban, reset
 # ---------------------------------------------------------------------------------------------------------------
 
+def _lock_status(player: Player) -> None:
+    """Lock the player's row and read its status afresh: two moderators on one stale page must not both act."""
+    player.status = Player.objects.select_for_update().values_list("status", flat=True).get(pk=player.pk)
+
+
 def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody."""
     note = _need_note(note)
-    if player.is_banned:
-        raise Conflict("already_banned", f"{player.handle} is already banned.")
     with transaction.atomic():
+        _lock_status(player)
+        if player.is_banned:
+            raise Conflict("already_banned", f"{player.handle} is already banned.")
         player_ban(player=player)
         return _audit(moderator=moderator, action=Action.BAN, note=note, players=[player])
 
@@ -125,9 +131,10 @@ def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> Aud
 def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Lift a ban (with a note: the audit log says why); the player's games from now on are rated again."""
     note = _need_note(note)
-    if not player.is_banned:
-        raise Conflict("not_banned", f"{player.handle} is not banned.")
     with transaction.atomic():
+        _lock_status(player)
+        if not player.is_banned:
+            raise Conflict("not_banned", f"{player.handle} is not banned.")
         player_unban(player=player)
         return _audit(moderator=moderator, action=Action.UNBAN, note=note, players=[player])
 

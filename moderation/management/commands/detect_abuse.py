@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from moderation import detection
 
@@ -23,6 +23,8 @@ class Command(BaseCommand):
                             help="Games per pass (one transaction each; default settings.DETECTION_BATCH).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if opts["batch"] is not None and opts["batch"] < 1:
+            raise CommandError("--batch must be at least 1 (a negative one would crash the pass's slice).")
         if opts["from_scratch"]:
             detection.watermark_reset()
         result = detection.detect_all(batch=opts["batch"], progress=lambda message: self.stderr.write(message))

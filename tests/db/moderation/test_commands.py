@@ -5,7 +5,7 @@ import io
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from arena.models import Game
 
@@ -56,3 +56,9 @@ def test_detect_abuse_prints_one_json_line_per_open_flag(api):
     # A second run has nothing new but still lists the open flags.
     again, err = run("detect_abuse")
     assert again == out and "looked at 0 games" in err
+
+
+@pytest.mark.parametrize("batch", [0, -1])
+def test_detect_abuse_refuses_a_batch_below_one(batch):
+    with pytest.raises(CommandError, match="--batch"):
+        run("detect_abuse", batch=batch)

@@ -112,6 +112,15 @@ class TestBanUnbanReset:
         assert list(AuditEntry.objects.order_by("pk").values_list("action", "note")) == [
             ("ban", "cheating"), ("unban", "appeal accepted")]
 
+    def test_a_second_moderator_on_a_stale_page_cannot_ban_twice(self, api, moderator):
+        # Two moderators open a's page while a is active; the first bans, the second's copy still says active.
+        record(api, [duel("a", "b")])
+        first, second = player("a"), player("a")
+        ban(moderator=moderator, player=first, note="cheating")
+        with pytest.raises(Conflict):
+            ban(moderator=moderator, player=second, note="cheating too")
+        assert AuditEntry.objects.filter(action="ban").count() == 1
+
     def test_reset_one_player(self, api, moderator):
         record(api, [duel("a", "b")])
         entry = reset(moderator=moderator, player=player("a"), note="boosted")

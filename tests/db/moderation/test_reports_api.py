@@ -94,6 +94,13 @@ class TestRefusals:
         assert set(response.json()["error"]["fields"]) == {"accused.0", "reason", "move", "game_id", "description",
                                                            "extra"}
 
+    def test_an_unpaired_surrogate_in_the_description_is_400_not_500(self, api, game):
+        raw = '{"reporter": "bob", "accused": ["alice"], "reason": "other", "description": "bad \\ud800 text"}'
+        response = api.post(URL, raw, content_type="application/json")
+        assert response.status_code == 400, response.content
+        assert set(response.json()["error"]["fields"]) == {"description"}
+        assert not Report.objects.exists()
+
     def test_no_self_reports(self, api, game):
         response = report(api, reporter="bob", accused=["bob"], reason="other")
         assert response.status_code == 400
