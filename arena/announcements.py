@@ -27,9 +27,9 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class GamesRecorded:
-    """Games waiting for the rating stage were committed for these games (slugs)."""
+    """Games waiting for the rating stage were committed in these titles."""
 
-    games: frozenset[str]
+    titles: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ class RatingsChanged:
     which is what incremental abuse detection reads next.
     """
 
-    game: str
+    title: str
     player_ids: tuple[int, ...]
     cause: str
     game_ids: tuple[int, ...] = ()

@@ -71,9 +71,10 @@ class Game(models.Model):
         UNRATED = "unrated"
         VOID = "void"
 
-    server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="games")
+    # No index of its own: game_unique_server_table leads with server_id and serves every lookup by server.
+    server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="games", db_index=False)
     table_id = models.CharField(max_length=64)
-    title = models.CharField(max_length=32, help_text="The game's slug: wizard, hanabi, ...")
+    title = models.CharField(max_length=32, help_text="What is played: wizard, hanabi, ... (the API's \"game\").")
     variant = models.JSONField(default=dict, help_text="Normalised: every option, defaults filled.")
     rated = models.BooleanField(help_text="As the game server asked.")
     finished_at = models.DateTimeField()
@@ -81,7 +82,8 @@ class Game(models.Model):
     details = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices)
     # Derived at recording so the rating workers need no rules module to read a game.
-    rec = models.PositiveSmallIntegerField(null=True, help_text="Effective recommended number of sides.")
+    recommended_sides = models.PositiveSmallIntegerField(
+        null=True, help_text="Effective recommended number of sides (teams count as one); null if cooperative.")
     coop_score = models.SmallIntegerField(null=True, help_text="Cooperative games: the score that is rated.")
     warnings = models.JSONField(default=list, blank=True)
     same_ip = models.BooleanField(default=False)

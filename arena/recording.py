@@ -40,7 +40,7 @@ class PlayerInput:
 @dataclass(frozen=True)
 class GameInput:
     table_id: str
-    game: str
+    title: str  # the API's "game"
     variant: dict[str, Any]
     rated: bool
     finished_at: datetime
@@ -71,9 +71,9 @@ class _Accepted:
 
 def _judge(data: GameInput) -> Ranking:
     try:
-        rules = get_game(data.game)
+        rules = get_game(data.title)
     except UnknownGame:
-        raise InvalidInput("unknown_game", f"Arena does not rate a game called {data.game!r}.",
+        raise InvalidInput("unknown_game", f"Arena does not rate a game called {data.title!r}.",
                            {"game": "Unknown game."}) from None
     result = Result(
         variant=data.variant,
@@ -169,10 +169,10 @@ def _row(data: GameInput, ranking: Ranking) -> GameRow:
     places = ranking.places
     warnings = _same_ip_warnings(data)
     return GameRow(
-        table_id=data.table_id, title=data.game, variant=ranking.variant, rated=data.rated,
+        table_id=data.table_id, title=data.title, variant=ranking.variant, rated=data.rated,
         wants_rating=data.rated and ranking.ratable, finished_at=data.finished_at, details=data.details,
-        rec=ranking.rec, coop_score=ranking.coop_score, warnings=warnings, same_ip=bool(warnings),
-        fingerprint=data.fingerprint,
+        recommended_sides=ranking.recommended_sides, coop_score=ranking.coop_score, warnings=warnings,
+        same_ip=bool(warnings), fingerprint=data.fingerprint,
         seats=tuple(
             SeatRow(handle=p.player, position=position, score=p.score, quit=p.quit, team=p.team,
                     side=side_of[p.player], place=places.get(p.player), fields=p.fields, ip_hash=p.ip_hash,
@@ -191,7 +191,7 @@ def _write(server: GameServer, items: list[_Accepted]) -> dict[str, Written]:
               if row.table_id in written and written[row.table_id].status == Game.Status.PENDING}
     if titles:
         # Delivered once the write has committed: at once, or when the caller's own transaction commits.
-        announce(GamesRecorded(games=frozenset(titles)))
+        announce(GamesRecorded(titles=frozenset(titles)))
     return written
 
 
@@ -199,8 +199,8 @@ def _recorded(server: GameServer, item: _Accepted, written: Written) -> Recorded
     row, places = item.row, item.ranking.places
     game = Game(
         pk=written.id, server=server, table_id=row.table_id, title=row.title, variant=row.variant,
-        rated=row.rated, finished_at=row.finished_at, details=row.details, status=written.status, rec=row.rec,
-        coop_score=row.coop_score, warnings=row.warnings, same_ip=row.same_ip,
+        rated=row.rated, finished_at=row.finished_at, details=row.details, status=written.status,
+        recommended_sides=row.recommended_sides, coop_score=row.coop_score, warnings=row.warnings, same_ip=row.same_ip,
         fingerprint=row.fingerprint,
     )
     seating = tuple((p.player, places.get(p.player)) for p in item.data.players)

@@ -120,8 +120,8 @@ def _copy_games(pop: Population, numbers: range, first_id: int, server_id: int, 
     seats_rows = []
     with connection.cursor() as cur:
         with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-                             "accepted_at, details, status, rec, warnings, same_ip, fingerprint, trueskill_done) "
-                             "FROM STDIN") as games:
+                             "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
+                             "trueskill_done) FROM STDIN") as games:
             for n in numbers:
                 game_id = first_id + n
                 title = rnd.choices(TITLES, WEIGHTS)[0]

@@ -90,7 +90,8 @@ def make_games(title: str, count: int, players: list[int], server_id: int, rnd: 
     with connection.cursor() as cur:
         with cur.cursor.copy(
             "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, accepted_at, details, "
-            "status, rec, coop_score, warnings, same_ip, fingerprint, rating_seq, trueskill_done) FROM STDIN"
+            "status, recommended_sides, coop_score, warnings, same_ip, fingerprint, rating_seq, trueskill_done) "
+            "FROM STDIN"
         ) as copy:
             for row in games:
                 copy.write_row(row)
@@ -108,8 +109,8 @@ def copy_games(*, first_id: int, layout: list, server_id: int) -> None:
     """The floor's twin of the benchmark games: same seats, title "floor", so both runs write alike rows."""
     with connection.cursor() as cur:
         with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-                             "accepted_at, details, status, rec, warnings, same_ip, fingerprint, trueskill_done) "
-                             "FROM STDIN") as copy:
+                             "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
+                             "trueskill_done) FROM STDIN") as copy:
             for n in range(len(layout)):
                 finished = EPOCH + timedelta(seconds=n)
                 copy.write_row((first_id + n, server_id, f"floor-{n}", FLOOR_TITLE, "{}", True, finished, finished,
@@ -250,7 +251,7 @@ def naive_run(title: str) -> tuple[int, float]:
                 rating = ratings[seat.player_id]
                 sides[seat.side].append((seat.player_id, Standing(rating.elo, rating.games)))
                 places[seat.side] = seat.place
-            changes = rate_sides(sides, places, game.rec, None, config)
+            changes = rate_sides(sides, places, game.recommended_sides, None, config)
             seq += 1
             for seat in seats:
                 change = changes[seat.player_id]

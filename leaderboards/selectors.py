@@ -34,8 +34,8 @@ def board_title(*, game: str) -> str:
     except UnknownGame:
         raise NotFound("unknown_game", f"No game {game!r}.") from None
     if not found.has_leaderboard:
-        raise NotFound("no_leaderboard", f"{found.slug} has no leaderboard.")
-    return found.slug
+        raise NotFound("no_leaderboard", f"{found.title} has no leaderboard.")
+    return found.title
 
 
 def board_page(*, title: str, offset: int, limit: int) -> Page:

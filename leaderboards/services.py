@@ -34,7 +34,7 @@ _SYNC_QUERY_CHUNK = 1000
 
 def board_titles() -> list[str]:
     """Every title that has a leaderboard (all but Hanabi)."""
-    return [game.slug for game in all_games() if game.has_leaderboard]
+    return [game.title for game in all_games() if game.has_leaderboard]
 
 
 def _enabled(title: str) -> bool:
@@ -88,7 +88,7 @@ def _read_players(title: str, ids: list[int]) -> tuple[list[Ranked], list[int]]:
 
 def on_ratings_changed(fact: RatingsChanged) -> None:
     """Subscribed to ratings' announcement: a batch, a reset or a rebuild moved these players."""
-    board_sync(title=fact.game, player_ids=fact.player_ids)
+    board_sync(title=fact.title, player_ids=fact.player_ids)
 
 
 def on_player_status_changed(fact: PlayerStatusChanged) -> None:

@@ -123,7 +123,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
         retried = _retried(server, data)
         if retried is not None:
             return Created(retried, False)
-    pool = _pool_for(rules.slug, variant, data.rated)
+    pool = _pool_for(rules.title, variant, data.rated)
     seats = (data.player, *data.party)
     try:
         with transaction.atomic():
@@ -132,7 +132,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                 if players[seat.player].is_banned:
                     raise Forbidden("player_banned", f"{seat.player} is banned and cannot queue.",
                                     {_seat_path(index): "Banned."})
-            _refuse_open(rules.slug, seats, players)
+            _refuse_open(rules.title, seats, players)
             ticket = Ticket.objects.create(
                 server=server, pool=pool, player=players[data.player.player], request_id=data.request_id,
                 fingerprint=data.fingerprint, min_players=low, max_players=high,
@@ -143,7 +143,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                 for index, seat in enumerate(seats)
             ])
             OpenSeat.objects.bulk_create([
-                OpenSeat(player=players[seat.player], game=rules.slug, ticket=ticket, pool=pool, position=index,
+                OpenSeat(player=players[seat.player], game=rules.title, ticket=ticket, pool=pool, position=index,
                          ip_hash=seat.ip_hash)
                 for index, seat in enumerate(seats)
             ])
@@ -152,7 +152,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
         if data.request_id is not None and (retried := _retried(server, data)) is not None:
             return Created(retried, False)
         players = {p.handle: p for p in Player.objects.filter(handle__in=[seat.player for seat in seats])}
-        _refuse_open(rules.slug, seats, players)
+        _refuse_open(rules.title, seats, players)
         raise
     ticket.pool = pool
     return Created(ticket, True)

@@ -107,4 +107,4 @@ def announce_ratings(*, title: str, player_ids: Iterable[int], cause: str, game_
     back, and the listeners (leaderboards, abuse detection) are above this app, so it cannot call them."""
     ids = tuple(sorted(set(player_ids)))
     if ids:
-        announce(RatingsChanged(game=title, player_ids=ids, cause=cause, game_ids=tuple(game_ids)))
+        announce(RatingsChanged(title=title, player_ids=ids, cause=cause, game_ids=tuple(game_ids)))

@@ -36,7 +36,7 @@ def request_rating(titles: Iterable[str]) -> None:
 
 def wake_raters(fact: GamesRecorded) -> None:
     """Subscribed to the core's ``GamesRecorded``: a lost message is caught by ``sweep_pending``."""
-    request_rating(fact.games)
+    request_rating(fact.titles)
 
 
 def _mark_wake(title: str) -> bool:

@@ -46,11 +46,11 @@ def refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, An
 
 
 def _unknown_game_body(refusal: ArenaError) -> dict[str, Any]:
-    """An unknown slug answered with the slugs there are: a developer who sent "Railroad Ink" or "nile_deluxor"
+    """An unknown title answered with the titles there are: a developer who sent "Railroad Ink" or "nile_deluxor"
     learns the spelling from the error itself (docs/games.md lists them too)."""
-    slugs = ", ".join(game.slug for game in all_games())
-    fields = {path: f"Unknown game; one of: {slugs}." for path in refusal.fields}
-    return error_body(refusal.code, f"{refusal.message} The games are: {slugs}.", fields)
+    titles = ", ".join(game.title for game in all_games())
+    fields = {path: f"Unknown game; one of: {titles}." for path in refusal.fields}
+    return error_body(refusal.code, f"{refusal.message} The games are: {titles}.", fields)
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:

@@ -106,30 +106,42 @@ def _storable(text: str) -> bool:
     return True
 
 
-def _refused_part(value: Any, path: str = "", depth: int = 0) -> tuple[str, str] | None:
+_UNSTORABLE = "Contains a NUL character or an unpaired surrogate."
+_SCALARS = (int, float, bool, type(None))
+
+
+def _refused_part(value: Any) -> tuple[str, str] | None:
     """(JSON path, reason) of the first part of the body that cannot be stored as sent, if any: a string (value
     or key) the database cannot hold, or nesting deeper than MAX_DEPTH.
 
     Such a body must be refused here with a 400, never reach the database (or the fingerprint) and come back
-    as a 500.
+    as a 500. Every body of a batch is walked, so the walk builds a path only for what it refuses.
     """
+    found = _refused_steps(value, 0)
+    if found is None:
+        return None
+    steps, reason = found
+    return ".".join(str(step) for step in reversed(steps)), reason
+
+
+def _refused_steps(value: Any, depth: int) -> tuple[list[Any], str] | None:
+    """The refused part's path as steps from the part up to ``value`` (innermost first), and the reason."""
     if isinstance(value, str):
-        return None if _storable(value) else (path, "Contains a NUL character or an unpaired surrogate.")
-    if isinstance(value, dict | list) and depth >= MAX_DEPTH:
-        return path, f"Nested more than {MAX_DEPTH} levels deep."
-    if isinstance(value, dict):
-        for key, item in value.items():
-            where = f"{path}.{key}" if path else str(key)
-            if not _storable(str(key)):
-                return where, "Contains a NUL character or an unpaired surrogate."
-            found = _refused_part(item, where, depth + 1)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _refused_part(item, f"{path}.{index}" if path else str(index), depth + 1)
-            if found:
-                return found
+        return None if _storable(value) else ([], _UNSTORABLE)
+    if isinstance(value, _SCALARS) or not isinstance(value, dict | list):
+        return None
+    if depth >= MAX_DEPTH:
+        return [], f"Nested more than {MAX_DEPTH} levels deep."
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for step, item in items:
+        if isinstance(step, str) and not _storable(step):
+            return [step], _UNSTORABLE
+        if isinstance(item, _SCALARS):
+            continue
+        found = _refused_steps(item, depth + 1)
+        if found is not None:
+            found[0].append(step)
+            return found
     return None
 
 
@@ -224,7 +236,7 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return GameInput(
         table_id=table_id,
-        game=game,
+        title=game,
         variant=variant,
         rated=rated,
         finished_at=finished_at or now,

@@ -1,6 +1,6 @@
-"""The games Arena rates, looked up by slug.
+"""The games Arena rates, looked up by title.
 
-Why a plain tuple of instances: the API, the workers and matchmaking all find a game by its slug, and adding
+Why a plain tuple of instances: the API, the workers and matchmaking all find a game by its title, and adding
 a seventh game stays one new module plus one line in ``_GAMES`` below. The modules are pure Python (no
 Django), so they can be imported anywhere, including the rating worker and the tests.
 """
@@ -26,19 +26,19 @@ _GAMES: tuple[GameRules, ...] = (
     Nile(),
 )
 
-GAMES: Mapping[str, GameRules] = MappingProxyType({game.slug: game for game in _GAMES})
+GAMES: Mapping[str, GameRules] = MappingProxyType({game.title: game for game in _GAMES})
 
 
 class UnknownGame(LookupError):
-    """No game has this slug (the API answers 400 ``unknown_game``)."""
+    """No game has this title (the API answers 400 ``unknown_game``)."""
 
 
-def get_game(slug: str) -> GameRules:
-    """The game with this slug; raises UnknownGame for any other."""
+def get_game(title: str) -> GameRules:
+    """The game with this title; raises UnknownGame for any other."""
     try:
-        return GAMES[slug]
+        return GAMES[title]
     except (KeyError, TypeError):
-        raise UnknownGame(slug) from None
+        raise UnknownGame(title) from None
 
 
 def all_games() -> tuple[GameRules, ...]:

@@ -108,12 +108,6 @@ class Ranking:
     coop_score: int | None = None
 
     @property
-    def rec(self) -> int | None:
-        """The recording seam's former name of ``recommended_sides`` (arena/recording.py); to drop once it reads
-        the new one."""
-        return self.recommended_sides
-
-    @property
     def places(self) -> dict[str, int]:
         """Player -> place, the shape the API shows; empty for cooperative games, which have no places."""
         return {player: side.place for side in self.sides if side.place is not None
@@ -252,11 +246,13 @@ class GameRules:
     ``recommended_sides`` and, for cooperative games, ``coop_score``.
     """
 
-    slug: ClassVar[str]
+    # What is played, as an id: the code's ``title`` (model fields, arguments), the API's ``"game"`` field
+    # (docs/architecture.md#names).
+    title: ClassVar[str]
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
-    # docs/games.md's recommended count (``rec``); None for a cooperative game, which has no sides to count.
+    # docs/games.md's recommended count; None for a cooperative game, which has no sides to count.
     recommended_players: ClassVar[int | None]
     cooperative: ClassVar[bool] = False
     has_leaderboard: ClassVar[bool] = True
@@ -266,7 +262,7 @@ class GameRules:
     details_keys: ClassVar[frozenset[str]] = frozenset()
 
     def __repr__(self) -> str:
-        return f"<GameRules {self.slug}>"
+        return f"<GameRules {self.title}>"
 
     # -- the one public entry point ------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ UNRATED_DECKS = frozenset({"hard"})   # the 55-card deck has no Hanabot table
 
 
 class Hanabi(GameRules):
-    slug = "hanabi"
+    title = "hanabi"
     name = "Hanabi"
     min_players = 2
     max_players = 5

@@ -38,7 +38,7 @@ def storage_key(crops: list[int]) -> tuple[int, ...]:
 
 
 class Nile(GameRules):
-    slug = "nile"
+    title = "nile"
     name = "Nile DeLuxor"
     min_players = 2
     max_players = 6

@@ -55,7 +55,7 @@ def board_score(networks: Sequence[int], highway: int, railway: int, central: in
 
 
 class RailroadInk(GameRules):
-    slug = "railroad_ink"
+    title = "railroad_ink"
     name = "Railroad Ink"
     min_players = 1
     max_players = 6

@@ -74,7 +74,7 @@ def is_partnership(entries: Sequence[Entry]) -> bool:
 
 
 class Spades(GameRules):
-    slug = "spades"
+    title = "spades"
     name = "Spades"
     min_players = 4
     max_players = 4

@@ -12,7 +12,7 @@ ACHIEVEMENT_CARDS = 7          # the most achievement cards one player can hold
 
 
 class Tokaido(GameRules):
-    slug = "tokaido"
+    title = "tokaido"
     name = "Tokaido"
     min_players = 2
     max_players = 5

@@ -62,7 +62,7 @@ def round_score(bid: int, tricks: int) -> int:
 
 
 class Wizard(GameRules):
-    slug = "wizard"
+    title = "wizard"
     name = "Wizard"
     min_players = 3
     max_players = 6

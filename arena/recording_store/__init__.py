@@ -44,7 +44,7 @@ class GameRow:
     wants_rating: bool  # rated as asked and ratable by its rules; its players' statuses decide the rest
     finished_at: datetime
     details: dict[str, Any]
-    rec: int | None
+    recommended_sides: int | None
     coop_score: int | None
     warnings: list[dict[str, Any]]
     same_ip: bool

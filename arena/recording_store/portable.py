@@ -29,8 +29,9 @@ class PortableStore:
             games = [
                 Game(server_id=server_id, table_id=r.table_id, title=r.title, variant=r.variant, rated=r.rated,
                      finished_at=r.finished_at, accepted_at=now, details=r.details,
-                     status=status_of(r, {s.handle: players[s.handle][1] for s in r.seats}), rec=r.rec,
-                     coop_score=r.coop_score, warnings=r.warnings, same_ip=r.same_ip, fingerprint=r.fingerprint)
+                     status=status_of(r, {s.handle: players[s.handle][1] for s in r.seats}),
+                     recommended_sides=r.recommended_sides, coop_score=r.coop_score, warnings=r.warnings,
+                     same_ip=r.same_ip, fingerprint=r.fingerprint)
                 for r in rows
             ]
             Game.objects.bulk_create(games)

@@ -48,7 +48,7 @@ NEW_PLAYER_STATUS = Player._meta.get_field("status").default
 # stampede, and the caller runs the whole call again.
 MAX_ROUNDS = 4
 
-_GAME_COLUMNS = ("ord int4, t text, ti text, v jsonb, r bool, f timestamptz, d jsonb, s text, rec int2, cs int2, "
+_GAME_COLUMNS = ("ord int4, t text, ti text, v jsonb, r bool, f timestamptz, d jsonb, s text, rs int2, cs int2, "
                  "w jsonb, sip bool, fp text")
 _SEAT_COLUMNS = "pos int2, sc int4, q bool, te text, side int2, pl int2, f jsonb, ip text, dev text"
 
@@ -60,6 +60,12 @@ si AS (SELECT y.* FROM doc, jsonb_to_recordset(doc.j -> 'seats') AS y({seats}))"
 
 
 # Table locks, the tables already stored (skipped, new players included), the players locked and created.
+#
+# Every lookup is a LATERAL probe by a unique key, one per table or handle of the document, each a subquery that
+# cannot be flattened (LIMIT, FOR SHARE), so the only plan is a nested loop of index probes whatever the
+# statistics say. Written as ``key = ANY(array)``, a plan prepared on a young or never-analysed database (this
+# machine's PostgreSQL runs without autovacuum) scanned every player, or every game of the server, and kept doing
+# so as the tables grew: 6 ms a game after 20,000 games instead of 1 ms (bench.recording_bench).
 _PLAYERS = f""",
 locks AS (
     SELECT count(pg_advisory_xact_lock(k)) AS n FROM (
@@ -67,14 +73,17 @@ locks AS (
     ) AS keys
 ),
 stored AS (
-    SELECT stored.table_id FROM {GAME} stored, doc
-    WHERE stored.server_id = (doc.j ->> 'server')::int8 AND stored.table_id = ANY(ARRAY(SELECT t FROM gi))
+    SELECT gi.t AS table_id FROM doc, gi CROSS JOIN LATERAL (
+        SELECT 1 FROM {GAME} g WHERE g.server_id = (doc.j ->> 'server')::int8 AND g.table_id = gi.t LIMIT 1) hit
 ),
 todo AS (SELECT gi.t FROM gi, locks WHERE locks.n >= 0 AND gi.t NOT IN (SELECT table_id FROM stored)),
 hs AS (SELECT DISTINCT si.h FROM si JOIN todo ON todo.t = si.t),
+found AS (
+    SELECT p.id FROM hs CROSS JOIN LATERAL (SELECT id FROM {PLAYER} WHERE handle = hs.h LIMIT 1) p
+),
 locked AS (
-    SELECT p.id, p.handle, p.status FROM {PLAYER} p WHERE p.handle = ANY(ARRAY(SELECT h FROM hs))
-    ORDER BY p.id FOR SHARE
+    SELECT p.id, p.handle, p.status FROM (SELECT id FROM found ORDER BY id) f
+    CROSS JOIN LATERAL (SELECT id, handle, status FROM {PLAYER} WHERE id = f.id FOR SHARE) p
 ),
 fresh AS (
     INSERT INTO {PLAYER} (handle, status, created_at)
@@ -91,8 +100,8 @@ def _games(source: str, seats: str, player_id: str) -> str:
     return f""",
 g AS (
     INSERT INTO {GAME} (server_id, table_id, title, variant, rated, finished_at, accepted_at, details, status,
-                        rec, coop_score, warnings, same_ip, fingerprint, trueskill_done)
-    SELECT (doc.j ->> 'server')::int8, gi.t, gi.ti, gi.v, gi.r, gi.f, now(), gi.d, gi.s, gi.rec, gi.cs, gi.w,
+                        recommended_sides, coop_score, warnings, same_ip, fingerprint, trueskill_done)
+    SELECT (doc.j ->> 'server')::int8, gi.t, gi.ti, gi.v, gi.r, gi.f, now(), gi.d, gi.s, gi.rs, gi.cs, gi.w,
            gi.sip, gi.fp, false
     FROM {source} ORDER BY gi.ord
     ON CONFLICT (server_id, table_id) DO NOTHING
@@ -179,12 +188,12 @@ def _batch(server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> di
     if latecomers := sorted(needed - players.keys()):
         # Created by requests that committed while the first statement ran, after its snapshot: now visible.
         players.update((handle, (player_id, status)) for handle, player_id, status in
-                       _run(_BATCH_LATECOMERS_SQL, latecomers))
+                       _run(_BATCH_LATECOMERS_SQL, latecomers, prepare=False))
         if needed - players.keys():
             raise StaleRead("a player created by a concurrent request is gone")
     statuses = [status_of(r, {s.handle: players[s.handle][1] for s in r.seats}) for r in todo]
     doc = _doc(server_id, todo, statuses, lambda seat: {"pid": players[seat.handle][0]})
-    answer = _run(_BATCH_GAMES_SQL, doc, prepare=True)
+    answer = _run(_BATCH_GAMES_SQL, doc)
     return {table_id: Written(game_id, status) for table_id, game_id, status in answer}
 
 
@@ -198,8 +207,8 @@ def _doc(server_id: int, rows: Sequence[GameRow], statuses: Sequence[str] | None
     else:
         games = [
             {"ord": i, "t": r.table_id, "ti": r.title, "v": r.variant, "r": r.rated, "f": r.finished_at.isoformat(),
-             "d": r.details, "s": status, "rec": r.rec, "cs": r.coop_score, "w": r.warnings, "sip": r.same_ip,
-             "fp": r.fingerprint}
+             "d": r.details, "s": status, "rs": r.recommended_sides, "cs": r.coop_score, "w": r.warnings,
+             "sip": r.same_ip, "fp": r.fingerprint}
             for i, (r, status) in enumerate(zip(rows, statuses, strict=True))
         ]
         seats = [
@@ -210,11 +219,10 @@ def _doc(server_id: int, rows: Sequence[GameRow], statuses: Sequence[str] | None
     return json.dumps({"server": server_id, "games": games, "seats": seats}, separators=(",", ":"))
 
 
-def _run(sql: str, *params: Any, prepare: bool = False) -> list[tuple]:
-    """Statements that look players and tables up are planned at each run (about half a millisecond): a plan
-    prepared while the tables were small (a young database, measured in the benchmark) kept scanning all players,
-    or all of a server's games, long after the tables had grown. Only the games' inserts, which look nothing up,
-    are prepared once per connection."""
+def _run(sql: str, *params: Any, prepare: bool = True) -> list[tuple]:
+    """Prepared once per connection: planning these statements costs more than running them (about 1 ms against
+    0.4 ms for a single game). That is safe because every lookup is a probe by unique key (see ``_PLAYERS``),
+    whose plan does not depend on the tables' statistics. The latecomers' lookup, rare, is planned each time."""
     with pg_cursor(binary=False) as cur:
         cur.execute(sql, list(params), prepare=prepare)
         return cur.fetchall()

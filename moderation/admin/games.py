@@ -27,7 +27,7 @@ class TitleFilter(admin.SimpleListFilter):
     parameter_name = "title"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
-        return [(game.slug, game.name) for game in all_games()]
+        return [(game.title, game.name) for game in all_games()]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         return queryset.filter(title=self.value()) if self.value() else queryset
@@ -72,7 +72,7 @@ class GameAdmin(PanelAdmin):
     search_fields = ("table_id",)
     search_help_text = "A player id (their games) or a table id."
     fields = ("title", "table_id", "server", "status", "rated", "same_ip", "warnings", "variant", "finished_at",
-              "accepted_at", "rec", "coop_score", "rating_seq", "trueskill_done", "details")
+              "accepted_at", "recommended_sides", "coop_score", "rating_seq", "trueskill_done", "details")
     ordering = ("-id",)
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER  # a count per filter choice is a scan of every game at a million

@@ -49,7 +49,7 @@ class PlayerHistoryApi(PublicReadApi):
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
     def get(self, request: Request, player: str, game: str) -> Response:
         try:
-            title = get_game(game).slug
+            title = get_game(game).title
         except UnknownGame:
             raise NotFound("unknown_game", f"No game {game!r}.") from None
         query = serializers.HistoryQueryIn(data=request.query_params)

@@ -17,7 +17,7 @@ from ratings.skill import DEFAULT_SKILL, Skill
 from ratings.store import EloUpdate, NewRating, SkillUpdate
 from ratings.store.tables import CHANGE, CHANGE_COLUMNS, GAME, PENDING, RATED, RATING
 
-_GAME_COLUMNS = ("id", "rec", "coop_score", "finished_at")
+_GAME_COLUMNS = ("id", "recommended_sides", "coop_score", "finished_at")
 
 
 def _dt(value: datetime | None) -> object:
@@ -26,7 +26,7 @@ def _dt(value: datetime | None) -> object:
 
 
 def _with_seats(games: list[tuple]) -> list[RatedGame]:
-    """(id, rec, coop_score, finished_at, deck, ...) tuples -> RatedGames with their seats in position order."""
+    """(id, recommended_sides, coop_score, finished_at, deck, ...) tuples -> RatedGames, seats in position order."""
     seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
     if games:
         rows = Seat.objects.filter(game_id__in=list(seats)).order_by("game_id", "position").values_list(
@@ -37,7 +37,8 @@ def _with_seats(games: list[tuple]) -> list[RatedGame]:
 
 
 def _read(games: QuerySet[Game], deck_key: str | None, *extra: str) -> list[tuple]:
-    """Rows of (id, rec, coop_score, finished_at, deck, *extra); the variant (JSON) is read only for its deck."""
+    """Rows of (id, recommended_sides, coop_score, finished_at, deck, *extra); the variant (JSON) is read only
+    for its deck."""
     if deck_key is None:
         return [(*row[:4], None, *row[4:]) for row in games.values_list(*_GAME_COLUMNS, *extra)]
     return [(*row[:4], row[4][deck_key], *row[5:]) for row in games.values_list(*_GAME_COLUMNS, "variant", *extra)]

@@ -16,7 +16,7 @@ from ratings.skill import DEFAULT_SKILL, Skill
 from ratings.store import EloUpdate, NewRating, SkillUpdate
 from ratings.store.tables import CHANGE, CHANGE_COLUMNS, CHANGE_TYPES, GAME, PENDING, RATED, RATING, SEAT
 
-_GAME_COLUMNS = "id, rec, coop_score, finished_at"
+_GAME_COLUMNS = "id, recommended_sides, coop_score, finished_at"
 
 
 def _deck(deck_key: str | None) -> tuple[str, list[str]]:
@@ -25,7 +25,7 @@ def _deck(deck_key: str | None) -> tuple[str, list[str]]:
 
 
 def _with_seats(games: list[tuple]) -> list[RatedGame]:
-    """(id, rec, coop_score, finished_at, deck, ...) tuples -> RatedGames with their seats in position order."""
+    """(id, recommended_sides, coop_score, finished_at, deck, ...) tuples -> RatedGames, seats in position order."""
     seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
     if games:
         with pg_cursor() as cur:

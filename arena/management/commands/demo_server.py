@@ -76,6 +76,6 @@ class Command(BaseCommand):
             f"-H 'Content-Type: application/json' -d '{json.dumps(body)}'"
         )
         self.stdout.write(f"Then: curl -s {base}/api/v1/players/alice/   API docs: {base}/api/docs/")
-        slugs = ", ".join(game.slug for game in all_games())  # the registry's list, never a second copy
-        self.stdout.write(f"Game slugs: {slugs} (docs/games.md). "
+        titles = ", ".join(game.title for game in all_games())  # the registry's list, never a second copy
+        self.stdout.write(f"Values of \"game\": {titles} (docs/games.md). "
                           "A player joins the leaderboard after 5 rated games, one of them in the last 90 days.")

@@ -83,4 +83,4 @@ def test_demo_server_reuses_its_key_and_says_when_it_had_to_revoke_one(tmp_path)
 def test_demo_server_lists_every_game_slug(tmp_path):
     out = StringIO()
     call_command("demo_server", key_file=str(tmp_path / "demo_key"), stdout=out)
-    assert "Game slugs: wizard, hanabi, tokaido, spades, railroad_ink, nile (docs/games.md)." in out.getvalue()
+    assert 'Values of "game": wizard, hanabi, tokaido, spades, railroad_ink, nile (docs/games.md).' in out.getvalue()

@@ -48,8 +48,9 @@ def test_recording_itself_never_asks_which_database_it_runs_on():
 def _row(table_id: str, handles: list[str], *, wants_rating: bool = True) -> GameRow:
     return GameRow(
         table_id=table_id, title="wizard", variant={"rounds": "standard"}, rated=True, wants_rating=wants_rating,
-        finished_at=datetime(2026, 11, 29, 12, 0, tzinfo=UTC), details={"note": "x"}, rec=None, coop_score=None,
-        warnings=[{"code": "same_ip", "players": handles[:2]}], same_ip=True, fingerprint=f"fp-{table_id}",
+        finished_at=datetime(2026, 11, 29, 12, 0, tzinfo=UTC), details={"note": "x"},
+        recommended_sides=None, coop_score=None, warnings=[{"code": "same_ip", "players": handles[:2]}], same_ip=True,
+        fingerprint=f"fp-{table_id}",
         seats=tuple(SeatRow(handle=h, position=i, score=10 - i, quit=False, team=None, side=i, place=i + 1,
                             fields={}, ip_hash=f"ip-{i % 2}", device_hash=None) for i, h in enumerate(handles)),
     )
@@ -61,8 +62,8 @@ def _rule(row: GameRow, statuses: Mapping[str, str]) -> str:
 
 def _stored(server_id: int) -> tuple[list, list]:
     games = list(Game.objects.filter(server_id=server_id).order_by("id").values_list(
-        "table_id", "title", "variant", "rated", "finished_at", "details", "status", "rec", "coop_score", "warnings",
-        "same_ip", "fingerprint", "rating_seq", "trueskill_done"))
+        "table_id", "title", "variant", "rated", "finished_at", "details", "status", "recommended_sides", "coop_score",
+        "warnings", "same_ip", "fingerprint", "rating_seq", "trueskill_done"))
     seats = list(Seat.objects.filter(game__server_id=server_id).order_by("game_id", "position").values_list(
         "game__table_id", "player__handle", "position", "score", "quit", "team", "side", "place", "fields",
         "ip_hash", "device_hash"))
@@ -78,7 +79,14 @@ def test_every_store_writes_the_same_rows():
     written = recording_store().games_write(server_id=this.pk, rows=rows, status_of=_rule)
     assert PortableStore().games_write(server_id=portable.pk, rows=rows, status_of=_rule).keys() == written.keys()
     assert {t: w.status for t, w in written.items()} == {"T-1": "pending", "T-2": "unrated", "T-3": "unrated"}
-    assert _stored(this.pk) == _stored(portable.pk)
+    assert _stored(this.pk) == _stored(portable.pk)  # on SQLite both are the portable store: what follows counts
+    stored = Game.objects.filter(server=this).order_by("id")
+    assert [(g.table_id, g.status, list(g.seats.order_by("position").values_list("player__handle", "place")))
+            for g in stored] == [
+        ("T-1", "pending", [("old", 1), ("new1", 2), ("new2", 3)]),
+        ("T-2", "unrated", [("new2", 1), ("cheat", 2), ("old", 3)]),
+        ("T-3", "unrated", [("new3", 1), ("old", 2)]),
+    ]
     ids = [written[t].id for t in ("T-1", "T-2", "T-3")]
     assert ids == sorted(ids)  # in the given order
     assert Player.objects.filter(handle__startswith="new").count() == 3
@@ -112,3 +120,27 @@ def test_the_store_stores_the_status_the_rule_gives_from_the_statuses_it_read():
     # The last decision for each game was taken from the statuses as stored (a new player is active).
     last = {table_id: statuses for table_id, statuses in calls}
     assert last == {"T-1": {"old": "active", "cheat": "banned"}, "T-2": {"old": "active", "newbie": "active"}}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="plans are PostgreSQL's")
+@pytest.mark.parametrize("statement", ["_SINGLE_SQL", "_BATCH_PLAYERS_SQL"])
+def test_the_prepared_lookups_probe_by_key_on_a_database_never_analysed(statement):
+    """The statements are prepared once per connection, so their generic plan must not depend on statistics: on
+    tables never analysed (this machine runs PostgreSQL without autovacuum) a lookup written as ``= ANY(array)``
+    was planned as a scan of every player and of every game of the server, and stayed so as the tables grew."""
+    import arena.recording_store.postgres as store
+
+    sql = getattr(store, statement).replace("%s::jsonb", "$1::jsonb", 1).replace("%s", "$2", 1)
+    with connection.cursor() as cur:
+        cur.execute("SELECT reltuples FROM pg_class WHERE relname IN ('arena_player', 'arena_game')")
+        assert {row[0] for row in cur.fetchall()} == {-1}  # never analysed: the case that went wrong
+        cur.execute("SET plan_cache_mode = force_generic_plan")
+        try:
+            cur.execute(f"PREPARE probe(jsonb, text) AS {sql}")
+            cur.execute("""EXPLAIN EXECUTE probe('{"server": 1, "games": [], "seats": []}', 'active')""")
+            plan = "\n".join(row[0] for row in cur.fetchall())
+        finally:
+            cur.execute("DEALLOCATE ALL")
+            cur.execute("RESET plan_cache_mode")
+    assert "Seq Scan on arena_player" not in plan and "Seq Scan on arena_game" not in plan, plan
+    assert "game_unique_server_table" in plan and "arena_player_pkey" in plan, plan

@@ -88,7 +88,7 @@ def sizes(game: str, variant: dict) -> tuple[int, int, int]:
     low, high = max(2, rules.min_players), rules.max_players
     if game == "wizard" and variant.get("rounds") == "amigo":
         low, high = max(low, 3), min(high, 5)
-    rec = 3 if game == "hanabi" else getattr(rules, "recommended_players", getattr(rules, "rec", None))
+    rec = 3 if game == "hanabi" else rules.recommended_players
     return low, high, rec
 
 

@@ -19,14 +19,14 @@ def result(*entries: Entry, variant: dict[str, Any] | None = None, rated: bool =
     return Result(variant=variant or {}, rated=rated, entries=tuple(entries), details=details or {})
 
 
-def judge(slug: str, *entries: Entry, **kwargs: Any) -> Ranking:
-    return get_game(slug).judge(result(*entries, **kwargs))
+def judge(title: str, *entries: Entry, **kwargs: Any) -> Ranking:
+    return get_game(title).judge(result(*entries, **kwargs))
 
 
-def refused(slug: str, *entries: Entry, code: str, field: str | None, **kwargs: Any) -> RuleViolation:
+def refused(title: str, *entries: Entry, code: str, field: str | None, **kwargs: Any) -> RuleViolation:
     """Judge and assert the result is refused with exactly this code and field path."""
     with pytest.raises(RuleViolation) as caught:
-        judge(slug, *entries, **kwargs)
+        judge(title, *entries, **kwargs)
     assert (caught.value.code, caught.value.field) == (code, field), caught.value.message
     assert caught.value.message
     return caught.value

@@ -20,22 +20,22 @@ TESTS_DIR = Path(__file__).resolve().parent
 # -- registry ------------------------------------------------------------------------------------------------
 
 def test_registry_lists_the_six_games_in_a_stable_order():
-    slugs = [game.slug for game in all_games()]
-    assert slugs == ["wizard", "hanabi", "tokaido", "spades", "railroad_ink", "nile"]
-    assert set(GAMES) == {game.slug for game in all_games()}
-    assert all(GAMES[game.slug] is game for game in all_games())
+    titles = [game.title for game in all_games()]
+    assert titles == ["wizard", "hanabi", "tokaido", "spades", "railroad_ink", "nile"]
+    assert set(GAMES) == {game.title for game in all_games()}
+    assert all(GAMES[game.title] is game for game in all_games())
 
 
 def test_get_game_returns_the_same_instance():
     assert get_game("wizard") is get_game("wizard") is GAMES["wizard"]
 
 
-@pytest.mark.parametrize("slug", ["chess", "", "Wizard", None])
-def test_unknown_slug_raises_unknown_game_a_lookup_error(slug):
+@pytest.mark.parametrize("title", ["chess", "", "Wizard", None])
+def test_unknown_slug_raises_unknown_game_a_lookup_error(title):
     with pytest.raises(UnknownGame):
-        get_game(slug)
+        get_game(title)
     with pytest.raises(LookupError):
-        get_game(slug)
+        get_game(title)
 
 
 def test_registry_is_read_only():
@@ -44,7 +44,7 @@ def test_registry_is_read_only():
 
 
 # The table of docs/games.md, typed in by hand.
-@pytest.mark.parametrize(("slug", "name", "low", "high", "recommended", "cooperative", "leaderboard"), [
+@pytest.mark.parametrize(("title", "name", "low", "high", "recommended", "cooperative", "leaderboard"), [
     ("wizard", "Wizard", 3, 6, 4, False, True),
     ("hanabi", "Hanabi", 2, 5, None, True, False),
     ("tokaido", "Tokaido", 2, 5, 4, False, True),
@@ -52,8 +52,8 @@ def test_registry_is_read_only():
     ("railroad_ink", "Railroad Ink", 1, 6, 4, False, True),
     ("nile", "Nile DeLuxor", 2, 6, 4, False, True),
 ])
-def test_game_table(slug, name, low, high, recommended, cooperative, leaderboard):
-    game = get_game(slug)
+def test_game_table(title, name, low, high, recommended, cooperative, leaderboard):
+    game = get_game(title)
     assert (game.name, game.min_players, game.max_players, game.recommended_players) == (name, low, high, recommended)
     assert (game.cooperative, game.has_leaderboard) == (cooperative, leaderboard)
 
@@ -87,7 +87,7 @@ def test_unknown_variant_option():
             code="unknown_variant_option", field="variant.x")
 
 
-@pytest.mark.parametrize(("slug", "variant", "field"), [
+@pytest.mark.parametrize(("title", "variant", "field"), [
     ("wizard", {"rounds": "ten_rounds"}, "variant.rounds"),
     ("wizard", {"rounds": None}, "variant.rounds"),
     ("spades", {"target": 400}, "variant.target"),
@@ -98,9 +98,9 @@ def test_unknown_variant_option():
     ("hanabi", {"deck": "Normal"}, "variant.deck"),
     ("railroad_ink", {"expansion": "volcano"}, "variant.expansion"),
 ])
-def test_invalid_variant_value(slug, variant, field):
+def test_invalid_variant_value(title, variant, field):
     with pytest.raises(RuleViolation) as caught:
-        get_game(slug).judge(result(variant=variant))
+        get_game(title).judge(result(variant=variant))
     assert (caught.value.code, caught.value.field) == ("invalid_variant", field)
 
 
