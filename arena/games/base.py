@@ -362,12 +362,12 @@ class GameRules:
             self._check_fields(index, entry, count)
 
     def _check_score(self, index: int, entry: Entry) -> None:
-        where = path("players", index, "score")
         if entry.score is None:
             if self.score_required:
-                raise RuleViolation("missing_field", f"{entry.player} has no score.", where)
+                raise RuleViolation("missing_field", f"{entry.player} has no score.", path("players", index, "score"))
         elif not is_int(entry.score):
-            raise RuleViolation("invalid_field", f"{entry.player}'s score must be an integer.", where)
+            raise RuleViolation("invalid_field", f"{entry.player}'s score must be an integer.",
+                                path("players", index, "score"))
 
     def _check_fields(self, index: int, entry: Entry, player_count: int) -> None:
         for key in entry.fields:
@@ -375,14 +375,14 @@ class GameRules:
                 raise RuleViolation("unknown_field", f"{self.name} has no player field {key!r}.",
                                     path("players", index, key))
         for key, spec in self.player_fields.items():
-            where = path("players", index, key)
             if key not in entry.fields:
                 if spec.required:
-                    raise RuleViolation("missing_field", f"{entry.player} has no {key!r}.", where)
+                    raise RuleViolation("missing_field", f"{entry.player} has no {key!r}.", path("players", index, key))
                 continue
             problem = spec.problem(entry.fields[key], player_count)
             if problem is not None:
-                raise RuleViolation("invalid_field", f"{entry.player}'s {key!r} {problem}.", where)
+                raise RuleViolation("invalid_field", f"{entry.player}'s {key!r} {problem}.",
+                                    path("players", index, key))
 
     def _check_details_keys(self, raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
         details = detail_mapping({} if raw is None else raw, "details")

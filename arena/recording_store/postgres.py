@@ -35,6 +35,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import orjson
 from django.db import transaction
 
 from arena.db import StaleRead, pg_cursor
@@ -216,7 +217,16 @@ def _doc(server_id: int, rows: Sequence[GameRow], statuses: Sequence[str] | None
              "side": s.side, "pl": s.place, "f": s.fields, "ip": s.ip_hash, "dev": s.device_hash}
             for r in rows for s in r.seats
         ]
-    return json.dumps({"server": server_id, "games": games, "seats": seats}, separators=(",", ":"))
+    return _json({"server": server_id, "games": games, "seats": seats})
+
+
+def _json(document: dict[str, Any]) -> str:
+    """orjson writes a batch's document in a tenth of the standard library's time; it refuses integers beyond 64
+    bits, which a game's details may carry and PostgreSQL's jsonb keeps, so those go the slow way."""
+    try:
+        return orjson.dumps(document).decode()
+    except TypeError:
+        return json.dumps(document, separators=(",", ":"))
 
 
 def _run(sql: str, *params: Any, prepare: bool = True) -> list[tuple]:

@@ -5,6 +5,7 @@ portable one on the same database).
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -144,3 +145,12 @@ def test_the_prepared_lookups_probe_by_key_on_a_database_never_analysed(statemen
             cur.execute("RESET plan_cache_mode")
     assert "Seq Scan on arena_player" not in plan and "Seq Scan on arena_game" not in plan, plan
     assert "game_unique_server_table" in plan and "arena_player_pkey" in plan, plan
+
+
+def test_a_detail_beyond_64_bits_is_stored_as_sent():
+    """The statements' document is written by orjson, which refuses integers beyond 64 bits; JSON has no such
+    limit and neither has PostgreSQL's jsonb, so such a document takes the standard library's way instead."""
+    server = game_server_create(name="s").server
+    row = dataclasses.replace(_row("T-big", ["a", "b"]), details={"seed": 2**70, "small": 1})
+    written = recording_store().games_write(server_id=server.pk, rows=[row], status_of=_rule)
+    assert Game.objects.get(pk=written["T-big"].id).details == {"seed": 2**70, "small": 1}
