@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from arena.api.game_payload import _storable as storable
+from arena.api.game_payload import storable_text
 from arena.api.schemas import ErrorOut
 from arena.errors import InvalidInput
 from arena.models import is_player_id
@@ -70,7 +70,7 @@ def parse_report(data: Any) -> ReportIn:
     description = data.get("description", "")
     if description is None:
         description = ""
-    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION or not storable(description):
+    if not isinstance(description, str) or len(description) > MAX_DESCRIPTION or not storable_text(description):
         fields["description"] = f"Must be text of at most {MAX_DESCRIPTION} characters, no NUL or unpaired surrogate."
     if fields:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", fields)

@@ -92,9 +92,12 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
     )
 
 
-def _storable(text: str) -> bool:
+def storable_text(text: str) -> bool:
     """Whether PostgreSQL can store the string: no NUL, and valid Unicode (JSON's "\\ud800" escape decodes to
-    an unpaired surrogate, which no UTF-8 database column can hold)."""
+    an unpaired surrogate, which no UTF-8 database column can hold).
+
+    Public because every door that stores text a client sent (game bodies here, report descriptions in
+    ``moderation.api``) must refuse such a string with a 400 before it reaches the database as a 500."""
     if "\x00" in text:
         return False
     if text.isascii():
@@ -127,14 +130,14 @@ def _refused_part(value: Any) -> tuple[str, str] | None:
 def _refused_steps(value: Any, depth: int) -> tuple[list[Any], str] | None:
     """The refused part's path as steps from the part up to ``value`` (innermost first), and the reason."""
     if isinstance(value, str):
-        return None if _storable(value) else ([], _UNSTORABLE)
+        return None if storable_text(value) else ([], _UNSTORABLE)
     if isinstance(value, _SCALARS) or not isinstance(value, dict | list):
         return None
     if depth >= MAX_DEPTH:
         return [], f"Nested more than {MAX_DEPTH} levels deep."
     items = value.items() if isinstance(value, dict) else enumerate(value)
     for step, item in items:
-        if isinstance(step, str) and not _storable(step):
+        if isinstance(step, str) and not storable_text(step):
             return [step], _UNSTORABLE
         if isinstance(item, _SCALARS):
             continue

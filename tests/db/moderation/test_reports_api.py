@@ -4,7 +4,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from arena.api.game_payload import storable_text
 from arena.servers import game_server_create
+from moderation import api as reports_door
 from moderation import rules
 from moderation.models import Report
 from moderation.services import dismiss_report, uphold_report
@@ -123,3 +125,14 @@ class TestTrackRecord:
         unreliable = report(api, reporter="dave", accused=["carol"], reason="other").json()["id"]
         queue = list(Report.objects.filter(status=Report.Status.OPEN).values_list("pk", "score"))
         assert queue == [(reliable, 10.0), (fresh, 5.0), (unreliable, 0.0)]
+
+
+@pytest.mark.parametrize(("text", "storable"), [
+    ("plain", True), ("élan, 東京, 🎲", True), ("nul \x00 inside", False),
+    ("bad \ud800 half", False),
+])
+def test_storable_text_is_the_one_public_check_both_doors_use(text, storable):
+    """The reports door imports the game door's check by its public name (not a private alias), so a change to
+    what PostgreSQL can store is made once and both doors refuse the same strings."""
+    assert storable_text(text) is storable
+    assert reports_door.storable_text is storable_text
