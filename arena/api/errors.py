@@ -1,8 +1,10 @@
 """One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (docs/api.md)."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.db import DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
@@ -11,6 +13,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from arena.db import RETRY_ATTEMPTS, is_transient
 from arena.errors import ArenaError
 from arena.games import all_games
 from arena.games.base import RuleViolation
@@ -26,6 +29,13 @@ _DRF_CODES = {
     exceptions.ParseError: "malformed_json",
     exceptions.Throttled: "throttled",
 }
+# The database kept aborting the request's transaction for a transient reason (a deadlock victim, a stale read)
+# after every retry of ``arena.db.retry_transient``: nothing was written, and the same request a moment later
+# will most likely succeed. A 503 with Retry-After says exactly that, where a 500 says "our bug".
+BUSY = "busy"
+BUSY_RETRY_AFTER_SECONDS = 1
+
+log = logging.getLogger(__name__)
 
 
 def error_body(code: str, message: str, fields: dict[str, str] | None = None) -> dict[str, Any]:
@@ -78,6 +88,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, (ArenaError, RuleViolation)):
         code, body = refusal_body(exc)
         return Response(body, status=code)
+    if isinstance(exc, DatabaseError) and is_transient(exc):
+        return busy_response(exc)
     if isinstance(exc, exceptions.ValidationError):
         fields = _flatten(exc.detail)
         return Response(
@@ -91,6 +103,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     detail = getattr(exc, "detail", str(exc))
     response.data = error_body(code, str(detail))
     return response
+
+
+def busy_response(exc: DatabaseError) -> Response:
+    """503 ``busy`` with ``Retry-After``: the database is contended, the request wrote nothing, send it again."""
+    log.warning("answering 503 busy: transient database failure after %d attempts: %s", RETRY_ATTEMPTS, exc)
+    body = error_body(BUSY, "The database is busy with concurrent writes and nothing was recorded; send the same "
+                      f"request again in {BUSY_RETRY_AFTER_SECONDS} s (resends are idempotent).")
+    return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                    headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
 
 
 @csrf_exempt

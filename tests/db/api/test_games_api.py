@@ -12,8 +12,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from arena.api.errors import BUSY_RETRY_AFTER_SECONDS
+from arena.db import RETRY_ATTEMPTS, StaleRead
 from arena.hashing import hash_ip
 from arena.models import Game, Player, Seat
+from arena.recording_store import recording_store
 from tests.conftest import game_body, player
 
 pytestmark = pytest.mark.django_db
@@ -501,6 +504,26 @@ def test_an_unexpected_failure_is_a_json_500_on_api_paths(api, monkeypatch, sett
     assert response.status_code == 500
     assert response["Content-Type"] == "application/json"
     assert response.json()["error"]["code"] == "server_error"
+
+
+@pytest.mark.django_db(transaction=True)  # outside a test transaction, so retry_transient does retry
+def test_a_write_still_aborted_after_every_retry_is_a_503_busy_with_retry_after(api, monkeypatch):
+    """The store raising the real transient class (what the PostgreSQL store raises when the rows it read keep
+    changing) on every attempt: the API says busy, come back in a second, not 500, and nothing is written."""
+    attempts = []
+
+    def always_stale(self, **_):
+        attempts.append(1)
+        raise StaleRead("the players kept changing")
+
+    store = type(recording_store())
+    monkeypatch.setattr(store, "games_write", always_stale)
+    response = api.post("/api/v1/games/", wizard(30, 20, 10), format="json")
+    assert len(attempts) == RETRY_ATTEMPTS
+    assert response.status_code == 503, response.content
+    assert response["Retry-After"] == str(BUSY_RETRY_AFTER_SECONDS)
+    assert response.json()["error"]["code"] == "busy"
+    assert Game.objects.count() == 0
 
 
 def test_docs_page_is_served(anon):
