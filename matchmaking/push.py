@@ -18,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from matchmaking.models import Delivery, DeliveryAttempt, ServerCallback
@@ -98,20 +99,23 @@ def _record(delivery: Delivery, code: int | None, error: str, elapsed: int, deli
     now = timezone.now()
     with transaction.atomic():
         locked = Delivery.objects.select_for_update().get(pk=delivery.pk)
-        number = locked.attempts + 1
+        # Two counts: ``attempts`` is this round's (the limit and the backoff; the admin's retry starts it again
+        # from 0), the history's ``number`` never restarts, so after a retry the admin reads attempts 1..n+1, not
+        # a second "attempt 1". Numbered under the delivery's row lock, so concurrent attempts never share one.
+        number = (DeliveryAttempt.objects.filter(delivery=locked).aggregate(last=Max("number"))["last"] or 0) + 1
         DeliveryAttempt.objects.create(delivery=locked, number=number, at=now, status_code=code, error=error,
                                        duration_ms=elapsed)
-        locked.attempts = number
+        locked.attempts += 1
         retry_in = None
         if delivered:
             locked.status, locked.delivered_at, locked.next_attempt_at, locked.last_error = (
                 Delivery.Status.DELIVERED, now, None, "")
         elif locked.status == Delivery.Status.DELIVERED:
             pass  # a concurrent attempt succeeded meanwhile
-        elif number >= settings.MATCHMAKING_PUSH_ATTEMPTS:
+        elif locked.attempts >= settings.MATCHMAKING_PUSH_ATTEMPTS:
             locked.status, locked.next_attempt_at, locked.last_error = Delivery.Status.FAILED, None, error
         else:
-            retry_in = backoff(number)
+            retry_in = backoff(locked.attempts)
             locked.next_attempt_at = now + timezone.timedelta(seconds=retry_in)
             locked.last_error = error
         locked.save(update_fields=["attempts", "status", "delivered_at", "next_attempt_at", "last_error"])

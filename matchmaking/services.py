@@ -331,8 +331,9 @@ def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
 
 
 def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None) -> int:
-    """Undelivered pushes sent again from a fresh count (the admin's retry); the tasks go out after the commit, so
-    a worker never reads the delivery before its reset."""
+    """Undelivered pushes sent again from a fresh count of attempts (the admin's retry; the attempts' history
+    numbers on, ``push._record``); the tasks go out after the commit, so a worker never reads the delivery before
+    its reset."""
     with transaction.atomic():
         chosen = list(Delivery.objects.filter(pk__in=delivery_ids).exclude(status=Delivery.Status.DELIVERED)
                       .values_list("pk", flat=True))

@@ -118,7 +118,7 @@ def test_a_push_that_never_gets_through_fails_visibly_after_its_attempts(api, se
 
 
 @override_settings(MATCHMAKING_PUSH_ATTEMPTS=3, MATCHMAKING_PUSH_BACKOFF=0.0)
-def test_the_admin_retry_starts_a_failed_push_afresh_and_sends_it_only_after_the_commit(api, server_key):
+def test_the_admin_retry_starts_a_failed_push_afresh_sends_it_after_the_commit_and_numbers_on(api, server_key):
     ServerCallback.objects.create(server=server_key[0], url=_closed_port())
     _table_of_four(api)
     for _ in range(5):
@@ -132,6 +132,8 @@ def test_the_admin_retry_starts_a_failed_push_afresh_and_sends_it_only_after_the
         assert DeliveryAttempt.objects.count() == 3
     # After the commit the (eager) task tried once more: attempt 1 of a fresh count, a fourth attempt row.
     assert Delivery.objects.get().attempts == 1 and DeliveryAttempt.objects.count() == 4
+    # The history keeps counting across the retry, so the admin reads 1, 2, 3, 4 (not a second "attempt 1").
+    assert list(DeliveryAttempt.objects.order_by("at", "pk").values_list("number", flat=True)) == [1, 2, 3, 4]
     Delivery.objects.filter(pk=delivery.pk).update(status="delivered")
     assert deliveries_retry(delivery_ids=[delivery.pk]) == 0  # a delivered push is not sent again
     assert Delivery.objects.get().status == "delivered" and DeliveryAttempt.objects.count() == 4
