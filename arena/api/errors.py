@@ -48,7 +48,7 @@ def error_body(code: str, message: str, fields: dict[str, str] | None = None) ->
 def refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, Any]]:
     """Status and error body of a domain refusal: the one place either kind becomes the API's error shape."""
     if isinstance(refusal, RuleViolation):
-        fields = {refusal.field: refusal.message} if refusal.field else None
+        fields = refusal.fields or ({refusal.field: refusal.message} if refusal.field else None)
         return status.HTTP_400_BAD_REQUEST, error_body(refusal.code, refusal.message, fields)
     if refusal.code == "unknown_game":
         return refusal.status, _unknown_game_body(refusal)

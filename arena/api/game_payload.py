@@ -6,7 +6,6 @@ a test keeps the two in step.
 """
 from __future__ import annotations
 
-import difflib
 import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -15,7 +14,6 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from arena.errors import InvalidInput
-from arena.games import GAMES
 from arena.games.base import COMMON_ENTRY_KEYS
 from arena.hashing import fingerprint, hash_device, hash_ip
 from arena.models import is_player_id
@@ -167,35 +165,6 @@ def _finished_at(raw: Any, errors: dict[str, str], now: datetime) -> datetime | 
     return moment
 
 
-def _check_misspelt_fields(slug: str, players: list[PlayerInput]) -> None:
-    """A required field missing while an unknown one sits beside it is most likely a typo (``scroe``): say both.
-
-    The game's rules would name only the first problem they meet (the missing ``score``), which leaves the
-    developer staring at a field they believe they sent. Only the two together are answered here; a lone unknown
-    or a lone missing field is left to the rules, which answer ``unknown_field`` or ``missing_field``.
-    """
-    rules = GAMES.get(slug)
-    if rules is None:
-        return
-    errors: dict[str, str] = {}
-    known = COMMON_PLAYER_KEYS | rules.player_fields.keys()
-    for index, player in enumerate(players):
-        unknown = [key for key in player.fields if key not in known]
-        missing = [key for key, spec in rules.player_fields.items() if spec.required and key not in player.fields]
-        if player.score is None and rules.score_required:
-            missing.insert(0, "score")
-        if not unknown or not missing:
-            continue
-        for key in missing:
-            errors[f"players.{index}.{key}"] = "Required."
-        for key in unknown:
-            close = difflib.get_close_matches(str(key), missing, n=1, cutoff=0.7)
-            errors[f"players.{index}.{key}"] = f"Unknown field; did you mean {close[0]}?" if close else "Unknown field."
-    if errors:
-        raise InvalidInput("missing_field", "A required field is missing and an unknown one sits beside it; "
-                           "see fields.", errors)
-
-
 def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
     """Raise ``InvalidInput`` naming every bad value, or return the typed input with IPs already hashed."""
     now = now or timezone.now()
@@ -235,7 +204,6 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
                 players.append(parsed)
     if errors:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
-    _check_misspelt_fields(game, players)
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return GameInput(
         table_id=table_id,

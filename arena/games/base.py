@@ -14,6 +14,7 @@ Paths in ``RuleViolation.field`` use the request body's JSON layout with 0-based
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
@@ -56,11 +57,14 @@ class RuleViolation(Exception):
     response, and the JSON ``field`` path of the offending value (None when no single value is at fault).
     """
 
-    def __init__(self, code: str, message: str, field: str | None = None):
+    def __init__(self, code: str, message: str, field: str | None = None, fields: Mapping[str, str] | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         self.field = field
+        # Every value at fault by path, when one refusal names several (a misspelt field: the missing one and
+        # the unknown one beside it). Empty when ``field`` alone says where.
+        self.fields: dict[str, str] = dict(fields or {})
 
     def __repr__(self) -> str:
         return f"RuleViolation({self.code!r}, {self.message!r}, {self.field!r})"
@@ -357,9 +361,36 @@ class GameRules:
                 if quitters > 1:
                     raise RuleViolation("too_many_quitters", "At most one player per game may quit.",
                                         path("players", index, "quit"))
+        self._check_misspelt_fields(entries)
         for index, entry in enumerate(entries):
             self._check_score(index, entry)
             self._check_fields(index, entry, count)
+
+    def _check_misspelt_fields(self, entries: Sequence[Entry]) -> None:
+        """A required field missing while an unknown one sits beside it is most likely a typo (``scroe``): name
+        both, with the likely spelling, for every player at fault.
+
+        The per-entry checks stop at the first problem they meet (the missing ``score``), which leaves the
+        developer staring at a field they believe they sent. Only the two together are answered here; a lone
+        unknown or a lone missing field is left to those checks (``unknown_field``, ``missing_field``).
+        """
+        problems: dict[str, str] = {}
+        for index, entry in enumerate(entries):
+            unknown = [key for key in entry.fields if key not in self.player_fields and key not in COMMON_ENTRY_KEYS]
+            missing = [key for key, spec in self.player_fields.items() if spec.required and key not in entry.fields]
+            if entry.score is None and self.score_required:
+                missing.insert(0, "score")
+            if not unknown or not missing:
+                continue
+            for key in missing:
+                problems[path("players", index, key)] = "Required."
+            for key in unknown:
+                close = difflib.get_close_matches(str(key), missing, n=1, cutoff=0.7)
+                problems[path("players", index, key)] = (f"Unknown field; did you mean {close[0]}?" if close
+                                                         else "Unknown field.")
+        if problems:
+            raise RuleViolation("missing_field", "A required field is missing and an unknown one sits beside it; "
+                                "see fields.", next(iter(problems)), problems)
 
     def _check_score(self, index: int, entry: Entry) -> None:
         if entry.score is None:

@@ -145,6 +145,18 @@ def test_unknown_player_field():
             code="unknown_field", field="players.1.colour")
 
 
+def test_a_missing_field_beside_an_unknown_one_names_both_with_the_likely_spelling():
+    """The rules, not the API, know which fields a game has: they name every player's typo in one refusal."""
+    caught = refused("wizard", entry("a", 1), entry("b", scroe=2), entry("c", colour="red"),
+                     code="missing_field", field="players.1.score")
+    assert caught.fields == {"players.1.score": "Required.", "players.1.scroe": "Unknown field; did you mean score?",
+                             "players.2.score": "Required.", "players.2.colour": "Unknown field."}
+    caught = refused("tokaido", entry("a", 30, achievements=1), entry("b", 20, achievments=2),
+                     code="missing_field", field="players.1.achievements")
+    assert caught.fields == {"players.1.achievements": "Required.",
+                             "players.1.achievments": "Unknown field; did you mean achievements?"}
+
+
 def test_common_keys_left_in_fields_are_ignored():
     # ip and device belong to the API layer; if it forwards them they are not game fields.
     ranking = judge("wizard", entry("a", 1, ip="203.0.113.7", device="fp"), entry("b", 2), entry("c", 3))
