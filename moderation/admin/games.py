@@ -34,11 +34,9 @@ class TitleFilter(admin.SimpleListFilter):
 
 
 def _void_unavailable(game: Game) -> str | None:
-    if game.status == Game.Status.VOID:
-        return "This game is already void."
-    if not game.seats.filter(player__status=Player.Status.BANNED).exists():
-        return "Only games played with a banned account can be voided: ban the account first."
-    return None
+    """The service's own rule (``void_refusal``), so the button is offered exactly where the void would pass."""
+    refusal = services.void_refusal(games=[game])
+    return refusal.message if refusal is not None else None
 
 
 def _void_consequences(game: Game) -> list[str]:

@@ -12,6 +12,8 @@ Penalties (``moderation.services.penalties``), each returning the ``AuditEntry``
 - ``void_games(*, moderator: User, games: Sequence[Game], note: str = "") -> AuditEntry``
   games played with a banned account become ``void``; each affected title is rebuilt in a worker, which then
   writes the refunds into ``entry.details["refunds"]`` (``{title: [{player, handle, before, after, delta}]}``).
+- ``void_refusal(*, games: Sequence[Game]) -> Conflict | None`` why these games cannot be voided (the rule
+  ``void_games`` enforces), for the panel to offer or withhold the action.
 - ``ban(*, moderator: User, player: Player, note: str) -> AuditEntry``
 - ``unban(*, moderator: User, player: Player, note: str) -> AuditEntry``
 - ``reset(*, moderator: User, player: Player, titles: Sequence[str] | None = None, note: str = "") -> AuditEntry``
@@ -35,6 +37,7 @@ from moderation.services.penalties import (
     unban,
     uphold_report,
     void_games,
+    void_refusal,
 )
 from moderation.services.reports import report_create
 
@@ -48,4 +51,5 @@ __all__ = [
     "unban",
     "uphold_report",
     "void_games",
+    "void_refusal",
 ]

@@ -185,6 +185,31 @@ def uphold_report(*, moderator: AbstractBaseUser | None, report: Report, note: s
 # Void and refund
 # ---------------------------------------------------------------------------------------------------------------
 
+def _games_named(ids: Sequence[int]) -> str:
+    return f"game {ids[0]}" if len(ids) == 1 else "games " + ", ".join(str(pk) for pk in ids)
+
+
+def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
+    """Why these games cannot be voided, or None: the one statement of the rule (docs/moderation.md, "Penalties").
+
+    A void game is not voided twice, and only a game played with a banned account is voided at all: the refund
+    is for the victims of a confirmed abuser, never a way to undo an ordinary loss. ``void_games`` raises what
+    this returns, under its row locks; the panel asks it first to offer or withhold the Void button, so the two
+    never disagree about which games qualify. One query at most, whatever the number of games.
+    """
+    ids = sorted(g.pk for g in games)
+    already = [g.pk for g in sorted(games, key=lambda g: g.pk) if g.status == Game.Status.VOID]
+    if already:
+        return Conflict("already_void", f"Already void: {_games_named(already)}.", {"games": "Already void."})
+    with_banned = set(Seat.objects.filter(game_id__in=ids, player__status=Player.Status.BANNED)
+                      .values_list("game_id", flat=True))
+    innocent = [pk for pk in ids if pk not in with_banned]
+    if innocent:
+        return Conflict("no_banned_player", "Only games played with a banned account can be voided (ban the "
+                        f"account first): {_games_named(innocent)}.", {"games": "Ban the account first."})
+    return None
+
+
 def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
     """Void games played with a banned account; every affected title is rebuilt in a worker, never here.
 
@@ -201,15 +226,9 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
         locked = list(Game.objects.select_for_update().filter(pk__in=ids).order_by("pk"))
         if len(locked) != len(ids):
             raise InvalidInput("unknown_game", "Some of these games do not exist.", {"games": "Unknown ids."})
-        already = [g.pk for g in locked if g.status == Game.Status.VOID]
-        if already:
-            raise Conflict("already_void", f"Already void: {already}.", {"games": "Already void."})
-        with_banned = set(Seat.objects.filter(game_id__in=ids, player__status=Player.Status.BANNED)
-                          .values_list("game_id", flat=True))
-        innocent = [pk for pk in ids if pk not in with_banned]
-        if innocent:
-            raise Conflict("no_banned_player", f"Only games played with a banned account can be voided: {innocent}.",
-                           {"games": "Ban the account first."})
+        refusal = void_refusal(games=locked)
+        if refusal is not None:
+            raise refusal
         titles = sorted({g.title for g in locked if g.status == Game.Status.RATED})
         Game.objects.filter(pk__in=ids).update(status=Game.Status.VOID)
         players = list(Player.objects.filter(seats__game_id__in=ids).distinct())

@@ -6,6 +6,7 @@ from django.conf import settings
 
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player
+from moderation.admin.games import GAME_ACTIONS
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services import (
     ban,
@@ -15,6 +16,7 @@ from moderation.services import (
     reset,
     unban,
     void_games,
+    void_refusal,
 )
 from moderation.services.penalties import void_rebuild_title
 from ratings.models import Rating, RatingChange
@@ -201,3 +203,25 @@ class TestVoid:
         entry = void_games(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
         assert rating("v") == 1470.0
         assert entry.details["pending_titles"] == ["tokaido"] and entry.details["refunds"] == {}
+
+    def test_one_rule_says_which_games_can_be_voided_for_the_service_and_the_panel(self, api, moderator):
+        """``void_refusal`` is the rule; the service raises it, the panel shows its message and hides the button."""
+        innocent, cheat = record(api, [duel("a", "b"), duel("cheat", "v")])
+        available = GAME_ACTIONS["void"].available
+        game = Game.objects.get(pk=innocent["id"])
+        refusal = void_refusal(games=[game])
+        assert refusal is not None and refusal.code == "no_banned_player" and refusal.status == 409
+        assert available(game) == refusal.message
+        with pytest.raises(Conflict) as raised:
+            void_games(moderator=moderator, games=[game])
+        assert (raised.value.code, raised.value.message) == (refusal.code, refusal.message)
+        ban(moderator=moderator, player=player("cheat"), note="x")
+        game = Game.objects.get(pk=cheat["id"])
+        assert void_refusal(games=[game]) is None and available(game) is None
+        void_games(moderator=moderator, games=[game])
+        game.refresh_from_db()
+        refusal = void_refusal(games=[game])
+        assert refusal is not None and refusal.code == "already_void" and available(game) == refusal.message
+        with pytest.raises(Conflict) as raised:
+            void_games(moderator=moderator, games=[game])
+        assert raised.value.code == "already_void"
