@@ -54,8 +54,21 @@ class PlayerStatusChanged:
     status: str
 
 
-Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged)
+@dataclass(frozen=True, slots=True)
+class GamesVoided:
+    """Games were voided: the ``titles`` they were rated in must be rebuilt without them (slow: a worker's job).
+
+    ``action_id`` names the record of the action that voided them (moderation's audit entry), which the rebuild
+    reports its refunds to. Announced by the void itself so that the rebuild follows whatever door voided them.
+    """
+
+    game_ids: tuple[int, ...]
+    titles: tuple[str, ...]
+    action_id: int
+
+
+Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 

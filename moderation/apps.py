@@ -6,8 +6,10 @@ class ModerationConfig(AppConfig):
     verbose_name = "Moderation"
 
     def ready(self) -> None:
-        """Detection follows rating batches (``RatingsChanged`` with cause ``batch``); ratings never call us."""
-        from arena.announcements import RatingsChanged, subscribe
-        from moderation.tasks import on_ratings_changed
+        """Detection follows rating batches (``RatingsChanged`` with cause ``batch``); ratings never call us. A
+        void's rebuild follows the void (``GamesVoided``), so the service queues no task itself."""
+        from arena.announcements import GamesVoided, RatingsChanged, subscribe
+        from moderation.tasks import on_games_voided, on_ratings_changed
 
         subscribe(RatingsChanged, on_ratings_changed)
+        subscribe(GamesVoided, on_games_voided)

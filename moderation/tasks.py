@@ -1,5 +1,8 @@
 """Celery doors into moderation: detection after rating batches and on a schedule, and the rebuild after a void.
 
+Both are queued by listeners of announcements (``on_ratings_changed``, ``on_games_voided``, subscribed in
+``ModerationConfig.ready``), never by a service importing this module.
+
 Detection reads its work from the database (the watermark), never from the message, so a lost, repeated or
 concurrent run costs nothing: the beat schedule (``detect-abuse``) catches whatever a lost wake-up missed, and two
 runs at once queue behind the watermark's row lock.
@@ -11,10 +14,11 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from arena.announcements import RatingsChanged
+from arena.announcements import GamesVoided, RatingsChanged
 from arena.redis import redis_client
 from moderation import detection
 from moderation.services import penalties
+from ratings.tasks import rate_elo
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +33,15 @@ def on_ratings_changed(fact: RatingsChanged) -> None:
         return
     if settings.CELERY_TASK_ALWAYS_EAGER or redis_client().set(WAKE_KEY, 1, nx=True, ex=WAKE_TTL_SECONDS):
         detect.delay()
+
+
+def on_games_voided(fact: GamesVoided) -> None:
+    """Subscribed to the void's announcement (``penalties.void_games``, after its commit): one rebuild per title.
+
+    The service announces rather than queues, so it imports no task module; whichever door voided the games,
+    the rebuild follows."""
+    for title in fact.titles:
+        void_rebuild.delay(fact.action_id, title)
 
 
 @shared_task(name="moderation.tasks.detect")
@@ -46,8 +59,6 @@ def detect() -> int:
 @shared_task(name="moderation.tasks.void_rebuild")
 def void_rebuild(entry_id: int, title: str) -> int:
     """Rebuild a title after a void, record the refunds on the audit entry, then rate what queued meanwhile."""
-    from ratings.tasks import rate_elo
-
     refunds = penalties.void_rebuild_title(entry_id=entry_id, title=title)
     rate_elo.delay(title)
     return len(refunds)

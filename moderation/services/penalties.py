@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from arena.announcements import GamesVoided, announce
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player, Seat
 from arena.players import player_ban, player_unban
@@ -214,11 +215,10 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
     """Void games played with a banned account; every affected title is rebuilt in a worker, never here.
 
     The rebuild replays the title without them, so each victim gets back exactly what the abuse cost them (and
-    every rating the voided games touched downstream is recomputed, not estimated). The worker writes who got how
-    much into ``details["refunds"]`` of the returned entry when it is done.
+    every rating the voided games touched downstream is recomputed, not estimated). The void announces
+    ``GamesVoided`` after its commit; moderation's own listener (``moderation.tasks.on_games_voided``) queues one
+    rebuild per title, and the worker writes who got how much into ``details["refunds"]`` of the returned entry.
     """
-    from moderation import tasks  # the door that runs the rebuild; imported here as tasks imports this module
-
     ids = sorted({g.pk for g in games})
     if not ids:
         raise InvalidInput("no_games", "Pick the games to void.", {"games": "Required."})
@@ -234,8 +234,7 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
         players = list(Player.objects.filter(seats__game_id__in=ids).distinct())
         entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
                        details={"titles": titles, "pending_titles": titles, "refunds": {}})
-        for title in titles:
-            transaction.on_commit(lambda title=title: tasks.void_rebuild.delay(entry.pk, title))
+        announce(GamesVoided(game_ids=tuple(ids), titles=tuple(titles), action_id=entry.pk))
     return entry
 
 

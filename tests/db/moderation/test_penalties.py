@@ -1,11 +1,16 @@
 """Moderator actions: confirm, ban, unban, reset, dismiss, void with exact refunds; each writes one audit entry."""
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 from django.conf import settings
 
+from arena.announcements import GamesVoided, subscribers
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player
+from moderation import tasks
 from moderation.admin.games import GAME_ACTIONS
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services import (
@@ -225,3 +230,17 @@ class TestVoid:
         with pytest.raises(Conflict) as raised:
             void_games(moderator=moderator, games=[game])
         assert raised.value.code == "already_void"
+
+    def test_the_service_announces_the_void_and_moderations_listener_queues_the_rebuild(self):
+        """No service imports a task module (not even inside a function, which hides a cycle): the void announces
+        ``GamesVoided`` and ``moderation.tasks`` listens, as ``RatingsChanged`` wakes detection."""
+        assert subscribers(GamesVoided) == [tasks.on_games_voided]
+        services_dir = Path(__file__).resolve().parents[3] / "moderation" / "services"
+        imported = set()
+        for source in services_dir.glob("*.py"):
+            for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    imported |= {node.module or ""} | {f"{node.module}.{alias.name}" for alias in node.names}
+                elif isinstance(node, ast.Import):
+                    imported |= {alias.name for alias in node.names}
+        assert not {name for name in imported if name.split(".")[-1] == "tasks"}, imported
