@@ -61,6 +61,18 @@ def _lock_open(model: type[Flag] | type[Report], obj: Flag | Report) -> Flag | R
     return locked
 
 
+def _lock_statuses(players: Sequence[Player]) -> None:
+    """Lock the players' rows and read their statuses afresh: two moderators on one stale page must not both act.
+
+    One statement, rows locked in id order (the order every locker of several players uses, so two actions on
+    overlapping accounts queue behind each other rather than deadlock); each ``Player`` is updated in place.
+    """
+    fresh = dict(Player.objects.select_for_update().filter(pk__in=[p.pk for p in players]).order_by("pk")
+                 .values_list("pk", "status"))
+    for player in players:
+        player.status = fresh[player.pk]
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Multiple accounts
 # ---------------------------------------------------------------------------------------------------------------
@@ -75,23 +87,26 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
     entry in every title it has a rating in; its game counts are kept (docs/ratings.md). The secondaries' games stay
     as they are: voiding them, which refunds their victims, is a separate and deliberate action.
     """
-    if accounts is None:
-        accounts = []
-        if flag is not None:
-            accounts = [flag.beneficiary, *Player.objects.filter(fed_flags__flag=flag)]
-        elif report is not None:
-            accounts = list(report.accused.all())
-    group = {p.pk: p for p in [*accounts, primary]}
-    if primary.pk not in {p.pk for p in accounts}:
-        raise InvalidInput("primary_not_in_accounts", "The primary must be one of the accounts confirmed.",
-                           {"primary": "Pick one of the accounts."})
-    secondaries = [p for pk, p in sorted(group.items()) if pk != primary.pk]
-    if not secondaries:
-        raise InvalidInput("no_secondary_accounts", "Confirming multiple accounts needs at least two accounts.",
-                           {"accounts": "Name the secondary accounts."})
     with transaction.atomic():
         locked_flag = _lock_open(Flag, flag) if flag is not None else None
         locked_report = _lock_open(Report, report) if report is not None else None
+        if accounts is None:  # read under the flag's lock: detection rewrites an open flag's feeders under it
+            accounts = []
+            if locked_flag is not None:
+                accounts = [locked_flag.beneficiary, *Player.objects.filter(fed_flags__flag=locked_flag)]
+            elif locked_report is not None:
+                accounts = list(locked_report.accused.all())
+        group = {p.pk: p for p in [*accounts, primary]}
+        if primary.pk not in {p.pk for p in accounts}:
+            raise InvalidInput("primary_not_in_accounts", "The primary must be one of the accounts confirmed.",
+                               {"primary": "Pick one of the accounts."})
+        secondaries = [p for pk, p in sorted(group.items()) if pk != primary.pk]
+        if not secondaries:
+            raise InvalidInput("no_secondary_accounts", "Confirming multiple accounts needs at least two accounts.",
+                               {"accounts": "Name the secondary accounts."})
+        # Who is banned already is decided on the locked rows, never on the moderator's page: a ban committed
+        # meanwhile (another moderator, another flag of the ring) is neither repeated nor claimed by this entry.
+        _lock_statuses([primary, *secondaries])
         banned = []
         for player in secondaries:
             if not player.is_banned:
@@ -113,16 +128,11 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
 # Ban, unban, reset
 # ---------------------------------------------------------------------------------------------------------------
 
-def _lock_status(player: Player) -> None:
-    """Lock the player's row and read its status afresh: two moderators on one stale page must not both act."""
-    player.status = Player.objects.select_for_update().values_list("status", flat=True).get(pk=player.pk)
-
-
 def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody."""
     note = _need_note(note)
     with transaction.atomic():
-        _lock_status(player)
+        _lock_statuses([player])
         if player.is_banned:
             raise Conflict("already_banned", f"{player.handle} is already banned.")
         player_ban(player=player)
@@ -133,7 +143,7 @@ def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> A
     """Lift a ban (with a note: the audit log says why); the player's games from now on are rated again."""
     note = _need_note(note)
     with transaction.atomic():
-        _lock_status(player)
+        _lock_statuses([player])
         if not player.is_banned:
             raise Conflict("not_banned", f"{player.handle} is not banned.")
         player_unban(player=player)

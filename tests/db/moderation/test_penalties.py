@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import ast
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection, transaction
 
 from arena.announcements import GamesVoided, subscribers
 from arena.errors import Conflict, InvalidInput
@@ -79,6 +82,22 @@ class TestConfirm:
         assert list(entry.flags.all()) == [ring_flag]
         assert entry.details["primary"] == "main" and entry.details["banned"] == ["alt1", "alt2"]
         assert AuditEntry.objects.count() == 1
+
+    def test_a_ban_committed_since_the_page_was_read_is_neither_repeated_nor_claimed(self, api, moderator,
+                                                                                    ring_flag):
+        """The confirm page read the ring while everyone was active; another moderator banned alt1 meanwhile. The
+        confirm decides on the locked rows: alt1 is not banned a second time, and the entry claims only alt2."""
+        page = [ring_flag.beneficiary, *Player.objects.filter(fed_flags__flag=ring_flag).order_by("pk")]
+        assert [p.status for p in page] == ["active"] * 3
+        ban(moderator=moderator, player=player("alt1"), note="caught elsewhere")
+        entry = confirm_multiple_accounts(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
+        assert entry.details["banned"] == ["alt2"] and entry.details["secondaries"] == ["alt1", "alt2"]
+        assert [p.status for p in page] == ["active", "banned", "banned"]  # the page's copies, read afresh
+        # The same stale page submitted twice: the flag is resolved, the second is the documented 409.
+        with pytest.raises(Conflict) as second:
+            confirm_multiple_accounts(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
+        assert second.value.code == "already_resolved"
+        assert sorted(AuditEntry.objects.values_list("action", flat=True)) == ["ban", "confirm_multiple_accounts"]
 
     def test_a_banned_accounts_new_games_are_rated_for_nobody(self, api, moderator, ring_flag):
         confirm_multiple_accounts(moderator=moderator, primary=player("main"), flag=ring_flag)
@@ -244,3 +263,35 @@ class TestVoid:
                 elif isinstance(node, ast.Import):
                     imported |= {alias.name for alias in node.names}
         assert not {name for name in imported if name.split(".")[-1] == "tasks"}, imported
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks: PostgreSQL's (SQLite has no FOR UPDATE)")
+def test_a_confirm_waits_for_a_concurrent_ban_of_a_secondary_and_then_leaves_it_alone(api, moderator, ring_flag):
+    """Another moderator's ban of alt1 is in flight (its transaction holds alt1's row) when the confirm, from a
+    page that read alt1 active, arrives: the confirm waits on alt1's row lock, then reads it banned, so alt1 is
+    banned once, by the one ban entry, and the confirm entry bans only alt2."""
+    page = [ring_flag.beneficiary, *Player.objects.filter(fed_flags__flag=ring_flag).order_by("pk")]
+    holding, release = threading.Event(), threading.Event()
+
+    def other_moderator() -> None:
+        try:
+            with transaction.atomic():
+                ban(moderator=moderator, player=Player.objects.get(handle="alt1"), note="caught elsewhere")
+                holding.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    other = threading.Thread(target=other_moderator)
+    other.start()
+    assert holding.wait(10)
+    threading.Timer(0.5, release.set).start()
+    started = time.monotonic()
+    entry = confirm_multiple_accounts(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
+    waited = time.monotonic() - started
+    other.join(10)
+    assert waited >= 0.4  # it did wait for the ban's commit
+    assert entry.details["banned"] == ["alt2"]
+    assert AuditEntry.objects.filter(action="ban", players__handle="alt1").count() == 1
+    assert set(Player.objects.filter(status="banned").values_list("handle", flat=True)) == {"alt1", "alt2"}
