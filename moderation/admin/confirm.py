@@ -66,9 +66,26 @@ def with_policy(warnings: list[str]) -> list[str]:
     return [*warnings, POLICY] if warnings else []
 
 
+@dataclass(frozen=True)
+class Ring:
+    """An object whose confirm page lets the moderator choose a primary account, with the accounts offered.
+
+    Read once per request (``Action.prepare``): the consequences, the warnings and the form all name the same
+    accounts, and reading them once each would cost three times the queries for the same list.
+    """
+
+    obj: Any
+    candidates: list[Player]
+
+
 @dataclass
 class Action:
-    """One confirmation page: its wording, its form, and the call into the service."""
+    """One confirmation page: its wording, its form, and the call into the service.
+
+    ``prepare`` turns the object into what ``form``, ``consequences``, ``warnings`` and ``perform`` are given
+    (by default the object itself), once per request, so what several of them need (a ``Ring``'s candidates)
+    is read once. ``available`` is asked of the object itself, for the page's buttons too.
+    """
 
     codename: str  # the permission (moderation.moderators.ACTIONS)
     title: str
@@ -78,6 +95,7 @@ class Action:
     form: Callable[[Any, dict | None], forms.Form] = lambda obj, data: NoteForm(data)
     warnings: Callable[[Any], list[str]] = lambda obj: []
     available: Callable[[Any], str | None] = lambda obj: None  # a reason the action does not apply, or None
+    prepare: Callable[[Any], Any] = lambda obj: obj
     danger: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -96,10 +114,11 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
     if unavailable:
         messages.error(request, unavailable)
         return HttpResponseRedirect(change_url)
-    form = action.form(obj, request.POST if request.method == "POST" else None)
+    subject = action.prepare(obj)
+    form = action.form(subject, request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
-            done = action.perform(request, obj, form)
+            done = action.perform(request, subject, form)
         except ArenaError as refusal:
             messages.error(request, refusal.message)
         else:
@@ -113,8 +132,8 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         "title": action.title,
         "action": action,
         "form": form,
-        "consequences": action.consequences(obj),
-        "warnings": action.warnings(obj),
+        "consequences": action.consequences(subject),
+        "warnings": action.warnings(subject),
         "change_url": change_url,
         **action.extra,
     }

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
-from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, with_policy
+from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, with_policy
 from moderation.admin.games import TitleFilter
 from moderation.models import Flag
 from moderation.selectors import confirm_warnings
@@ -20,8 +20,12 @@ def _open_only(flag: Flag) -> str | None:
     return None if flag.status == Flag.Status.OPEN else f"This flag is already {flag.get_status_display().lower()}."
 
 
-def _confirm_consequences(flag: Flag) -> list[str]:
-    handles = ", ".join(p.handle for p in reads.flag_candidates(flag=flag))
+def _ring(flag: Flag) -> Ring:
+    return Ring(obj=flag, candidates=reads.flag_candidates(flag=flag))
+
+
+def _confirm_consequences(ring: Ring) -> list[str]:
+    handles = ", ".join(p.handle for p in ring.candidates)
     return [
         f"treat {handles} as one person, whose primary account you choose below;",
         "ban every other account at once, everywhere: off the leaderboards, refused by matchmaking, waiting "
@@ -31,15 +35,15 @@ def _confirm_consequences(flag: Flag) -> list[str]:
     ]
 
 
-def _confirm_warnings(flag: Flag) -> list[str]:
+def _confirm_warnings(ring: Ring) -> list[str]:
     """The confirm page says so before it bans (``selectors.confirm_warnings``): pairs tied only through a
     widely-shared address or device (a school, a café), accounts not linked at all."""
-    return with_policy(confirm_warnings(accounts=reads.flag_candidates(flag=flag)))
+    return with_policy(confirm_warnings(accounts=ring.candidates))
 
 
-def _confirm(request: HttpRequest, flag: Flag, form: Any) -> str:
+def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
-    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, flag=flag,
+    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, flag=ring.obj,
                                                note=form.cleaned_data["note"])
     banned = ", ".join(entry.details.get("secondaries", [])) or "nobody"
     return f"Confirmed: {banned} banned, {primary.handle} reset to R0."
@@ -54,7 +58,7 @@ FLAG_ACTIONS = {
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
         consequences=_confirm_consequences, warnings=_confirm_warnings, perform=_confirm, available=_open_only,
-        form=lambda flag, data: PrimaryForm(data, candidates=reads.flag_candidates(flag=flag)),
+        prepare=_ring, form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this flag", danger=False,
@@ -70,7 +74,9 @@ class FlagAdmin(PanelAdmin):
     list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "created_at", "updated_at")
     list_filter = ("status", TitleFilter)
     list_select_related = ("beneficiary",)
-    search_fields = ("beneficiary__handle",)
+    search_fields = ("beneficiary__handle",)  # shows the search box; PanelAdmin's handle search answers it
+    handle_search = "beneficiary__handle"
+    search_help_text = "The beneficiary's player id (exact, or the start of one)."
     fields = ("beneficiary", "title", "status", "score", "created_at", "updated_at", "resolved_at", "resolved_by")
     ordering = ("-score", "id")
     change_form_template = "admin/moderation/flag_change_form.html"

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
-from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, with_policy
+from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, with_policy
 from moderation.models import Report
 from moderation.selectors import confirm_warnings
 from moderation.services.reports import reporter_record
@@ -28,8 +28,8 @@ def _accounts_unavailable(report: Report) -> str | None:
     return None
 
 
-def _candidates(report: Report) -> list:
-    return list(report.accused.order_by("handle"))
+def _ring(report: Report) -> Ring:
+    return Ring(obj=report, candidates=list(report.accused.order_by("handle")))
 
 
 def _dismiss(request: HttpRequest, report: Report, form: Any) -> str:
@@ -42,15 +42,15 @@ def _uphold(request: HttpRequest, report: Report, form: Any) -> str:
     return f"Report #{report.pk} upheld."
 
 
-def _confirm(request: HttpRequest, report: Report, form: Any) -> str:
+def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
-    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, report=report,
+    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, report=ring.obj,
                                                note=form.cleaned_data["note"])
     return f"Confirmed: {', '.join(entry.details.get('secondaries', []))} banned, {primary.handle} reset to R0."
 
 
-def _confirm_warnings(report: Report) -> list[str]:
-    return with_policy(confirm_warnings(accounts=_candidates(report)))
+def _confirm_warnings(ring: Ring) -> list[str]:
+    return with_policy(confirm_warnings(accounts=ring.candidates))
 
 
 REPORT_ACTIONS = {
@@ -62,13 +62,13 @@ REPORT_ACTIONS = {
     ),
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
-        consequences=lambda r: [
-            f"treat {', '.join(p.handle for p in _candidates(r))} as one person, whose primary you choose below;",
+        consequences=lambda ring: [
+            f"treat {', '.join(p.handle for p in ring.candidates)} as one person, whose primary you choose below;",
             "ban every other account at once, everywhere, and reset the primary's Elo to R0 in every game;",
             "mark the report upheld.",
         ],
         warnings=_confirm_warnings, perform=_confirm, available=_accounts_unavailable,
-        form=lambda r, data: PrimaryForm(data, candidates=_candidates(r)),
+        prepare=_ring, form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this report", danger=False,
@@ -83,7 +83,9 @@ class ReportAdmin(PanelAdmin):
     list_display = ("id", "reason", "reporter", "status", "score", "game", "created_at")
     list_filter = ("status", "reason")
     list_select_related = ("reporter", "game")
-    search_fields = ("reporter__handle",)
+    search_fields = ("reporter__handle",)  # shows the search box; PanelAdmin's handle search answers it
+    handle_search = "reporter__handle"
+    search_help_text = "The reporter's player id (exact, or the start of one)."
     fields = ("reporter", "reason", "status", "score", "server", "created_at", "resolved_at", "resolved_by")
     ordering = ("-score", "created_at")
     change_form_template = "admin/moderation/report_change_form.html"

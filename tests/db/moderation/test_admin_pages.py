@@ -5,10 +5,13 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from arena.models import Game, Player, Seat
+from moderation.admin import reads
 from moderation.admin.dashboard import age_text, rating_lag
 from moderation.models import AuditEntry, Flag, Link, Report
 from moderation.services.penalties import void_rebuild_title
@@ -157,6 +160,46 @@ def test_players_are_searchable_by_id(arena, mod_client):
     page = _text(mod_client.get("/admin/arena/player/", {"q": "kim"}))
     assert "2 results" in page and ">olga<" not in page
     assert "1 result" in _text(mod_client.get("/admin/arena/player/", {"q": "kimb"}))
+
+
+def test_flags_and_reports_are_searched_by_player_id_or_its_start_through_the_index(arena, mod_client):
+    """Handles are exact ids: "kim" finds kim and kimberly (a prefix, served by the handle's index), never akim
+    (a substring, which only a scan of every row finds); a term that is no player id matches nothing."""
+    for main in ("kim", "kimberly", "akim"):
+        build_ring(arena, main=main, alts=(f"{main}_alt",), games=6)
+        arena.report(reporter=main, accused=[f"{main}_alt"], reason="other", description="x")
+    settle()
+    assert Flag.objects.count() == 3
+    for listing in ("/admin/moderation/flag/", "/admin/moderation/report/"):
+        with CaptureQueriesContext(connection) as queries:
+            page = _text(mod_client.get(listing, {"q": "kim"}))
+        assert "2 results" in page, listing
+        assert ">akim<" not in page and ">kim<" in page and ">kimberly<" in page
+        searched = [q["sql"] for q in queries.captured_queries if "LIKE" in q["sql"].upper()]
+        assert searched and not any("%kim" in sql for sql in searched), searched
+        assert "0 results" in _text(mod_client.get(listing, {"q": "kim's"}))
+
+
+def test_a_confirm_page_reads_its_candidates_once_per_request(arena, mod_client, monkeypatch):
+    """The consequences, the warnings and the form all name the same accounts: read once, not once each."""
+    build_ring(arena, main="kim", alts=("kim_alt",), games=6)
+    settle()
+    calls = []
+    real = reads.flag_candidates
+    monkeypatch.setattr(reads, "flag_candidates", lambda **kw: calls.append(1) or real(**kw))
+    url = f"/admin/moderation/flag/{Flag.objects.get().pk}/confirm/"
+    assert "kim_alt" in _text(mod_client.get(url))
+    assert len(calls) == 1
+    assert "This field is required" in _text(mod_client.post(url, {"note": "no primary chosen"}))
+    assert len(calls) == 2
+    arena.game([("olga", fresh_ip()), ("oleg", fresh_ip())])
+    report = arena.report(reporter="olga", accused=["kim", "kim_alt"], reason="multiple_accounts", description="x")
+    url = f"/admin/moderation/report/{report['id']}/confirm/"
+    with CaptureQueriesContext(connection) as queries:
+        assert "kim_alt" in _text(mod_client.get(url))
+    accused = [q["sql"] for q in queries.captured_queries
+               if "moderation_report_accused" in q["sql"] and "COUNT(" not in q["sql"].upper()]
+    assert len(accused) == 1, accused
 
 
 # ---------------------------------------------------------------------------------------------------------------
