@@ -3,11 +3,14 @@
 The rules (thresholds, what a suspect pair is, the score) live in ``moderation.rules``; this module only reads
 what they need and writes links and flags. Its cost follows the new games, not the history:
 
-1. New games are those above the watermark (``DetectionState``), up to the first game still waiting for its
-   rating, so a game rated late is never skipped.
-2. Links: only the hashes the new seats used are looked at, and only their uses within ``LINK_WINDOW`` of a new
-   use (``rules.close_pairs`` with the new uses as probes). Existing links are merged, never recounted.
-3. Suspect pairs: only linked pairs who sat at a new rated game together, or whose link is new or wider, are
+1. Two cursors (``DetectionState``), neither of which ever waits for a game: new games are those above the
+   id watermark, whatever their status, and newly *rated* games those above each title's rating cursor, in the
+   order the rating stage rated them (``Game.rating_seq``, one sequence per title, committed in order under the
+   title's stage lock). So a game rated late is looked at when it is rated, and a game that is never rated (a
+   title whose rating is stuck) holds nobody back: detection of every other game goes on.
+2. Links: only the hashes the new games' seats used are looked at, and only their uses within ``LINK_WINDOW`` of
+   a new use (``rules.close_pairs`` with the new uses as probes). Existing links are merged, never recounted.
+3. Suspect pairs: only linked pairs who sat at a newly rated game together, or whose link is new or wider, are
    re-evaluated, over the rated games of ``SUSPECT_WINDOW`` (a game played with anyone else only adds to the
    feeder's total, which makes a pair less suspect, never more). Every beneficiary found, and every one whose
    open flag names a player of the new games, is then evaluated against all their links, so a flag aggregates
@@ -34,6 +37,7 @@ from django.db import transaction
 from django.db.models import Max, Min, Q, Sum
 from django.utils import timezone
 
+from arena.games import all_games
 from arena.models import Game, Player, Seat
 from moderation import rules
 from moderation.models import DetectionState, Flag, FlagFeeder, Link
@@ -47,8 +51,10 @@ T = TypeVar("T")
 class DetectionResult:
     """What one pass did, for the command's summary and the benchmark."""
 
-    games: int = 0
+    games: int = 0  # new games (above the id watermark): their seats' links
+    rated: int = 0  # newly rated games (above their title's rating cursor): who sat together
     watermark: int = 0
+    more: bool = False  # a pass stopped at its limit: there is more to look at
     links_created: int = 0
     links_updated: int = 0
     pairs_evaluated: int = 0
@@ -71,10 +77,10 @@ def _digest(value: str) -> str:
 
 def detect(*, now: datetime | None = None, limit: int | None = None,
            progress: Callable[[str], None] | None = None) -> DetectionResult:
-    """One incremental pass over the games recorded since the last one; a single transaction.
+    """One incremental pass over the games recorded and rated since the last one; a single transaction.
 
     The watermark row is locked for the pass, so two workers never evaluate the same games twice at once.
-    ``limit`` caps how many new games one pass takes (the rest wait for the next).
+    ``limit`` caps how many new games, and how many newly rated games, one pass takes (the rest wait for the next).
     """
     now = now or timezone.now()
     result = DetectionResult()
@@ -82,22 +88,55 @@ def detect(*, now: datetime | None = None, limit: int | None = None,
     with transaction.atomic():
         DetectionState.objects.get_or_create(name="default")
         state = DetectionState.objects.select_for_update().get(name="default")
-        start = state.last_game_id
-        pending = Game.objects.filter(status=Game.Status.PENDING, pk__gt=start).aggregate(m=Min("pk"))["m"]
-        games = Game.objects.filter(pk__gt=start)
-        if pending is not None:
-            games = games.filter(pk__lt=pending)
-        ids = list(games.order_by("pk").values_list("pk", flat=True)[:limit] if limit else
-                   games.order_by("pk").values_list("pk", flat=True))
-        result.games = len(ids)
-        if ids:
-            say(f"{len(ids)} new games")
-            _run(ids, now, result, say)
-            state.last_game_id = ids[-1]
+        new = Game.objects.filter(pk__gt=state.last_game_id).order_by("pk").values_list("pk", flat=True)
+        new_ids = list(new[:limit] if limit else new)
+        rated_ids, cursors, rated_full = _newly_rated(state, limit)
+        result.games, result.rated = len(new_ids), len(rated_ids)
+        result.more = rated_full or (limit is not None and len(new_ids) >= limit)
+        if new_ids or rated_ids:
+            say(f"{len(new_ids)} new games, {len(rated_ids)} newly rated")
+            _run(new_ids, rated_ids, now, result, say)
+        if new_ids:
+            state.last_game_id = new_ids[-1]
+        state.rated_seqs = cursors
         state.last_run_at = now
-        state.save(update_fields=["last_game_id", "last_run_at"])
+        state.save(update_fields=["last_game_id", "rated_seqs", "last_run_at"])
         result.watermark = state.last_game_id
     return result
+
+
+def _newly_rated(state: DetectionState, limit: int | None) -> tuple[list[int], dict[str, int], bool]:
+    """The games rated since each title's cursor, in rating order (at most ``limit`` in all), the cursors after
+    them, and whether the limit stopped the scan. One indexed range read per title (``game_rated_order``)."""
+    cursors = dict(state.rated_seqs)
+    titles = [game.title for game in all_games()]
+    for title in titles:  # before the id watermark moves in this pass: the first cursor is placed from it
+        if title not in cursors:
+            cursors[title] = _first_cursor(title, state.last_game_id)
+    rated: list[int] = []
+    for title in titles:
+        after = cursors[title]
+        budget = None if limit is None else limit - len(rated)
+        if budget is not None and budget <= 0:
+            return rated, cursors, True
+        query = (Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=after)
+                 .order_by("rating_seq").values_list("pk", "rating_seq"))
+        rows = list(query[:budget] if budget is not None else query)
+        if rows:
+            after = rows[-1][1]
+            rated.extend(pk for pk, _seq in rows)
+        cursors[title] = after
+    return rated, cursors, limit is not None and len(rated) >= limit
+
+
+def _first_cursor(title: str, watermark: int) -> int:
+    """A title's rating cursor where it has none yet (a fresh start, or a watermark kept from before the cursors):
+    just below the first rated game above the id watermark, so nothing rated after the watermark is skipped."""
+    rated = Game.objects.filter(title=title, status=Game.Status.RATED)
+    first_unseen = rated.filter(pk__gt=watermark).aggregate(m=Min("rating_seq"))["m"]
+    if first_unseen is not None:
+        return first_unseen - 1
+    return rated.aggregate(m=Max("rating_seq"))["m"] or 0
 
 
 def detect_all(*, now: datetime | None = None, batch: int | None = None,
@@ -110,29 +149,31 @@ def detect_all(*, now: datetime | None = None, batch: int | None = None,
     total = DetectionResult()
     while True:
         result = detect(now=now, limit=batch, progress=progress)
-        for name in ("games", "links_created", "links_updated", "pairs_evaluated", "suspect_pairs", "flags_created",
-                     "flags_updated", "flags_skipped", "flags_withdrawn"):
+        for name in ("games", "rated", "links_created", "links_updated", "pairs_evaluated", "suspect_pairs",
+                     "flags_created", "flags_updated", "flags_skipped", "flags_withdrawn"):
             setattr(total, name, getattr(total, name) + getattr(result, name))
         total.flag_ids.extend(result.flag_ids)
         total.watermark = result.watermark
-        if result.games < batch:
+        if not result.more:
             return total
 
 
-def _run(game_ids: list[int], now: datetime, result: DetectionResult, say: Callable[[str], None]) -> None:
+def _run(new_ids: list[int], rated_ids: list[int], now: datetime, result: DetectionResult,
+         say: Callable[[str], None]) -> None:
+    new, rated = set(new_ids), set(rated_ids)
     seats: list[tuple] = []
-    for chunk in _chunks(game_ids):
+    for chunk in _chunks(sorted(new | rated)):
         seats.extend(Seat.objects.filter(game_id__in=chunk).values_list(
             "game_id", "player_id", "ip_hash", "device_hash", "game__finished_at", "game__status"))
     tables: dict[int, list[int]] = defaultdict(list)
     for game, player, _ip, _device, _at, status in seats:
-        if status == Game.Status.RATED:
+        if game in rated and status == Game.Status.RATED:
             tables[game].append(player)
     # A pair can become suspect only by playing together again (more shared games) or by a new or wider link:
     # a game either played elsewhere only adds to the feeder's total and makes the pair less suspect.
     co_seated = {(a, b) if a < b else (b, a) for table in tables.values() for i, a in enumerate(table)
                  for b in table[i + 1:]}
-    relinked = _update_links(seats, result)
+    relinked = _update_links([seat for seat in seats if seat[0] in new], result)
     touched = {p for table in tables.values() for p in table} | {p for pair in relinked for p in pair}
     say(f"links: {result.links_created} new, {result.links_updated} widened; {len(touched)} players touched")
     since = now - rules.SUSPECT_WINDOW
@@ -383,8 +424,8 @@ def open_flags() -> list[dict[str, Any]]:
 
 
 def watermark_reset() -> None:
-    """Forget the watermark (tests, a re-run from scratch after changing the rules)."""
-    DetectionState.objects.update_or_create(name="default", defaults={"last_game_id": 0})
+    """Forget the watermark and the rating cursors (tests, a re-run from scratch after changing the rules)."""
+    DetectionState.objects.update_or_create(name="default", defaults={"last_game_id": 0, "rated_seqs": {}})
 
 
 def detection_lag() -> int:

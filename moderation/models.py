@@ -36,7 +36,7 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
   (emptied as the worker rebuilds each), "refunds": {title: [{"player", "handle", "before", "after", "delta"}]},
   "rebuilt_at": iso}`` (``after`` null when the player has no game left in the title). ``confirm_multiple_accounts``:
   ``{"primary", "secondaries", "banned", "resets": [{"title", "before", "after"}]}``; ``reset``: ``{"resets"}``.
-- ``DetectionState``: the watermark of incremental detection (one row).
+- ``DetectionState``: where incremental detection stands (one row): the id watermark and the rating cursors.
 """
 from __future__ import annotations
 
@@ -205,10 +205,17 @@ class AuditEntry(models.Model):
 
 
 class DetectionState(models.Model):
-    """The watermark of incremental detection: games with a larger id have not been looked at yet."""
+    """Where incremental detection stands: games with a larger id have not been looked at yet (their links), and
+    per title, games rated with a larger ``rating_seq`` have not been looked at as rated (who sat together).
+
+    Two cursors because the two facts arrive at different times: a game's seats are there when it is recorded,
+    its rating when the rating stage gets to it (or never). Neither cursor waits for the other.
+    """
 
     name = models.CharField(max_length=16, unique=True, default="default")
     last_game_id = models.BigIntegerField(default=0)
+    rated_seqs = models.JSONField(default=dict, blank=True,
+                                  help_text="Per title, the last rating_seq looked at as rated.")
     last_run_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

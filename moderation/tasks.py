@@ -46,14 +46,14 @@ def on_games_voided(fact: GamesVoided) -> None:
 
 @shared_task(name="moderation.tasks.detect")
 def detect() -> int:
-    """One incremental detection pass over what is new; returns how many games it looked at."""
+    """One incremental detection pass over what is new; returns how many games it looked at (new or newly rated)."""
     if not settings.CELERY_TASK_ALWAYS_EAGER:
         redis_client().delete(WAKE_KEY)
     result = detection.detect_all()
     if result.flags_created or result.flags_updated:
-        log.info("detection: %d games, %d flags raised, %d updated", result.games, result.flags_created,
-                 result.flags_updated)
-    return result.games
+        log.info("detection: %d new games, %d newly rated, %d flags raised, %d updated", result.games, result.rated,
+                 result.flags_created, result.flags_updated)
+    return result.games + result.rated
 
 
 @shared_task(name="moderation.tasks.void_rebuild")

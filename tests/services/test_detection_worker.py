@@ -23,9 +23,13 @@ from tests.services.workers import worker_conf
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _detected_up_to() -> int:
+def _caught_up() -> bool:
+    """Detection has looked at every game (the id watermark) and at every rated game (each title's cursor)."""
     state = DetectionState.objects.filter(name="default").first()
-    return state.last_game_id if state else 0
+    if state is None or state.last_game_id < (Game.objects.aggregate(m=Max("pk"))["m"] or 0):
+        return False
+    rated = Game.objects.filter(status=Game.Status.RATED).values("title").annotate(m=Max("rating_seq"))
+    return all(state.rated_seqs.get(row["title"], 0) >= row["m"] for row in rated)
 
 
 def test_worker_detects_rings_after_rating_batches(worker: Worker):  # noqa: F811 - the fixture
@@ -34,11 +38,10 @@ def test_worker_detects_rings_after_rating_batches(worker: Worker):  # noqa: F81
                  stdout=out, stderr=io.StringIO())
     truth = json.loads(out.getvalue())
     wait_until_done(worker)
-    top = Game.objects.aggregate(m=Max("pk"))["m"]
     deadline = time.monotonic() + 60
-    while _detected_up_to() < top and time.monotonic() < deadline:
+    while not _caught_up() and time.monotonic() < deadline:
         time.sleep(0.25)
-    assert _detected_up_to() == top, "detection did not catch up with the rated games"
+    assert _caught_up(), "detection did not catch up with the rated games"
     flagged = set(Flag.objects.filter(status=Flag.Status.OPEN).values_list("beneficiary__handle", "title"))
     planted = {tuple(p) for p in truth["planted"]}
     assert len(planted) >= 4, "the simulation planted no rings: the shares below would pass on empty sets"

@@ -18,7 +18,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--from-scratch", action="store_true",
-                            help="Forget the watermark first and look at every game again.")
+                            help="Forget the watermark and rating cursors first and look at every game again.")
         parser.add_argument("--batch", type=int, default=None,
                             help="Games per pass (one transaction each; default settings.DETECTION_BATCH).")
 
@@ -29,7 +29,8 @@ class Command(BaseCommand):
             detection.watermark_reset()
         result = detection.detect_all(batch=opts["batch"], progress=lambda message: self.stderr.write(message))
         self.stderr.write(
-            f"looked at {result.games} games (watermark {result.watermark}): {result.links_created} links new, "
+            f"looked at {result.games} new games (watermark {result.watermark}) and {result.rated} newly rated: "
+            f"{result.links_created} links new, "
             f"{result.links_updated} widened, {result.pairs_evaluated} pairs evaluated, {result.suspect_pairs} "
             f"suspect; flags {result.flags_created} raised, {result.flags_updated} updated, "
             f"{result.flags_skipped} left dismissed, {result.flags_withdrawn} withdrawn")

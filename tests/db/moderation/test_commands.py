@@ -52,10 +52,10 @@ def test_detect_abuse_prints_one_json_line_per_open_flag(api):
                                                                             ("tokaido", "b", ["f"])]
     assert all(set(x) == {"flag", "game", "beneficiary", "feeders", "score"} for x in lines)
     assert lines[0]["score"] > lines[1]["score"]
-    assert "looked at 15 games" in err
+    assert "looked at 15 new games" in err and "and 11 newly rated" in err
     # A second run has nothing new but still lists the open flags.
     again, err = run("detect_abuse")
-    assert again == out and "looked at 0 games" in err
+    assert again == out and "looked at 0 new games" in err and "and 0 newly rated" in err
 
 
 @pytest.mark.parametrize("batch", [0, -1])
