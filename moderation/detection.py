@@ -429,7 +429,12 @@ def watermark_reset() -> None:
 
 
 def detection_lag() -> int:
-    """Games recorded and rated that detection has not looked at yet (the panel's dashboard)."""
+    """Games detection has still to look at (the panel's dashboard): recorded past the id watermark, and
+    recorded before it but rated past their title's rating cursor (a game rated late is looked at again)."""
     state = DetectionState.objects.filter(name="default").first()
-    top = Game.objects.aggregate(m=Max("pk"))["m"] or 0
-    return max(top - (state.last_game_id if state else 0), 0)
+    watermark, cursors = (state.last_game_id, state.rated_seqs) if state else (0, {})
+    lag = Game.objects.filter(pk__gt=watermark).count()
+    for title, cursor in cursors.items():
+        lag += Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=cursor,
+                                   pk__lte=watermark).count()
+    return lag

@@ -220,6 +220,25 @@ def test_a_title_whose_games_stay_pending_holds_no_other_game_back(api):
     assert (detect().games, detect().rated) == (0, 0)
 
 
+def test_the_dashboard_lag_counts_games_rated_after_the_watermark_passed_them(api):
+    """The panel's "not looked at yet": new games past the id watermark, and games it passed while pending that
+    have been rated since (detection will read them), each counted once."""
+    from moderation.selectors import detection_lag
+
+    post(api, ring("b2", "f2", title="nile", games=2))
+    post(api, ring("b", "f", games=3))
+    assert detection_lag() == 5  # nothing looked at: every game is past the watermark (0)
+    rate_all(titles=["tokaido"])
+    detect()
+    assert detection_lag() == 0  # the Nile games are passed by id; nothing rated waits
+    rate_all(titles=["nile"])
+    assert detection_lag() == 2
+    post(api, ring("b", "f", games=1))
+    assert detection_lag() == 3
+    detect()
+    assert detection_lag() == 0
+
+
 def test_a_first_pass_after_an_old_watermark_takes_up_where_it_stood(api):
     """A watermark kept from before the rating cursors (or set by hand, as the benchmark does): each title's
     cursor starts just below the first game rated above it, so nothing rated after the watermark is skipped."""
