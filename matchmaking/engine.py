@@ -37,7 +37,6 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from arena.same_ip import shared_addresses
 from ratings.skill import ENV
@@ -244,66 +243,97 @@ _BOUND_MARGIN = 1e-12
 _WAIT_MARGIN = 1e-9
 
 
-def _longest_waiting_first(ticket: Ticket) -> tuple[float, str]:
-    # The id breaks exact ties so that a pass does not depend on the order the pool was read in.
-    return (ticket.queued_at, ticket.id)
+# Qualities this far below the best so far cannot round up to it.
+_ROUNDING = 2 * 10.0**-QUALITY_DIGITS
+# Per-candidate constants of the usual search (every candidate one seat, every two fit, nobody refusing).
+_ONES = (1,) * (CANDIDATES + 1)
+_ANYONE = (-1,) * (CANDIDATES + 1)  # a mask of everyone: ``mask & ~_ANYONE[pos]`` is always 0
+_NOBODY = (0,) * (CANDIDATES + 1)
 
 
-def _by_strength(ticket: Ticket) -> tuple[float, str]:
-    return (ticket.strength, ticket.id)
+def _ordered(keys: list[float], ids: list[str]) -> list[int]:
+    """Positions sorted by ``keys``, exact ties by id (so that a pass does not depend on the order the pool was
+    read in). Sorting bare floats is several times cheaper than sorting (float, id) pairs; with ties, a stable
+    sort by key over positions already in id order settles them the same way."""
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    if len(set(keys)) < len(keys):
+        order = sorted(range(len(keys)), key=ids.__getitem__)
+        order.sort(key=keys.__getitem__)
+    return order
 
 
 class _Pass:
-    """One pass's working state: the live tickets as parallel lists in Elo order, and who still waits."""
+    """One pass's working state: the live tickets as parallel lists in Elo order, and who still waits.
+
+    Most tickets are one player who blocks nobody and refuses nothing ("plain"): for them nothing is built but
+    numbers and their handle; the sets a rule between parties, blocks or refusals needs are made only for the
+    tickets that have them (``_handles``, ``_addresses``).
+    """
 
     def __init__(self, live: Sequence[Ticket], now: float, recommended: int, game_low: int, game_high: int):
-        units = sorted(live, key=_by_strength)
+        strength = [u.strength for u in live]
+        by_elo = _ordered(strength, [u.id for u in live])
+        units = [live[i] for i in by_elo]
         self.units = units
         self.now, self.recommended, self.game_low, self.game_high = now, recommended, game_low, game_high
-        self.elo = [u.strength for u in units]
+        self.elo = [strength[i] for i in by_elo]
         self.wait = [now - u.queued_at for u in units]
         # tolerance() inlined: the pass computes it once per ticket, not once per comparison.
         self.tol = [min(TOLERANCE_MAX, TOLERANCE_BASE + TOLERANCE_PER_SECOND * max(0.0, w)) for w in self.wait]
         self.least = [u.min_players for u in units]
         self.most = [u.max_players for u in units]
-        self.seats = [u.seats for u in units]
-        self.players = [frozenset(u.players) if u.party else frozenset((u.player,)) for u in units]
-        self.ips = [frozenset((u.ip_hash, *(m.ip_hash for m in u.party))) if u.party else frozenset((u.ip_hash,))
-                    for u in units]
+        parties = [u.party for u in units]
+        self.seats = [len(p) + 1 for p in parties]
+        self.handle = [u.player for u in units]
+        self.ip = [u.ip_hash for u in units]
         self.blocked = [u.blocked.union(*(m.blocked for m in u.party)) if u.party else u.blocked for u in units]
         self.refuses = [u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) if u.party
                         else u.refuses_same_ip for u in units]
-        # Most tickets are one player who blocks nobody and refuses nothing: between two of them only Elo and
-        # the handles need comparing.
+        # Between two plain tickets only Elo and the handles need comparing.
         self.plain = [not (u.party or u.blocked or u.refuses_same_ip) for u in units]
-        self.handle = [u.player for u in units]
-        # TrueSkill per seat: weight u = 1 / (beta² + sigma²) and mu, the terms of quality() (see there).
-        self.skills = [[(1.0 / (_BETA_SQ + sk[1] * sk[1]), sk[0]) for sk in (u.skill, *(m.skill for m in u.party))]
-                       if u.party else [(1.0 / (_BETA_SQ + u.skill[1] * u.skill[1]), u.skill[0])] for u in units]
-        self.weight = [sum(w for w, _ in sk) if len(sk) > 1 else sk[0][0] for sk in self.skills]
-        self.shrink = [math.prod(_BETA_SQ * w for w, _ in sk) if len(sk) > 1 else _BETA_SQ * sk[0][0]
-                       for sk in self.skills]
-        self.top_shrink = [max(_BETA_SQ * w for w, _ in sk) if len(sk) > 1 else _BETA_SQ * sk[0][0]
-                           for sk in self.skills]
+        with_party = [i for i, p in enumerate(parties) if p]
+        self.party_players = {i: frozenset(units[i].players) for i in with_party}
+        self.party_ips = {i: frozenset((units[i].ip_hash, *(m.ip_hash for m in units[i].party))) for i in with_party}
+        # TrueSkill per seat: weight u = 1 / (beta² + sigma²) and mu, the terms of quality() (see there). A lone
+        # player's are two numbers; a party's, one (u, mu) per seat (party_skills).
+        beta_sq = _BETA_SQ
+        self.mu = [u.skill[0] for u in units]
+        self.weight = [1.0 / (beta_sq + u.skill[1] * u.skill[1]) for u in units]
+        self.shrink = [beta_sq * w for w in self.weight]
+        # The largest shrink factor of a seat of the ticket: the shrink factor itself for a lone player.
+        self.top_shrink = list(self.shrink) if with_party else self.shrink
+        self.party_skills: dict[int, list[tuple[float, float]]] = {}
+        for i in with_party:
+            u = units[i]
+            skills = [(1.0 / (beta_sq + sk[1] * sk[1]), sk[0]) for sk in (u.skill, *(m.skill for m in u.party))]
+            self.party_skills[i] = skills
+            self.weight[i] = sum(w for w, _ in skills)
+            self.shrink[i] = math.prod(beta_sq * w for w, _ in skills)
+            self.top_shrink[i] = max(beta_sq * w for w, _ in skills)
         # The order a table search tries candidates in: largest shrink factor first, then longest wait.
         self.try_key = [(-x, -w) for x, w in zip(self.top_shrink, self.wait, strict=True)]
         count = len(units)
         self.before = list(range(-1, count - 1))
         self.after = list(range(1, count + 1))
         self.waiting = bytearray(b"\x01") * count
-        self.serve_order = sorted(range(count), key=lambda i: (units[i].queued_at, units[i].id))
+        self.serve_order = _ordered([u.queued_at for u in units], [u.id for u in units])
+        # A table's tickets are listed in serving order (longest waiting first).
+        self.serve_rank = [0] * count
+        for rank, i in enumerate(self.serve_order):
+            self.serve_rank[i] = rank
 
     def run(self) -> list[Table]:
         tables = []
-        waiting = self.waiting
+        waiting, units, rank = self.waiting, self.units, self.serve_rank
+        best_table, remove = self.best_table, self.remove
         for served in self.serve_order:
             if not waiting[served]:
                 continue
-            chosen = self.best_table(served)
+            chosen = best_table(served)
             if chosen is not None:
                 for i in chosen:
-                    self.remove(i)
-                tables.append(_table([self.units[i] for i in chosen]))
+                    remove(i)
+                tables.append(_table([units[i] for i in sorted(chosen, key=rank.__getitem__)]))
         return tables
 
     def remove(self, i: int) -> None:
@@ -314,6 +344,14 @@ class _Pass:
         if above < len(self.units):
             self.before[above] = below
 
+    def _handles(self, i: int) -> frozenset[str]:
+        found = self.party_players.get(i)
+        return frozenset((self.handle[i],)) if found is None else found
+
+    def _addresses(self, i: int) -> frozenset[str]:
+        found = self.party_ips.get(i)
+        return frozenset((self.ip[i],)) if found is None else found
+
     def pair_allowed(self, a: int, b: int) -> bool:
         """The rules between two tickets: mutual acceptance, no block either way, and the same-IP refusal of
         either. The refusal of a third ticket is a rule about the whole table (checked in ``best_table``)."""
@@ -322,15 +360,15 @@ class _Pass:
             gap = -gap
         if gap > self.tol[a] or gap > self.tol[b]:
             return False
-        players = self.players
-        if not players[a].isdisjoint(players[b]):
+        players_a, players_b = self._handles(a), self._handles(b)
+        if not players_a.isdisjoint(players_b):
             return False
         blocked = self.blocked
-        if blocked[a] and not blocked[a].isdisjoint(players[b]):
+        if blocked[a] and not blocked[a].isdisjoint(players_b):
             return False
-        if blocked[b] and not blocked[b].isdisjoint(players[a]):
+        if blocked[b] and not blocked[b].isdisjoint(players_a):
             return False
-        return not ((self.refuses[a] or self.refuses[b]) and not self.ips[a].isdisjoint(self.ips[b]))
+        return not ((self.refuses[a] or self.refuses[b]) and not self._addresses(a).isdisjoint(self._addresses(b)))
 
     def candidates(self, served: int, low: int, high: int) -> list[int]:
         """Up to CANDIDATES waiting tickets nearest in Elo that could sit with ``served`` at a size it allows,
@@ -341,19 +379,24 @@ class _Pass:
         below, above = before[served], after[served]
         tol, plain, handle = self.tol, self.plain, self.handle
         plain_served, name = plain[served], handle[served]
+        inf = math.inf
         found: list[int] = []
+        add = found.append
+        left = CANDIDATES
         scanned = 0
-        while len(found) < CANDIDATES and scanned < SCAN_LIMIT:
-            gap_below = centre - elo[below] if below >= 0 else math.inf
-            gap_above = elo[above] - centre if above < end else math.inf
+        gap_below = centre - elo[below] if below >= 0 else inf
+        gap_above = elo[above] - centre if above < end else inf
+        while left and scanned < SCAN_LIMIT:
             if gap_below <= gap_above:
                 if gap_below > within:
                     break
                 other, below = below, before[below]
+                gap_below = centre - elo[below] if below >= 0 else inf
             else:
                 if gap_above > within:
                     break
                 other, above = above, after[above]
+                gap_above = elo[above] - centre if above < end else inf
             scanned += 1
             if least[other] <= high and most[other] >= low and seats[other] <= room:
                 if plain_served and plain[other]:
@@ -361,43 +404,43 @@ class _Pass:
                     # served ticket accepts ``other``, being within its tolerance).
                     gap = centre - elo[other]
                     if (gap if gap >= 0 else -gap) <= tol[other] and handle[other] != name:
-                        found.append(other)
+                        add(other)
+                        left -= 1
                 elif self.pair_allowed(served, other):
-                    found.append(other)
+                    add(other)
+                    left -= 1
         return found
 
     def best_table(self, served: int) -> tuple[int, ...] | None:
         """The best valid table including ``served`` (as positions, ``served`` first), or None yet."""
-        low = max(self.game_low, self.least[served])
-        high = min(self.game_high, self.most[served])
+        least, most, seats = self.least, self.most, self.seats
+        low = max(self.game_low, least[served])
+        high = min(self.game_high, most[served])
         if low > high:
             return None
         cands = self.candidates(served, low, high)
         if not cands:
             return None
-        m = len(cands)
         # Only ``served`` is known to fit with every candidate; the candidates must also fit with each other:
-        # bit j of fits[k] says candidate k fits with candidate j.
-        if self._all_fit(cands):
-            everyone = (1 << m) - 1
-            fits = [everyone ^ (1 << k) for k in range(m)]
-        else:
-            fits = self._fits(cands)
-        wait, seats, least, most = self.wait, self.seats, self.least, self.most
-        oldest_wait = max(wait[served], *(wait[c] for c in cands))
-        # Sums are kept relative to the served ticket's mu, so that the spread of a near-even table is not lost
-        # to cancellation between large sums.
-        reference = self.skills[served][0][1]
-        moments = [self._centred(c, reference) for c in cands]
-        own = self._centred(served, reference)
+        # bit j of fits[k] says candidate k fits with candidate j (None: every two fit).
+        fits = None if self._all_fit(cands) else self._fits(cands)
+        wait = self.wait
+        oldest_wait = wait[served]
+        room = 0
+        for c in cands:
+            if wait[c] > oldest_wait:
+                oldest_wait = wait[c]
+            room += seats[c]
         try_key = self.try_key
-        trying = sorted(range(m), key=lambda k: try_key[cands[k]])
-        for size in range(min(high, seats[served] + sum(seats[c] for c in cands)), low - 1, -1):
-            if size != self.recommended and oldest_wait < ANY_SIZE_AFTER:
+        keys = [try_key[c] for c in cands]
+        trying = sorted(range(len(cands)), key=keys.__getitem__)
+        recommended = self.recommended
+        for size in range(min(high, seats[served] + room), low - 1, -1):
+            if size != recommended and oldest_wait < ANY_SIZE_AFTER:
                 continue  # no table of this size can be valid yet: skip its search
             need = size - seats[served]
             seatable = [k for k in trying if least[cands[k]] <= size <= most[cands[k]] and seats[cands[k]] <= need]
-            chosen = self._search(served, cands, seatable, fits, moments, own, size, need)
+            chosen = self._search(served, cands, seatable, fits, size, need) if seatable else None
             if chosen is not None:
                 # Larger preferred: a valid table of this size beats every smaller one, whatever their quality.
                 return (served, *(cands[k] for k in chosen))
@@ -406,11 +449,24 @@ class _Pass:
     def _all_fit(self, cands: list[int]) -> bool:
         """Whether every two candidates fit, known without comparing each pair: lone players who block and refuse
         nothing, all different, and all within the smallest tolerance among them (the usual dense pool)."""
-        plain, elo = self.plain, self.elo
-        if not all(plain[c] for c in cands):
+        plain, elo, tol = self.plain, self.elo, self.tol
+        first = cands[0]
+        lowest = highest = elo[first]
+        narrowest = tol[first]
+        for c in cands:
+            if not plain[c]:
+                return False
+            e = elo[c]
+            if e < lowest:
+                lowest = e
+            elif e > highest:
+                highest = e
+            if tol[c] < narrowest:
+                narrowest = tol[c]
+        if highest - lowest > narrowest:
             return False
-        span = max(elo[c] for c in cands) - min(elo[c] for c in cands)
-        return span <= min(self.tol[c] for c in cands) and len({self.handle[c] for c in cands}) == len(cands)
+        handle = self.handle
+        return len({handle[c] for c in cands}) == len(cands)
 
     def _fits(self, cands: list[int]) -> list[int]:
         m = len(cands)
@@ -432,15 +488,17 @@ class _Pass:
         return fits
 
     def _centred(self, i: int, reference: float) -> tuple[float, float]:
+        skills = self.party_skills.get(i)
+        if skills is None:
+            skills = [(self.weight[i], self.mu[i])]
         moment = square = 0.0
-        for w, mu in self.skills[i]:
+        for w, mu in skills:
             d = mu - reference
             moment += w * d
             square += w * d * d
         return moment, square
 
-    def _search(self, served: int, cands: list[int], seatable: list[int], fits: list[int],
-                moments: list[tuple[float, float]], own: tuple[float, float], size: int,
+    def _search(self, served: int, cands: list[int], seatable: list[int], fits: list[int] | None, size: int,
                 need: int) -> tuple[int, ...] | None:
         """The best group of ``seatable`` candidates filling ``need`` seats: best quality (to QUALITY_DIGITS),
         then longest total wait, then the first in combinations order (its members nearest in Elo), as if
@@ -451,41 +509,85 @@ class _Pass:
         bound: the seats still to fill bring at best the largest shrink factors left (quality rises with each
         factor), adding players never narrows the spread, and each further seat waited at most the longest wait
         left. Ties are settled by the combinations order explicitly, so the order of trying changes nothing.
+        When every candidate is one seat, the bound of "the seats still to fill, all taken from here on" only
+        falls along the order of trying: once it loses, no later candidate at that depth can win, and the loop
+        stops there.
+
+        Sums are kept relative to the served ticket's mu, so that the spread of a near-even table is not lost to
+        cancellation between large sums.
         """
-        if not seatable:
-            return None
-        seats_, wait_, top_ = self.seats, self.wait, self.top_shrink
         ks = seatable  # already in the order to try
         cs = [cands[k] for k in ks]
         count = len(cs)
-        taken = [seats_[c] for c in cs]
-        xs = [top_[c] for c in cs]
-        waits = [wait_[c] for c in cs]
-        seat_waits = [wait_[c] * seats_[c] for c in cs]
-        weights = [self.weight[c] for c in cs]
-        shrinks = [self.shrink[c] for c in cs]
-        firsts = [moments[k][0] for k in ks]
-        seconds = [moments[k][1] for k in ks]
-        masks = [fits[k] for k in ks]
-        bits = [1 << k for k in ks]
-        refusing = [self.refuses[c] for c in cs]
-        # Suffix bounds over positions pos..: the longest wait and the seats left.
-        top_wait = [-math.inf] * (count + 1)
-        seats_left = [0] * (count + 1)
-        for pos in range(count - 1, -1, -1):
-            top_wait[pos] = max(top_wait[pos + 1], waits[pos])
-            seats_left[pos] = seats_left[pos + 1] + taken[pos]
-        if seats_left[0] < need:
-            return None
+        wait_of, weight_of = self.wait, self.weight
+        waits = [wait_of[c] for c in cs]
+        xs = [self.top_shrink[c] for c in cs]
+        weights = [weight_of[c] for c in cs]
+        reference = self.mu[served]
+        if self.party_skills:
+            seats_of = self.seats
+            taken = [seats_of[c] for c in cs]
+            single = sum(taken) == count
+        else:
+            seats_of, taken, single = _ONES, _ONES, True
+        if single:
+            # One seat each: the shrink factor is the seat's, the seat-weighted wait the wait, and the sums of
+            # quality() one term each.
+            shrinks, seat_waits, seats_left = xs, waits, range(count, -1, -1)
+            mus = self.mu
+            gaps = [mus[c] - reference for c in cs]
+            firsts = [0.0 + w * d for w, d in zip(weights, gaps, strict=True)]
+            seconds = [0.0 + w * d * d for w, d in zip(weights, gaps, strict=True)]
+        else:
+            shrinks = [self.shrink[c] for c in cs]
+            seat_waits = [wait_of[c] * seats_of[c] for c in cs]
+            seats_left = [0] * (count + 1)
+            for pos in range(count - 1, -1, -1):
+                seats_left[pos] = seats_left[pos + 1] + taken[pos]
+            if seats_left[0] < need:
+                return None
+            moments = [self._centred(c, reference) for c in cs]
+            firsts = [f for f, _ in moments]
+            seconds = [s for _, s in moments]
+        if fits is None:
+            # Every two fit and nobody refuses anything: no mask can exclude anyone.
+            masks, bits, refusing = _ANYONE, _NOBODY, _NOBODY
+        else:
+            masks = [fits[k] for k in ks]
+            bits = [1 << k for k in ks]
+            refusing = [self.refuses[c] for c in cs]
         recommended = self.recommended
         beta_sq = _BETA_SQ
         sqrt, exp = math.sqrt, math.exp
-        state: dict[str, Any] = {"q": -1.0, "w": -math.inf, "combo": None}
+        inflate = 1 + _BOUND_MARGIN
+        if single:
+            if count < need:
+                return None
+            # heads[n][pos] and sums[n][pos]: the product and the sum of the n factors from position pos on, the
+            # largest n left there, multiplied and added in the order the general bound below would.
+            # One factor is the factor itself (1.0 · x and 0.0 + x are x exactly).
+            heads: list[list[float]] = [[], xs]
+            sums: list[list[float]] = [[], xs]
+            for n in range(2, need + 1):
+                shorter_head, shorter_sum = heads[n - 1], sums[n - 1]
+                heads.append([shorter_head[p] * xs[p + n - 1] for p in range(count - n + 1)])
+                sums.append([shorter_sum[p] + xs[p + n - 1] for p in range(count - n + 1)])
+        best_q, best_w = -1.0, -math.inf
+        best: list[int] | None = None
         chosen: list[int] = []
 
         def grow(start: int, left: int, mask: int, weight: float, product: float, moment: float, square: float,
-                 total_wait: float, oldest: float, refuses: bool) -> None:
+                 total_wait: float, oldest: float, refuses: bool, spread_so_far: float) -> None:
+            nonlocal best_q, best_w, best
+            if single:
+                room = beta_sq * weight
+                damp = (exp(-0.5 * spread_so_far) if spread_so_far > 0.0 else 1.0) * inflate
+                head, tail = heads[left], sums[left]
             for pos in range(start, count):
+                if seats_left[pos] < left:
+                    break  # too few seats left from here on
+                if single and sqrt(product * head[pos] * size / (room + tail[pos])) * damp < best_q - _ROUNDING:
+                    break  # the factors only fall from here on: no later table can beat (or tie) the best
                 seats = taken[pos]
                 if seats > left or mask & ~masks[pos]:
                     continue
@@ -503,54 +605,56 @@ class _Pass:
                     if (size == recommended or oldest_ >= ANY_SIZE_AFTER) and \
                             (not refuses_ or self._addresses_apart(served, [cs[p] for p in chosen])):
                         q = round(sqrt(product_ * size / (beta_sq * weight_)) * exp(-0.5 * spread), QUALITY_DIGITS)
-                        best_q = state["q"]
-                        if q > best_q or (q == best_q and (wait_sum > state["w"] or (
-                                wait_sum == state["w"] and sorted(ks[p] for p in chosen) < state["combo"]))):
-                            state["q"], state["w"] = q, wait_sum
-                            state["combo"] = sorted(ks[p] for p in chosen)
+                        if q > best_q or (q == best_q and (wait_sum > best_w or (
+                                wait_sum == best_w and sorted(ks[p] for p in chosen) < sorted(ks[p] for p in best)))):
+                            best_q, best_w, best = q, wait_sum, chosen[:]
                 elif seats_left[pos + 1] >= rest:
                     # The largest shrink factors left are those of the next positions (sorted that way).
-                    top, spare, more, nxt = 1.0, 0.0, rest, pos + 1
-                    while more > 0 and nxt < count:
-                        use = taken[nxt] if taken[nxt] < more else more
-                        top *= xs[nxt] ** use
-                        spare += use * xs[nxt]
-                        more -= use
-                        nxt += 1
+                    if single:
+                        top, spare = heads[rest][pos + 1], sums[rest][pos + 1]
+                    else:
+                        top, spare, more, nxt = 1.0, 0.0, rest, pos + 1
+                        while more > 0 and nxt < count:
+                            use = taken[nxt] if taken[nxt] < more else more
+                            top *= xs[nxt] ** use
+                            spare += use * xs[nxt]
+                            more -= use
+                            nxt += 1
                     bound = sqrt(product_ * top * size / (beta_sq * weight_ + spare)) \
-                        * exp(-0.5 * (spread if spread > 0.0 else 0.0)) * (1 + _BOUND_MARGIN)
-                    best_q = state["q"]
-                    if bound >= best_q - 2 * 10.0**-QUALITY_DIGITS:
+                        * exp(-0.5 * (spread if spread > 0.0 else 0.0)) * inflate
+                    if bound >= best_q - _ROUNDING:
                         bound_q = round(bound, QUALITY_DIGITS)
                         if bound_q > best_q or (bound_q == best_q and
-                                                wait_sum + rest * top_wait[pos + 1] + _WAIT_MARGIN >= state["w"]):
+                                                wait_sum + rest * max(waits[pos + 1:]) + _WAIT_MARGIN >= best_w):
                             grow(pos + 1, rest, mask | bits[pos], weight_, product_, moment_, square_, wait_sum,
-                                 oldest_, refuses_)
+                                 oldest_, refuses_, spread)
                 chosen.pop()
 
-        grow(0, need, 0, self.weight[served], self.shrink[served], own[0], own[1],
-             wait_[served] * seats_[served], wait_[served], self.refuses[served])
-        combo = state["combo"]
-        return None if combo is None else tuple(combo)
+        own_weight = self.weight[served]
+        own_moment, own_square = self._centred(served, reference) if served in self.party_skills else (0.0, 0.0)
+        own_wait = wait_of[served]
+        grow(0, need, 0, own_weight, self.shrink[served], own_moment, own_square, own_wait * self.seats[served],
+             own_wait, self.refuses[served], own_square - own_moment * own_moment / own_weight)
+        return None if best is None else tuple(sorted(ks[p] for p in best))
 
     def _addresses_apart(self, served: int, others: list[int]) -> bool:
         """Someone at the table refuses same-IP tables: no two tickets may share an IP hash (within a party
         they may)."""
-        seen = set(self.ips[served])
+        seen = set(self._addresses(served))
         for other in others:
-            mine = self.ips[other]
+            mine = self._addresses(other)
             if not seen.isdisjoint(mine):
                 return False
             seen |= mine
         return True
 
 
-def _table(members: Sequence[Ticket]) -> Table:
-    ordered = tuple(sorted(members, key=_longest_waiting_first))
+def _table(ordered: Sequence[Ticket]) -> Table:
+    """A table of ``ordered`` (longest waiting first), with a warning per IP hash its players share."""
     if not any(t.party for t in ordered) and len({t.ip_hash for t in ordered}) == len(ordered):
-        return Table(ordered)  # nobody shares an address: no warning
+        return Table(tuple(ordered))  # nobody shares an address: no warning
     shared = shared_addresses((player, ip) for ticket in ordered
                               for player, ip in ((ticket.player, ticket.ip_hash),
                                                  *((m.player, m.ip_hash) for m in ticket.party)))
     warnings = tuple(TableWarning("same_ip", players) for players in shared)
-    return Table(ordered, warnings)
+    return Table(tuple(ordered), warnings)
