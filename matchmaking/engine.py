@@ -633,8 +633,13 @@ class _Pass:
         own_weight = self.weight[served]
         own_moment, own_square = self._centred(served, reference) if served in self.party_skills else (0.0, 0.0)
         own_wait = wait_of[served]
-        grow(0, need, 0, own_weight, self.shrink[served], own_moment, own_square, own_wait * self.seats[served],
-             own_wait, self.refuses[served], own_square - own_moment * own_moment / own_weight)
+        try:
+            grow(0, need, 0, own_weight, self.shrink[served], own_moment, own_square, own_wait * self.seats[served],
+                 own_wait, self.refuses[served], own_square - own_moment * own_moment / own_weight)
+        finally:
+            # grow refers to itself (it recurses): a reference cycle that would keep this search, and through
+            # ``self`` the whole pass, alive until the garbage collector found it.
+            grow = None
         return None if best is None else tuple(sorted(ks[p] for p in best))
 
     def _addresses_apart(self, served: int, others: list[int]) -> bool:
