@@ -144,9 +144,11 @@ class Table:
     @property
     def players(self) -> tuple[str, ...]:
         """Every seated player: each ticket's player then its party, tickets longest-waiting first."""
-        if not any(ticket.party for ticket in self.tickets):
-            return tuple(ticket.player for ticket in self.tickets)
-        return tuple(player for ticket in self.tickets for player in ticket.players)
+        tickets = self.tickets
+        for ticket in tickets:
+            if ticket.party:
+                return tuple(player for ticket in tickets for player in ticket.players)
+        return tuple([ticket.player for ticket in tickets])
 
 
 def tolerance(waited: float) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,8 @@ _RATING = Rating._meta.db_table
 _PREFS = Preferences._meta.db_table
 
 # The waiting players are the pool's open seats (deleted as tickets close), so the ticket table, which only grows,
-# is read by primary key alone.
+# is read by primary key alone. Unordered: sorting 100,000 rows cost the database more than grouping a ticket's
+# seats costs Python (_tickets), and the engine's result does not depend on the order of the pool.
 _LOAD_SQL = f"""
 SELECT {{ident}}, {{queued}}, t.min_players, t.max_players, t.server_id, s.position, p.handle, s.ip_hash,
        r.elo, r.ts_mu, r.ts_sigma, pr.refuse_same_ip, pr.blocked
@@ -45,7 +47,6 @@ JOIN {_PLAYER} p ON p.id = s.player_id
 LEFT JOIN {_RATING} r ON r.player_id = s.player_id AND r.title = %s
 LEFT JOIN {_PREFS} pr ON pr.player_id = s.player_id
 WHERE s.pool_id = %s AND t.status = 'waiting'
-ORDER BY 1, s.position
 """
 
 
@@ -69,42 +70,46 @@ def pool_load(*, pool: Pool) -> Loaded:
 
 
 def _tickets(rows: Sequence[tuple]) -> Loaded:
+    """The engine's tickets from the load's rows (a row per seat, in any order): a party's friends are the rows
+    of its ticket after position 0, in position order."""
     initial = elo_config().initial
     default_skill = (DEFAULT_SKILL.mu, DEFAULT_SKILL.sigma)
+    friends: dict[Any, list[tuple]] = {}
+    for row in rows:
+        if row[5]:
+            friends.setdefault(row[0], []).append(row)
     tickets: list[engine.Ticket] = []
     server_of: dict[str, int] = {}
     key_of: dict[str, Any] = {}
-    Member, Ticket_ = engine.Member, engine.Ticket
-    head: tuple | None = None
-    party: list[engine.Member] = []
-
-    def flush() -> None:
-        (key, queued, low, high, server, _pos, handle, ip, elo, mu, sigma, refuses, blocked) = head
+    Ticket_, none = engine.Ticket, _NONE
+    for key, queued, low, high, server, position, handle, ip, elo, mu, sigma, refuses, blocked in rows:
+        if position:
+            continue
         ident = key if isinstance(key, str) else str(key)
         key_of[ident] = key
         server_of[ident] = server
+        party = friends.get(key)
+        # Positional arguments, in the order of engine.Ticket's fields: a keyword call costs a third more, and a
+        # large pool makes 100,000 of them.
         tickets.append(Ticket_(
-            id=ident, player=handle, ip_hash=ip, elo=initial if elo is None else elo,
-            skill=default_skill if mu is None else (mu, sigma), min_players=low, max_players=high,
-            refuses_same_ip=bool(refuses), queued_at=queued if isinstance(queued, float) else _epoch(queued),
-            blocked=_blocked(blocked), party=tuple(party),
+            ident, handle, ip, initial if elo is None else elo, default_skill if mu is None else (mu, sigma),
+            low, high, bool(refuses), queued if isinstance(queued, float) else _epoch(queued),
+            _blocked(blocked) if blocked else none, _party(party, initial, default_skill) if party else (),
         ))
-
-    for row in rows:
-        if row[5] == 0:
-            if head is not None:
-                flush()
-            head, party = row, []
-        else:
-            elo, mu, sigma, refuses, blocked = row[8:13]
-            party.append(Member(
-                player=row[6], ip_hash=row[7], elo=initial if elo is None else elo,
-                skill=default_skill if mu is None else (mu, sigma), refuses_same_ip=bool(refuses),
-                blocked=_blocked(blocked),
-            ))
-    if head is not None:
-        flush()
     return Loaded(tickets, server_of, key_of)
+
+
+def _party(rows: list[tuple], initial: float, default_skill: tuple[float, float]) -> tuple[engine.Member, ...]:
+    return tuple(
+        engine.Member(player=row[6], ip_hash=row[7], elo=initial if row[8] is None else row[8],
+                      skill=default_skill if row[9] is None else (row[9], row[10]), refuses_same_ip=bool(row[11]),
+                      blocked=_blocked(row[12]))
+        for row in sorted(rows, key=_position)
+    )
+
+
+def _position(row: tuple) -> int:
+    return row[5]
 
 
 _NONE: frozenset[str] = frozenset()
@@ -139,7 +144,7 @@ def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], ex
                now: datetime) -> Written:
     """Stores the pass inside the caller's transaction; raises if any ticket was no longer waiting."""
     # Table ids as text from the start: they travel as text (JSON, array literals), never as UUID objects.
-    rows = [(str(uuid.uuid4()), table) for table in tables]
+    rows = list(zip(_new_ids(len(tables)), tables, strict=True))
     seats = [(loaded.key_of[t.id], key) for key, table in rows for t in table.tickets]
     closed_expired = [loaded.key_of[i] for i in expired]
     _backend().write(pool, rows, seats, closed_expired, loaded, now)
@@ -153,6 +158,17 @@ class StaleTicket(RuntimeError):
     """A ticket the pass seated was no longer waiting: the pass is rolled back, nothing is written."""
 
 
+def _new_ids(count: int) -> list[str]:
+    """``count`` random (version 4) UUIDs as text, from one read of the system's random source: ``uuid.uuid4()``
+    makes an object per id, which a pass forming 25,000 tables felt."""
+    raw = bytearray(os.urandom(16 * count))
+    raw[6::16] = bytes(b & 0x0F | 0x40 for b in raw[6::16])  # version 4
+    raw[8::16] = bytes(b & 0x3F | 0x80 for b in raw[8::16])  # the RFC 4122 variant
+    text = raw.hex()
+    return [f"{text[i:i + 8]}-{text[i + 8:i + 12]}-{text[i + 12:i + 16]}-{text[i + 16:i + 20]}-{text[i + 20:i + 32]}"
+            for i in range(0, 32 * count, 32)]
+
+
 def _uuids(keys: Sequence[Any]) -> str:
     """An array literal of uuids, cast by the server (``%s::uuid[]``): far cheaper than adapting each value."""
     return "{" + ",".join(map(str, keys)) + "}"
@@ -163,6 +179,8 @@ class _PostgresPass:
 
     def load_rows(self, pool: Pool) -> list[tuple]:
         with pg_cursor() as cur:
+            # For the rest of the pass's transaction: the arrays of a large pass's writes fit in memory.
+            cur.execute("SET LOCAL work_mem = '32MB'")
             cur.execute(_LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8"),
                         [pool.game, pool.pk])
             return cur.fetchall()
@@ -191,34 +209,47 @@ def _backend() -> _PostgresPass | _PortablePass:
     return _PostgresPass() if connection.vendor == "postgresql" else _PortablePass()
 
 
+# The whole pass in one statement: the tables from one JSON document, the matched and expired tickets from arrays
+# (cast by the server), their open seats freed, the pool stamped. The ticket updates are conditional (still
+# waiting), and the caller checks that every seated ticket was updated (StaleTicket otherwise, rolled back).
+_WRITE_SQL = f"""
+WITH formed AS (
+    INSERT INTO {_TABLE} (id, pool_id, game, variant, rated, players, warnings, formed_at)
+    SELECT x.i, %(pool)s, %(game)s, %(variant)s::jsonb, %(rated)s, x.p, x.w, %(now)s
+    FROM jsonb_to_recordset(%(tables)s::jsonb) AS x(i uuid, p jsonb, w jsonb)
+), matched AS (
+    UPDATE {_TICKET} t SET status = 'matched', table_id = u.tb, closed_at = %(now)s
+    FROM unnest(%(seated)s::uuid[], %(seated_at)s::uuid[]) AS u(id, tb)
+    WHERE t.id = u.id AND t.status = 'waiting'
+    RETURNING t.id
+), expired AS (
+    UPDATE {_TICKET} t SET status = 'expired', closed_at = %(now)s
+    FROM unnest(%(expired)s::uuid[]) AS u(id)
+    WHERE t.id = u.id AND t.status = 'waiting'
+    RETURNING t.id
+), freed AS (
+    DELETE FROM {_OPEN} o USING (SELECT id FROM matched UNION ALL SELECT id FROM expired) c
+    WHERE o.ticket_id = c.id
+), stamped AS (
+    UPDATE {Pool._meta.db_table} SET last_pass_at = %(now)s WHERE id = %(pool)s
+)
+SELECT count(*) FROM matched
+"""
+
+
 def _write_postgres(pool: Pool, rows: list[tuple[str, engine.Table]],
                     seats: list[tuple[Any, str]], expired: list[Any], now: datetime) -> None:
+    doc = [{"i": key, "p": players, "w": warnings}
+           for key, table in rows for players, warnings in [table_json(table)]]
     with pg_cursor(binary=False) as cur:
-        if rows:
-            doc = [{"i": key, "p": players, "w": warnings}
-                   for key, table in rows for players, warnings in [table_json(table)]]
-            cur.execute(
-                f"INSERT INTO {_TABLE} (id, pool_id, game, variant, rated, players, warnings, formed_at) "
-                f"SELECT x.i, %s, %s, %s::jsonb, %s, x.p, x.w, %s "
-                f"FROM jsonb_to_recordset(%s::jsonb) AS x(i uuid, p jsonb, w jsonb)",
-                [pool.pk, pool.game, json.dumps(pool.variant), pool.rated, now, json.dumps(doc)],
-            )
-        if seats:
-            cur.execute(
-                f"UPDATE {_TICKET} t SET status = 'matched', table_id = u.tb, closed_at = %s "
-                f"FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, tb) WHERE t.id = u.id AND t.status = 'waiting'",
-                [now, _uuids(t for t, _ in seats), _uuids(tb for _, tb in seats)],
-            )
-            if cur.rowcount != len(seats):
-                raise StaleTicket(f"{len(seats) - cur.rowcount} ticket(s) of the pass were no longer waiting")
-        if expired:
-            cur.execute(f"UPDATE {_TICKET} t SET status = 'expired', closed_at = %s FROM unnest(%s::uuid[]) AS u(id) "
-                        f"WHERE t.id = u.id AND t.status = 'waiting'", [now, _uuids(expired)])
-        closed = [t for t, _ in seats] + list(expired)
-        if closed:
-            cur.execute(f"DELETE FROM {_OPEN} o USING unnest(%s::uuid[]) AS u(id) WHERE o.ticket_id = u.id",
-                        [_uuids(closed)])
-        cur.execute(f"UPDATE {Pool._meta.db_table} SET last_pass_at = %s WHERE id = %s", [now, pool.pk])
+        cur.execute(_WRITE_SQL, {
+            "pool": pool.pk, "game": pool.game, "variant": json.dumps(pool.variant), "rated": pool.rated,
+            "now": now, "tables": json.dumps(doc), "seated": _uuids([t for t, _ in seats]),
+            "seated_at": _uuids([tb for _, tb in seats]), "expired": _uuids(expired),
+        })
+        (updated,) = cur.fetchone()
+    if updated != len(seats):
+        raise StaleTicket(f"{len(seats) - updated} ticket(s) of the pass were no longer waiting")
 
 
 def _write_orm(pool: Pool, rows: list[tuple[str, engine.Table]], expired: list[Any], loaded: Loaded,
@@ -248,7 +279,8 @@ def _write_orm(pool: Pool, rows: list[tuple[str, engine.Table]], expired: list[A
 
 def _deliveries(rows: list[tuple[str, engine.Table]], loaded: Loaded, now: datetime) -> list[Any]:
     """A push per (table, game server with a callback) among the servers whose tickets sit at the table."""
-    servers = {loaded.server_of[t.id] for _, table in rows for t in table.tickets}
+    # The pool's servers (a few), not those of every seated ticket (thousands): most have no callback at all.
+    servers = set(loaded.server_of.values())
     urls = dict(ServerCallback.objects.filter(server_id__in=servers, enabled=True).values_list("server_id", "url"))
     if not urls:
         return []
