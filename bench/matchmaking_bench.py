@@ -44,7 +44,7 @@ from matchmaking.models import OpenSeat, Pool, Ticket  # noqa: E402
 from matchmaking.services import pool_run  # noqa: E402
 from ratings.models import Rating  # noqa: E402
 
-GAME = "tokaido"
+TITLE = "tokaido"
 RECOMMENDED, LOW, HIGH = 4, 2, 5
 
 
@@ -65,7 +65,7 @@ def reset() -> tuple[GameServer, Pool]:
                     "ratings_ratingchange, ratings_rating, arena_seat, arena_game, arena_player, arena_gameserver "
                     "RESTART IDENTITY CASCADE")
     server = GameServer.objects.create(name="bench", key_prefix="bench", key_hash="bench")
-    pool = Pool.objects.create(game=GAME, variant={}, variant_key="{}", rated=True)
+    pool = Pool.objects.create(title=TITLE, variant={}, variant_key="{}", rated=True)
     return server, pool
 
 
@@ -85,7 +85,7 @@ def fill(count: int, seed: int) -> tuple[Pool, datetime]:
         ids = [row[0] for row in cur.fetchall()]
         with cur.copy("COPY ratings_rating (player_id, title, elo, games, ts_mu, ts_sigma) FROM STDIN") as copy:
             for player_id, elo in zip(ids, elos, strict=True):
-                copy.write_row((player_id, GAME, elo, 10, *skill_of(rng, elo)))
+                copy.write_row((player_id, TITLE, elo, 10, *skill_of(rng, elo)))
         tickets = [uuid.uuid4() for _ in ids]
         with cur.copy("COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
                       "max_players, status, created_at) FROM STDIN") as copy:
@@ -95,10 +95,10 @@ def fill(count: int, seed: int) -> tuple[Pool, datetime]:
         with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, ip_hash) FROM STDIN") as copy:
             for ticket, player_id in zip(tickets, ids, strict=True):
                 copy.write_row((ticket, player_id, 0, f"ip{player_id}"))
-        with cur.copy("COPY matchmaking_openseat (player_id, game, ticket_id, pool_id, position, ip_hash) "
+        with cur.copy("COPY matchmaking_openseat (player_id, title, ticket_id, pool_id, position, ip_hash) "
                       "FROM STDIN") as copy:
             for ticket, player_id in zip(tickets, ids, strict=True):
-                copy.write_row((player_id, GAME, ticket, pool.pk, 0, f"ip{player_id}"))
+                copy.write_row((player_id, TITLE, ticket, pool.pk, 0, f"ip{player_id}"))
     with connection.cursor() as cur:
         cur.execute("ANALYZE")
     return pool, now + timedelta(seconds=1)

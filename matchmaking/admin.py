@@ -63,7 +63,7 @@ class TicketSeatInline(ReadOnly, admin.TabularInline):
 @admin.register(Ticket)
 class TicketAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ("id", "player", "pool", "status", "server", "created_at", "closed_at")
-    list_filter = ("status", "pool__game")
+    list_filter = ("status", "pool__title")
     search_fields = ("player__handle", "request_id")
     exclude = ("fingerprint",)
     inlines = (TicketSeatInline,)
@@ -72,10 +72,10 @@ class TicketAdmin(ReadOnly, admin.ModelAdmin):
 
 @admin.register(Table)
 class TableAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ("id", "game", "rated", "players", "warnings", "formed_at")
-    list_filter = ("game", "rated")
+    list_display = ("id", "title", "rated", "players", "warnings", "formed_at")
+    list_filter = ("title", "rated")
 
 
 @admin.register(Pool)
 class PoolAdmin(ReadOnly, admin.ModelAdmin):
-    list_display = ("game", "variant_key", "rated", "last_pass_at")
+    list_display = ("title", "variant_key", "rated", "last_pass_at")

@@ -2,11 +2,11 @@
 
 Why these shapes:
 
-- **Pool** is one row per (game, variant, rated): the row a pass locks, so two matchmaker processes never run the
+- **Pool** is one row per (title, variant, rated): the row a pass locks, so two matchmaker processes never run the
   same pool at once, and the list the beat task walks to find pools with work.
 - **TicketSeat** holds every player a ticket brings (the owner at position 0, then the party), never changed.
 - **OpenSeat** is the same players while the ticket waits: "one open ticket per player and game" is its unique
-  (player, game), so the rule holds for party members too and under concurrent requests, not only when a
+  (player, title), so the rule holds for party members too and under concurrent requests, not only when a
   read-then-write happens to see the other request. Closing a ticket deletes its rows: a pass closes thousands
   of tickets at once, and a delete costs the database far less than an update (no new row, no index entries).
 - **Preferences** and **ServerCallback** live here, keyed one-to-one by the core's Player and GameServer: the core
@@ -23,9 +23,10 @@ from arena.models import GameServer, Player
 
 
 class Pool(models.Model):
-    """Where tickets of one (game, variant, rated) wait; locked FOR UPDATE by the pass that runs it."""
+    """Where tickets of one (title, variant, rated) wait; locked FOR UPDATE by the pass that runs it."""
 
-    game = models.CharField(max_length=32)
+    # What is played (wizard, hanabi, ...): the house's word, as in ratings and moderation; the API says "game".
+    title = models.CharField(max_length=32)
     variant = models.JSONField(default=dict, help_text="Normalised: every option, defaults filled.")
     # The variant as canonical JSON (sorted keys, no spaces): what makes two variants the same pool.
     variant_key = models.CharField(max_length=255)
@@ -34,11 +35,11 @@ class Pool(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["game", "variant_key", "rated"], name="pool_unique_key"),
+            models.UniqueConstraint(fields=["title", "variant_key", "rated"], name="pool_unique_key"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.game} {self.variant_key} {'rated' if self.rated else 'unrated'}"
+        return f"{self.title} {self.variant_key} {'rated' if self.rated else 'unrated'}"
 
 
 class Table(models.Model):
@@ -47,7 +48,7 @@ class Table(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # No index of its own: nothing looks tables up by pool, and a pass inserts thousands at once.
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tables", db_index=False)
-    game = models.CharField(max_length=32)
+    title = models.CharField(max_length=32)
     variant = models.JSONField(default=dict)
     rated = models.BooleanField()
     players = models.JSONField(default=list, help_text="Handles, in seating order.")
@@ -58,7 +59,7 @@ class Table(models.Model):
         indexes = [models.Index(fields=["formed_at"], name="mm_table_formed")]
 
     def __str__(self) -> str:
-        return f"{self.game} table {self.id}"
+        return f"{self.title} table {self.id}"
 
 
 class Ticket(models.Model):
@@ -120,22 +121,22 @@ class TicketSeat(models.Model):
 
 
 class OpenSeat(models.Model):
-    """A player of a waiting ticket, in its game: at most one per player and game. Deleted when the ticket closes,
+    """A player of a waiting ticket, in its title: at most one per player and title. Deleted when the ticket closes,
     so these rows are exactly the waiting tickets' players: a pass loads its pool from here."""
 
-    # Served by mm_open_one_per_game (player first): no index of its own.
+    # Served by mm_open_one_per_title (player first): no index of its own.
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="open_seats", db_index=False)
-    game = models.CharField(max_length=32)
+    title = models.CharField(max_length=32)
     ticket = models.ForeignKey(Ticket, on_delete=models.CASCADE, related_name="open_seats")
     pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="open_seats")
     position = models.PositiveSmallIntegerField()
     ip_hash = models.CharField(max_length=64)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["player", "game"], name="mm_open_one_per_game")]
+        constraints = [models.UniqueConstraint(fields=["player", "title"], name="mm_open_one_per_title")]
 
     def __str__(self) -> str:
-        return f"{self.player_id} waits in {self.game}"
+        return f"{self.player_id} waits in {self.title}"
 
 
 class Preferences(models.Model):

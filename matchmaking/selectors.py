@@ -36,7 +36,7 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
         "status": ticket.status,
         "player": seats[0],
         "party": seats[1:],
-        "game": pool.game,
+        "game": pool.title,  # the API's word for the title (docs/architecture.md#names)
         "variant": pool.variant,
         "rated": pool.rated,
         "min_players": ticket.min_players,
@@ -60,7 +60,7 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
 def table_present(*, table: Any) -> dict[str, Any]:
     return {
         "id": str(table.pk),
-        "game": table.game,
+        "game": table.title,
         "variant": table.variant,
         "rated": table.rated,
         "players": table.players,

@@ -45,7 +45,7 @@ class TicketInput:
     """A parsed ticket request (IPs already hashed); ``min_players``/``max_players`` None means the game's."""
 
     player: SeatInput
-    game: str
+    title: str
     variant: dict[str, Any]
     rated: bool
     min_players: int | None
@@ -66,8 +66,8 @@ def variant_key(variant: dict[str, Any]) -> str:
     return json.dumps(variant, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _pool_for(game: str, variant: dict[str, Any], rated: bool) -> Pool:
-    pool, _ = Pool.objects.get_or_create(game=game, variant_key=variant_key(variant), rated=rated,
+def _pool_for(title: str, variant: dict[str, Any], rated: bool) -> Pool:
+    pool, _ = Pool.objects.get_or_create(title=title, variant_key=variant_key(variant), rated=rated,
                                          defaults={"variant": variant})
     return pool
 
@@ -75,9 +75,9 @@ def _pool_for(game: str, variant: dict[str, Any], rated: bool) -> Pool:
 def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
     """The game's rules applied to the request: (rules, normalised variant, min, max); raises InvalidInput."""
     try:
-        rules = get_game(data.game)
+        rules = get_game(data.title)
     except UnknownGame:
-        raise InvalidInput("unknown_game", f"Arena does not match a game called {data.game!r}.",
+        raise InvalidInput("unknown_game", f"Arena does not match a game called {data.title!r}.",
                            {"game": "Unknown game."}) from None
     variant = rules.normalise_variant(data.variant)  # RuleViolation: 400 naming the option
     if data.rated and not rated_allowed(rules, variant):
@@ -143,7 +143,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                 for index, seat in enumerate(seats)
             ])
             OpenSeat.objects.bulk_create([
-                OpenSeat(player=players[seat.player], game=rules.title, ticket=ticket, pool=pool, position=index,
+                OpenSeat(player=players[seat.player], title=rules.title, ticket=ticket, pool=pool, position=index,
                          ip_hash=seat.ip_hash)
                 for index, seat in enumerate(seats)
             ])
@@ -173,14 +173,14 @@ def _retried(server: GameServer, data: TicketInput) -> Ticket | None:
     return ticket
 
 
-def _refuse_open(game: str, seats: Sequence[SeatInput], players: dict[str, Player]) -> None:
+def _refuse_open(title: str, seats: Sequence[SeatInput], players: dict[str, Player]) -> None:
     ids = {players[seat.player].pk: index for index, seat in enumerate(seats) if seat.player in players}
-    found = OpenSeat.objects.filter(player_id__in=ids, game=game).values_list("player_id", "ticket_id").first()
+    found = OpenSeat.objects.filter(player_id__in=ids, title=title).values_list("player_id", "ticket_id").first()
     if found is not None:
         player_id, ticket_id = found
         index = ids[player_id]
         raise Conflict("open_ticket",
-                       f"{seats[index].player} already has an open {game} ticket: {ticket_id}.",
+                       f"{seats[index].player} already has an open {title} ticket: {ticket_id}.",
                        {_seat_path(index): f"Open ticket {ticket_id}.", "ticket": str(ticket_id)})
 
 
@@ -287,7 +287,7 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
         if locked is None:
             return None
         moment = now or timezone.now()
-        rules = get_game(locked.game)
+        rules = get_game(locked.title)
         sizes = pool_sizes(rules, locked.variant)
         with engine.gc_paused():
             loaded = store.pool_load(pool=locked)

@@ -1,9 +1,10 @@
-"""The rows a pass moves: the pool loaded in one query, the tables and ticket statuses written in a few statements.
+"""The rows a pass moves: the pool loaded in one query, the tables and ticket statuses written in one statement.
 
 Why hand-written SQL: a pass over 100,000 waiting tickets must stay within seconds, and the ORM spends longer
-building model instances than the database spends answering. On PostgreSQL every write is one statement over
-arrays (``unnest``) or one JSON document; SQLite (the embedded mode, small pools) takes the ORM path with the same
-meaning. Elo and TrueSkill are read from the ratings app's table (``ratings.models.Rating``), which sits below.
+building model instances than the database spends answering. On PostgreSQL the whole write is one statement fed by
+one JSON document (the tables) and arrays (``unnest``, the tickets); SQLite (the embedded mode, small pools) takes
+the ORM path with the same meaning. Elo and TrueSkill are read from the ratings app's table
+(``ratings.models.Rating``), which sits below.
 """
 from __future__ import annotations
 
@@ -182,7 +183,7 @@ class _PostgresPass:
             # For the rest of the pass's transaction: the arrays of a large pass's writes fit in memory.
             cur.execute("SET LOCAL work_mem = '32MB'")
             cur.execute(_LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8"),
-                        [pool.game, pool.pk])
+                        [pool.title, pool.pk])
             return cur.fetchall()
 
     def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],
@@ -195,7 +196,7 @@ class _PortablePass:
 
     def load_rows(self, pool: Pool) -> list[tuple]:
         with connection.cursor() as cur:
-            cur.execute(_LOAD_SQL.format(ident="t.id", queued="t.created_at"), [pool.game, pool.pk])
+            cur.execute(_LOAD_SQL.format(ident="t.id", queued="t.created_at"), [pool.title, pool.pk])
             return cur.fetchall()
 
     def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],
@@ -214,8 +215,8 @@ def _backend() -> _PostgresPass | _PortablePass:
 # waiting), and the caller checks that every seated ticket was updated (StaleTicket otherwise, rolled back).
 _WRITE_SQL = f"""
 WITH formed AS (
-    INSERT INTO {_TABLE} (id, pool_id, game, variant, rated, players, warnings, formed_at)
-    SELECT x.i, %(pool)s, %(game)s, %(variant)s::jsonb, %(rated)s, x.p, x.w, %(now)s
+    INSERT INTO {_TABLE} (id, pool_id, title, variant, rated, players, warnings, formed_at)
+    SELECT x.i, %(pool)s, %(title)s, %(variant)s::jsonb, %(rated)s, x.p, x.w, %(now)s
     FROM jsonb_to_recordset(%(tables)s::jsonb) AS x(i uuid, p jsonb, w jsonb)
 ), matched AS (
     UPDATE {_TICKET} t SET status = 'matched', table_id = u.tb, closed_at = %(now)s
@@ -243,7 +244,7 @@ def _write_postgres(pool: Pool, rows: list[tuple[str, engine.Table]],
            for key, table in rows for players, warnings in [table_json(table)]]
     with pg_cursor(binary=False) as cur:
         cur.execute(_WRITE_SQL, {
-            "pool": pool.pk, "game": pool.game, "variant": json.dumps(pool.variant), "rated": pool.rated,
+            "pool": pool.pk, "title": pool.title, "variant": json.dumps(pool.variant), "rated": pool.rated,
             "now": now, "tables": json.dumps(doc), "seated": _uuids([t for t, _ in seats]),
             "seated_at": _uuids([tb for _, tb in seats]), "expired": _uuids(expired),
         })
@@ -257,7 +258,7 @@ def _write_orm(pool: Pool, rows: list[tuple[str, engine.Table]], expired: list[A
     objects = []
     for key, table in rows:
         players, warnings = table_json(table)
-        objects.append(Table(id=key, pool=pool, game=pool.game, variant=pool.variant, rated=pool.rated,
+        objects.append(Table(id=key, pool=pool, title=pool.title, variant=pool.variant, rated=pool.rated,
                              players=players, warnings=warnings, formed_at=now))
     Table.objects.bulk_create(objects)
     closed = []

@@ -89,8 +89,9 @@ def parse_ticket(body: Any) -> TicketInput:
         canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     except (TypeError, ValueError, UnicodeEncodeError):
         raise InvalidInput("invalid_input", "The body cannot be read as sent.", {"body": "Unreadable."}) from None
+    # The API's "game" is the code's title (docs/architecture.md#names): translated here, once.
     return TicketInput(
-        player=owner, game=game, variant=variant, rated=rated, min_players=counts["min_players"],
+        player=owner, title=game, variant=variant, rated=rated, min_players=counts["min_players"],
         max_players=counts["max_players"], party=tuple(party), request_id=request_id,
         fingerprint=fingerprint(canonical),
     )

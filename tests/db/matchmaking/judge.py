@@ -50,20 +50,20 @@ def units(ticket_ids=None) -> dict[str, Unit]:
     seats = {}
     for seat in TicketSeat.objects.filter(ticket__in=tickets).select_related("player").order_by("position"):
         seats.setdefault(seat.ticket_id, []).append(seat)
-    games = {t.pool.game for t in tickets}
-    rows = list(Rating.objects.filter(title__in=games))
+    titles = {t.pool.title for t in tickets}
+    rows = list(Rating.objects.filter(title__in=titles))
     elo = {(r.player_id, r.title): r.elo for r in rows}
     skill = {(r.player_id, r.title): (r.ts_mu, r.ts_sigma) for r in rows if r.ts_mu is not None}
     prefs = {p.player_id: p for p in Preferences.objects.all()}
     out = {}
     for t in tickets:
         mine = seats[t.pk]
-        ratings = [elo.get((s.player_id, t.pool.game), elo_config().initial) for s in mine]
+        ratings = [elo.get((s.player_id, t.pool.title), elo_config().initial) for s in mine]
         refuses = any(prefs[s.player_id].refuse_same_ip for s in mine if s.player_id in prefs)
         blocked = frozenset(h for s in mine if s.player_id in prefs for h in prefs[s.player_id].blocked)
         out[str(t.pk)] = Unit(str(t.pk), tuple(s.player.handle for s in mine), tuple(s.ip_hash for s in mine),
                               sum(ratings) / len(ratings), t.created_at, t.min_players, t.max_players, refuses,
-                              blocked, tuple(skill.get((s.player_id, t.pool.game), NEWCOMER) for s in mine))
+                              blocked, tuple(skill.get((s.player_id, t.pool.title), NEWCOMER) for s in mine))
     return out
 
 
@@ -83,22 +83,22 @@ def tolerance(waited: float) -> float:
     return min(800.0, 150.0 + 10.0 * max(0.0, waited))
 
 
-def sizes(game: str, variant: dict) -> tuple[int, int, int]:
-    rules = get_game(game)
+def sizes(title: str, variant: dict) -> tuple[int, int, int]:
+    rules = get_game(title)
     low, high = max(2, rules.min_players), rules.max_players
-    if game == "wizard" and variant.get("rounds") == "amigo":
+    if title == "wizard" and variant.get("rounds") == "amigo":
         low, high = max(low, 3), min(high, 5)
-    rec = 3 if game == "hanabi" else rules.recommended_players
+    rec = 3 if title == "hanabi" else rules.recommended_players
     return low, high, rec
 
 
-def violation(members: list[Unit], now: datetime, game: str, variant: dict, slack: float = 1e-3) -> str | None:
+def violation(members: list[Unit], now: datetime, title: str, variant: dict, slack: float = 1e-3) -> str | None:
     """The first rule of docs/matchmaking.md a table of these tickets breaks at ``now``, or None.
 
     ``slack`` (seconds) forgives clock rounding at the 30 s, 10 min and tolerance boundaries; a negative slack
     judges strictly instead (to ask "could this table have formed?" without claiming more than the engine saw).
     """
-    low, high, rec = sizes(game, variant)
+    low, high, rec = sizes(title, variant)
     size = sum(u.seats for u in members)
     if len(members) < 2:
         return "a table needs at least two tickets"
@@ -138,7 +138,7 @@ def expected_warnings(members: list[Unit]) -> list[list[str]]:
 def table_problem(table: Table, by_id: dict[str, Unit]) -> str | None:
     """What is wrong with a stored table: a broken rule, seating that does not match its tickets, warnings."""
     members = [by_id[str(t)] for t in table.tickets.values_list("pk", flat=True)]
-    problem = violation(members, table.formed_at, table.game, table.variant)
+    problem = violation(members, table.formed_at, table.title, table.variant)
     if problem:
         return problem
     if sorted(table.players) != sorted(p for u in members for p in u.players):

@@ -57,20 +57,20 @@ def _reset() -> GameServer:
     return game_server_create(name=f"prop-{Player.objects.count()}-{datetime.now().timestamp()}").server
 
 
-def _request(game: str, event: dict, seq: int) -> TicketInput:
-    low_g, high_g = GAMES[game]
+def _request(title: str, event: dict, seq: int) -> TicketInput:
+    low_g, high_g = GAMES[title]
     least, most = sorted(event["range"])
     least, most = max(least, max(low_g, 2)), min(most, high_g)
     friends = []
     for index, ip in event["friends"]:
         if NAMES[index] != NAMES[event["player"]] and NAMES[index] not in [f.player for f in friends]:
             friends.append(SeatInput(NAMES[index], ip))
-    return TicketInput(player=SeatInput(NAMES[event["player"]], event["ip"]), game=game, variant={}, rated=True,
+    return TicketInput(player=SeatInput(NAMES[event["player"]], event["ip"]), title=title, variant={}, rated=True,
                        min_players=min(least, most), max_players=max(least, most), party=tuple(friends),
                        request_id=None, fingerprint=f"fp-{seq}")
 
 
-def _check_pass(now: datetime, formed_before: set, game: str, seated: dict) -> None:
+def _check_pass(now: datetime, formed_before: set, title: str, seated: dict) -> None:
     by_id = judge.units()
     new_tables = list(Table.objects.exclude(pk__in=formed_before))
     for table in new_tables:
@@ -93,7 +93,7 @@ def _check_pass(now: datetime, formed_before: set, game: str, seated: dict) -> N
     # Nobody who could be seated waits: no valid table is left among the waiting tickets...
     for count in range(2, len(waiting) + 1):
         for group in combinations(waiting, count):
-            assert judge.violation(list(group), now, game, {}, slack=-1e-3) is not None, \
+            assert judge.violation(list(group), now, title, {}, slack=-1e-3) is not None, \
                 f"{[u.players for u in group]} could have formed a table"
     for table in new_tables:
         members = sorted((by_id[str(t)] for t in table.tickets.values_list("pk", flat=True)),
@@ -101,12 +101,12 @@ def _check_pass(now: datetime, formed_before: set, game: str, seated: dict) -> N
         oldest, formed = members[0], judge.preference(members, now)
         for x in waiting:
             # ... nobody waiting could have joined a table just formed (larger is preferred) ...
-            assert judge.violation([*members, x], now, game, {}, slack=-1e-3) is not None, \
+            assert judge.violation([*members, x], now, title, {}, slack=-1e-3) is not None, \
                 f"{x.players} could have joined {table.players}"
             # ... nor taken a seat at it to make a better table for the ticket it was formed for, its oldest.
             for y in members[1:]:
                 swapped = [u for u in members if u is not y] + [x]
-                if y.seats == x.seats and judge.violation(swapped, now, game, {}, slack=-1e-3) is None:
+                if y.seats == x.seats and judge.violation(swapped, now, title, {}, slack=-1e-3) is None:
                     better = judge.preference(swapped, now)
                     assert better[0] < formed[0] or (better[0] == formed[0] and better[1] <= formed[1] + 1e-6), \
                         f"{x.players} waits though {[u.players for u in swapped]} beats {table.players} for " \
@@ -118,16 +118,16 @@ def _check_pass(now: datetime, formed_before: set, game: str, seated: dict) -> N
                                                                   HealthCheck.too_slow])
 # Five newcomers queued before one pass: the oldest four must be seated and the youngest wait (the case that
 # tells "oldest first" from any other order).
-@example(game="tokaido", people=[{"skill": None, "elo": 1500.0, "refuses": False, "blocked": []}] * len(NAMES),
+@example(title="tokaido", people=[{"skill": None, "elo": 1500.0, "refuses": False, "blocked": []}] * len(NAMES),
          arrivals=[{"after": 1, "player": i, "ip": IPS[i], "friends": [], "range": (2, 5), "cancel": False,
                     "pass": False} for i in range(5)])
-@given(game=st.sampled_from(sorted(GAMES)), people=st.lists(players, min_size=len(NAMES), max_size=len(NAMES)),
+@given(title=st.sampled_from(sorted(GAMES)), people=st.lists(players, min_size=len(NAMES), max_size=len(NAMES)),
        arrivals=st.lists(arrival, min_size=1, max_size=16))
-def test_random_arrivals_only_ever_form_valid_tables(game, people, arrivals):
+def test_random_arrivals_only_ever_form_valid_tables(title, people, arrivals):
     server = _reset()
     for name, person in zip(NAMES, people, strict=True):
         mu, sigma = person["skill"] or (None, None)
-        Rating.objects.create(player=Player.objects.create(handle=name), title=game, elo=person["elo"], ts_mu=mu,
+        Rating.objects.create(player=Player.objects.create(handle=name), title=title, elo=person["elo"], ts_mu=mu,
                               ts_sigma=sigma)
     for name, person in zip(NAMES, people, strict=True):
         blocked = [b for b in person["blocked"] if b != name]
@@ -138,14 +138,14 @@ def test_random_arrivals_only_ever_form_valid_tables(game, people, arrivals):
     for seq, event in enumerate(arrivals):
         now += timedelta(seconds=event["after"])
         try:
-            created = ticket_create(server=server, data=_request(game, event, seq), now=now).ticket
+            created = ticket_create(server=server, data=_request(title, event, seq), now=now).ticket
         except ArenaError:
             created = None  # someone already has an open ticket, or the party does not fit: refused, as it must
         due = event["pass"] or seq == len(arrivals) - 1
         result = pool_run(pool_id=Pool.objects.get().pk, now=now, wait=True) if due and Pool.objects.exists() \
             else None
         if result is not None:
-            _check_pass(now, formed, game, seated)
+            _check_pass(now, formed, title, seated)
         if created is not None and event["cancel"] and event["after"] % 2:
             Ticket.objects.filter(pk=created.pk, status="waiting").update(status="cancelled")
             OpenSeat.objects.filter(ticket=created).delete()
