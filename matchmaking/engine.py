@@ -19,7 +19,7 @@ Why the rules look the way they do:
   considered (found by scanning at most ``SCAN_LIMIT`` tickets outward from its Elo), and tables are the
   combinations of them filling the table. With 8 candidates that is at most C(8, 4) = 70 tables per size,
   whatever the pool size, and branch and bound (see ``_Pass._search``) tries only a few of them, so a pass is
-  linear in the pool: about 0.3 s of CPU per 10,000 fresh tickets. Nearest in Elo is where the most even tables
+  linear in the pool: about 0.1 s of CPU per 10,000 fresh tickets. Nearest in Elo is where the most even tables
   almost always are; what the bound can miss is a table made only of players further away, and the served ticket
   is tried again on the next pass.
 - **Parties.** A ticket may bring friends (``Ticket.party``): one unit of several seats, matched on its players'
