@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
@@ -245,7 +246,8 @@ def _write_postgres(pool: Pool, rows: list[tuple[str, engine.Table]],
     with pg_cursor(binary=False) as cur:
         cur.execute(_WRITE_SQL, {
             "pool": pool.pk, "title": pool.title, "variant": json.dumps(pool.variant), "rated": pool.rated,
-            "now": now, "tables": json.dumps(doc), "seated": _uuids([t for t, _ in seats]),
+            # orjson: the document holds text only (ids, handles, warning codes), which it writes ten times faster.
+            "now": now, "tables": orjson.dumps(doc).decode(), "seated": _uuids([t for t, _ in seats]),
             "seated_at": _uuids([tb for _, tb in seats]), "expired": _uuids(expired),
         })
         (updated,) = cur.fetchone()
