@@ -8,6 +8,10 @@ where it is configured. One small explicit hook rather than Django signals: the 
 are listed in one place (``subscribers``) and every announcement is delivered only after the transaction that made
 it true has committed, so no listener ever acts on a row that could still roll back.
 
+The same hook carries what a service needs a worker for (a void's rebuild, a lost board's copy, a table's push):
+the service announces it and its own app's task module subscribes, so no service imports a task module
+(``tests/pure/test_no_service_imports_a_task.py``).
+
 A subscriber that fails is logged and the others still hear the news: each listener has its own safety net (the
 rating sweep, the board rebuild, the detection schedule), and the announcing transaction is already committed.
 """
@@ -67,8 +71,24 @@ class GamesVoided:
     action_id: int
 
 
-Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided)
+@dataclass(frozen=True, slots=True)
+class BoardLost:
+    """A reader found the title's Redis board gone (a restart, a flush): a worker must copy it from the database,
+    which answers meanwhile."""
+
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class PushesDue:
+    """Tables are to be pushed to their game servers (formed by a pass, due again, or retried by an admin): the
+    ``delivery_ids`` of matchmaking's deliveries, sent by a worker each."""
+
+    delivery_ids: tuple[str, ...]
+
+
+Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided | BoardLost | PushesDue
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided, BoardLost, PushesDue)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 
@@ -84,9 +104,16 @@ def subscribers(kind: type) -> list[Callable[[Any], None]]:
     return list(_subscribers[kind])
 
 
-def announce(fact: Announcement) -> None:
-    """Deliver ``fact`` once the current transaction commits (at once outside a transaction)."""
-    transaction.on_commit(lambda: _deliver(fact))
+def announce(fact: Announcement, *, after_commit: bool = True) -> None:
+    """Deliver ``fact`` once the current transaction commits (at once outside a transaction).
+
+    ``after_commit=False`` delivers at once: for a fact that no write makes true (a reader saw the Redis board
+    gone), which would otherwise wait on whatever transaction the reader happens to run in.
+    """
+    if after_commit:
+        transaction.on_commit(lambda: _deliver(fact))
+    else:
+        _deliver(fact)
 
 
 def _deliver(fact: Announcement) -> None:

@@ -5,9 +5,12 @@ class LeaderboardsConfig(AppConfig):
     name = "leaderboards"
 
     def ready(self) -> None:
-        """The boards follow the ratings and the players' status: both are announced after commit below us."""
-        from arena.announcements import PlayerStatusChanged, RatingsChanged, subscribe
+        """The boards follow the ratings and the players' status, both announced after commit below us; a board a
+        reader found lost is copied by a worker (the task module hears it)."""
+        from arena.announcements import BoardLost, PlayerStatusChanged, RatingsChanged, subscribe
         from leaderboards.services import on_player_status_changed, on_ratings_changed
+        from leaderboards.tasks import on_board_lost
 
         subscribe(RatingsChanged, on_ratings_changed)
         subscribe(PlayerStatusChanged, on_player_status_changed)
+        subscribe(BoardLost, on_board_lost)

@@ -15,13 +15,13 @@ from django.conf import settings
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from arena.announcements import BoardLost, announce
 from arena.errors import NotFound
 from arena.games import UnknownGame, get_game
 from arena.models import Player
 from leaderboards.board import Board, BoardUnavailable, Page, active_cutoff
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import RedisBoard
-from leaderboards.tasks import request_board_rebuild
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -85,5 +85,5 @@ def _ask_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
     except BoardUnavailable:
         # Lost (restart, flush) or never built: a worker rebuilds it (seconds at a million players, too long to
         # hold a request), and the database answers meanwhile.
-        request_board_rebuild(title=title)
+        announce(BoardLost(title), after_commit=False)
         raise

@@ -4,6 +4,7 @@ import logging
 from celery import shared_task
 from kombu.exceptions import OperationalError
 
+from arena.announcements import BoardLost
 from leaderboards import redis_board
 from leaderboards.services import board_rebuild, boards_prune
 
@@ -25,6 +26,11 @@ def rebuild_board(title: str) -> int | None:
     again from the same source of truth; either way the result is the database's board."""
     rebuilt = board_rebuild(title=title, wait=False)
     return None if rebuilt is None else rebuilt.players
+
+
+def on_board_lost(fact: BoardLost) -> None:
+    """Subscribed to ``BoardLost`` (leaderboards' apps.py), announced by the readers."""
+    request_board_rebuild(title=fact.title)
 
 
 def request_board_rebuild(*, title: str) -> None:

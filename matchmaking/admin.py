@@ -9,7 +9,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from arena.admin import ReadOnly, SuperuserOnly
+from arena.admin import HandleSearch, ReadOnly, SuperuserOnly
 from matchmaking.models import Delivery, DeliveryAttempt, Pool, ServerCallback, Table, Ticket, TicketSeat
 from matchmaking.services import deliveries_retry
 
@@ -61,10 +61,12 @@ class TicketSeatInline(ReadOnly, admin.TabularInline):
 
 
 @admin.register(Ticket)
-class TicketAdmin(ReadOnly, admin.ModelAdmin):
+class TicketAdmin(HandleSearch, ReadOnly, admin.ModelAdmin):
     list_display = ("id", "player", "pool", "status", "server", "created_at", "closed_at")
     list_filter = ("status", "pool__title")
-    search_fields = ("player__handle", "request_id")
+    search_fields = ("player__handle", "request_id")  # shows the box; HandleSearch answers it
+    handle_search = "player__handle"
+    exact_search = ("request_id",)
     exclude = ("fingerprint",)
     inlines = (TicketSeatInline,)
     list_select_related = ("player", "pool", "server")

@@ -5,8 +5,11 @@ class MatchmakingConfig(AppConfig):
     name = "matchmaking"
 
     def ready(self) -> None:
-        """A banned player's waiting tickets are cancelled once the core announces the committed ban."""
-        from arena.announcements import PlayerStatusChanged, subscribe
+        """A banned player's waiting tickets are cancelled once the core announces the committed ban; the
+        tables the services announce as due are pushed by the task module, which the services never import."""
+        from arena.announcements import PlayerStatusChanged, PushesDue, subscribe
         from matchmaking.services import on_player_status_changed
+        from matchmaking.tasks import on_pushes_due
 
         subscribe(PlayerStatusChanged, on_player_status_changed)
+        subscribe(PushesDue, on_pushes_due)

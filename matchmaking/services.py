@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from arena.announcements import PlayerStatusChanged
+from arena.announcements import PlayerStatusChanged, PushesDue, announce
 from arena.errors import Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
@@ -298,9 +298,7 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
             expired = [t.id for t in engine.expired(loaded.tickets, clock)]
             matched_at = time.perf_counter()
             written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
-        deliveries = written.deliveries
-        if deliveries:
-            transaction.on_commit(lambda: _queue_pushes(deliveries))
+        _pushes_due(written.deliveries)
     done = time.perf_counter()
     result = PassResult(pool_id, len(loaded.tickets), len(tables), sum(len(t.tickets) for t in tables),
                         len(expired), done - started, loaded_at - started, matched_at - loaded_at, done - matched_at)
@@ -311,11 +309,11 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
     return result
 
 
-def _queue_pushes(delivery_ids: Sequence[Any]) -> None:
-    from matchmaking.tasks import deliver_table  # the task module is a door; imported late to avoid a cycle
-
-    for delivery_id in delivery_ids:
-        deliver_table.delay(str(delivery_id))
+def _pushes_due(delivery_ids: Sequence[Any]) -> None:
+    """Announced after the commit; the task module subscribes and sends one worker task per delivery (so a
+    worker never reads a delivery before it is committed, and this module imports no task)."""
+    if delivery_ids:
+        announce(PushesDue(tuple(str(delivery_id) for delivery_id in delivery_ids)))
 
 
 def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
@@ -326,7 +324,7 @@ def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
         result = pool_run(pool_id=pool_id, now=now)
         if result is not None:
             results.append(result)
-    _queue_pushes(deliveries_overdue(now=now))
+    _pushes_due(deliveries_overdue(now=now))
     return results
 
 
@@ -339,7 +337,7 @@ def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None
                       .values_list("pk", flat=True))
         Delivery.objects.filter(pk__in=chosen).update(status=Delivery.Status.PENDING, attempts=0,
                                                       next_attempt_at=now or timezone.now())
-        transaction.on_commit(lambda: _queue_pushes(chosen))
+        _pushes_due(chosen)
     return len(chosen)
 
 

@@ -11,12 +11,20 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
+from arena.announcements import PushesDue
 from matchmaking import push, services
 
 
 @shared_task(name="matchmaking.tasks.run_due_pools", ignore_result=True)
 def run_due_pools() -> int:
     return sum(result.tables for result in services.pools_run_due())
+
+
+def on_pushes_due(fact: PushesDue) -> None:
+    """Subscribed to ``PushesDue`` (matchmaking's apps.py): one push task per delivery; a lost one is overdue
+    within a minute and sent again by ``run_due_pools``."""
+    for delivery_id in fact.delivery_ids:
+        deliver_table.delay(delivery_id)
 
 
 @shared_task(name="matchmaking.tasks.deliver_table", bind=True, ignore_result=True, max_retries=None)

@@ -4,16 +4,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.contrib import admin
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
-from arena.admin import ReadOnly
-from arena.models import is_player_id
+from arena.admin import HandleSearch, ReadOnly
 from moderation.admin.confirm import Action, action_buttons, action_view
 
 
-class PanelAdmin(ReadOnly, admin.ModelAdmin):
+class PanelAdmin(HandleSearch, ReadOnly, admin.ModelAdmin):
     """Read-only for everyone, superusers included: what changes goes through an action and its service.
 
     No Save buttons (no change permission), no add, no delete, no bulk "delete selected". ``panel_actions`` maps
@@ -22,22 +20,6 @@ class PanelAdmin(ReadOnly, admin.ModelAdmin):
     """
 
     panel_actions: ClassVar[dict[str, Action]] = {}
-    # The player-handle path the list's search box looks up (``handle``, ``beneficiary__handle``), if any.
-    handle_search: ClassVar[str | None] = None
-
-    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str
-                           ) -> tuple[QuerySet, bool]:
-        """A player id, exact or its start (case-sensitive, as ids are): both served by the handle's unique index,
-        unlike the default ``icontains`` (``LIKE '%x%'``), a scan at a million rows. Anything that cannot be a
-        player id matches nothing (and never reaches the database: PostgreSQL refuses a NUL in a query)."""
-        if self.handle_search is None:
-            return super().get_search_results(request, queryset, search_term)
-        term = search_term.strip()
-        if not term:
-            return queryset, False
-        if not is_player_id(term):
-            return queryset.none(), False
-        return queryset.filter(**{f"{self.handle_search}__startswith": term}), False
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [*self.fields] if self.fields else [f.name for f in self.model._meta.fields]

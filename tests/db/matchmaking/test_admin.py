@@ -29,3 +29,23 @@ def test_tables_pools_and_tickets_are_listed_and_filtered_by_title(api):
     assert waiting["id"] in nile_tickets and bodies[0]["id"] not in nile_tickets
     tokaido_tickets = client.get("/admin/matchmaking/ticket/?pool__title=tokaido").content.decode()
     assert bodies[0]["id"] in tokaido_tickets and waiting["id"] not in tokaido_tickets
+
+
+def test_the_ticket_search_takes_a_player_id_or_its_start_or_a_request_id(api):
+    """Through the handle's index (a start, never ``LIKE '%x%'``), or a ticket's exact ``request_id``."""
+    ids = {name: api.post(TICKETS, ticket_body(name, game="nile", request_id=f"req-{name}"), format="json").json()["id"]
+           for name in ("alice", "malice", "bob")}
+    client = Client()
+    client.force_login(User.objects.create_superuser("root", password="pw"))
+
+    def found(term: str) -> set[str]:
+        page = client.get("/admin/matchmaking/ticket/", {"q": term})
+        assert page.status_code == 200
+        return {name for name, ticket_id in ids.items() if ticket_id in page.content.decode()}
+
+    assert found("ali") == {"alice"}  # not malice: a start, not a substring
+    assert found("alice") == {"alice"}
+    assert found("req-bob") == {"bob"}
+    assert found("req-b") == set()  # a request id is matched whole
+    assert found("a b") == set()  # no player id, no request id
+    assert found("") == {"alice", "malice", "bob"}
