@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -104,12 +105,29 @@ def subscribers(kind: type) -> list[Callable[[Any], None]]:
     return list(_subscribers[kind])
 
 
+_silenced = 0
+
+
+@contextmanager
+def silenced() -> Iterator[None]:
+    """Announcements made inside are dropped. For a benchmark that times one stage alone (``bench/``): in
+    production its listeners run in other workers, and each has a benchmark of its own. Never for a service."""
+    global _silenced
+    _silenced += 1
+    try:
+        yield
+    finally:
+        _silenced -= 1
+
+
 def announce(fact: Announcement, *, after_commit: bool = True) -> None:
     """Deliver ``fact`` once the current transaction commits (at once outside a transaction).
 
     ``after_commit=False`` delivers at once: for a fact that no write makes true (a reader saw the Redis board
     gone), which would otherwise wait on whatever transaction the reader happens to run in.
     """
+    if _silenced:
+        return
     if after_commit:
         transaction.on_commit(lambda: _deliver(fact))
     else:
