@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.api.game_payload import storable_text
 from arena.errors import InvalidInput
 from arena.hashing import fingerprint, hash_ip
 from arena.models import is_player_id
@@ -81,8 +82,8 @@ def parse_ticket(body: Any) -> TicketInput:
                 party.append(seat)
     request_id = body.get("request_id")
     if request_id is not None and not (isinstance(request_id, str) and 1 <= len(request_id) <= 64
-                                       and "\x00" not in request_id):
-        errors["request_id"] = "Must be a string of 1 to 64 characters."
+                                       and storable_text(request_id)):
+        errors["request_id"] = "Must be a string of 1 to 64 characters (no NUL, no unpaired surrogate)."
     if errors:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
     try:

@@ -4,6 +4,7 @@ Every component has its own name (drf-spectacular merges same-named serializers)
 """
 from rest_framework import serializers
 
+from arena.api.schemas import SameIpWarning
 from arena.models import PLAYER_ID_PATTERN
 
 
@@ -25,18 +26,13 @@ class TicketIn(serializers.Serializer):
                                        help_text="Your own id: sending it again returns the same ticket (200).")
 
 
-class TableWarningOut(serializers.Serializer):
-    code = serializers.CharField()
-    players = serializers.ListField(child=serializers.CharField())
-
-
 class MatchTableOut(serializers.Serializer):
     id = serializers.CharField()
     game = serializers.CharField()
     variant = serializers.DictField()
     rated = serializers.BooleanField()
     players = serializers.ListField(child=serializers.CharField())
-    warnings = TableWarningOut(many=True)
+    warnings = SameIpWarning(many=True)  # the same warning a recorded game carries
     formed_at = serializers.DateTimeField()
 
 

@@ -4,6 +4,7 @@ Every expected table is worked out from the rules by hand in the comments.
 """
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -332,3 +333,13 @@ def test_the_schema_documents_the_matchmaking_endpoints(anon):
     assert {"TicketInRequest", "TicketOut", "PreferencesInRequest", "PreferencesOut", "MatchTableOut"} \
         <= schema["components"]["schemas"].keys()
 
+
+
+@pytest.mark.parametrize("fragment", ['"request_id": "r-\\ud800"', '"request_id": "r-\\u0000"'])
+def test_a_request_id_no_column_can_store_is_400_not_500(api, fragment):
+    """Valid JSON escapes that decode to an unpaired surrogate or a NUL: PostgreSQL cannot store either."""
+    raw = json.dumps(ticket_body("alice"))[:-1] + ", " + fragment + "}"
+    response = api.post(URL, raw, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert "request_id" in response.json()["error"]["fields"]
+    assert not Ticket.objects.exists()
