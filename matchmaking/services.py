@@ -24,6 +24,7 @@ from arena.announcements import PlayerStatusChanged, PushesDue, announce
 from arena.errors import Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
+from arena.players import players_fetch_or_create
 from matchmaking import engine, store
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Ticket, TicketSeat
 from matchmaking.sizes import pool_sizes, rated_allowed
@@ -127,7 +128,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
     seats = (data.player, *data.party)
     try:
         with transaction.atomic():
-            players = _players_fetch_or_create([seat.player for seat in seats])
+            players = players_fetch_or_create([seat.player for seat in seats])
             for index, seat in enumerate(seats):
                 if players[seat.player].is_banned:
                     raise Forbidden("player_banned", f"{seat.player} is banned and cannot queue.",
@@ -182,16 +183,6 @@ def _refuse_open(title: str, seats: Sequence[SeatInput], players: dict[str, Play
         raise Conflict("open_ticket",
                        f"{seats[index].player} already has an open {title} ticket: {ticket_id}.",
                        {_seat_path(index): f"Open ticket {ticket_id}.", "ticket": str(ticket_id)})
-
-
-def _players_fetch_or_create(handles: Sequence[str]) -> dict[str, Player]:
-    """Unknown players are created on first sight, as when a game is recorded (docs/api.md)."""
-    known = {p.handle: p for p in Player.objects.filter(handle__in=handles)}
-    missing = sorted(set(handles) - known.keys())
-    if missing:
-        Player.objects.bulk_create([Player(handle=h) for h in missing], ignore_conflicts=True)
-        known.update({p.handle: p for p in Player.objects.filter(handle__in=missing)})
-    return known
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -251,7 +242,7 @@ def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]
         raise InvalidInput("too_many_blocked", f"A player may block at most {limit} players.",
                            {"blocked": f"At most {limit} players."})
     with transaction.atomic():
-        players = _players_fetch_or_create([handle, *names])
+        players = players_fetch_or_create([handle, *names])
         prefs, _ = Preferences.objects.update_or_create(
             player=players[handle], defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
         )

@@ -111,7 +111,7 @@ _UNSTORABLE = "Contains a NUL character or an unpaired surrogate."
 _SCALARS = (int, float, bool, type(None))
 
 
-def _refused_part(value: Any) -> tuple[str, str] | None:
+def refused_part(value: Any) -> tuple[str, str] | None:
     """(JSON path, reason) of the first part of the body that cannot be stored as sent, if any: a string (value
     or key) the database cannot hold, or nesting deeper than MAX_DEPTH.
 
@@ -165,17 +165,23 @@ def _finished_at(raw: Any, errors: dict[str, str], now: datetime) -> datetime | 
     return moment
 
 
-def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
-    """Raise ``InvalidInput`` naming every bad value, or return the typed input with IPs already hashed."""
-    now = now or timezone.now()
-    if not isinstance(body, dict):
-        raise InvalidInput("invalid_input", "The game must be a JSON object.", {"body": "Must be an object."})
-    refused = _refused_part(body)
+def refuse_unstorable(body: Any) -> None:
+    """Raise ``InvalidInput`` for the first part of a body no column can hold (``refused_part``): every door that
+    stores what it is sent (games, tickets, preferences) asks this before anything else."""
+    refused = refused_part(body)
     if refused is not None:
         path, reason = refused
         # The path may hold the very character at fault: escaped, so the error body itself can be sent.
         path = path.encode("utf-8", "backslashreplace").decode("utf-8")
         raise InvalidInput("invalid_input", "A value cannot be stored as sent; see fields.", {path: reason})
+
+
+def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
+    """Raise ``InvalidInput`` naming every bad value, or return the typed input with IPs already hashed."""
+    now = now or timezone.now()
+    if not isinstance(body, dict):
+        raise InvalidInput("invalid_input", "The game must be a JSON object.", {"body": "Must be an object."})
+    refuse_unstorable(body)
     errors: dict[str, str] = {}
     for key in body.keys() - TOP_LEVEL:
         errors[str(key)] = "Unknown field."

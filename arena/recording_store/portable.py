@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils import timezone
 
-from arena.models import Game, Player, Seat
+from arena.models import Game, Seat
+from arena.players import players_fetch_or_create
 from arena.recording_store import GameRow, StatusRule, Written
 
 
@@ -24,7 +25,8 @@ class PortableStore:
             rows = [r for r in rows if r.table_id not in stored]
             if not rows:
                 return {}
-            players = _players_fetch_or_create({s.handle for r in rows for s in r.seats})
+            players = {h: (p.pk, p.status) for h, p in
+                       players_fetch_or_create(s.handle for r in rows for s in r.seats).items()}
             now = timezone.now()
             games = [
                 Game(server_id=server_id, table_id=r.table_id, title=r.title, variant=r.variant, rated=r.rated,
@@ -43,16 +45,3 @@ class PortableStore:
                 for s in r.seats
             ])
         return {g.table_id: Written(g.pk, g.status) for g in games}
-
-
-def _players_fetch_or_create(handles: set[str]) -> dict[str, tuple[int, str]]:
-    """Every player by handle as (id, status), creating the unknown ones."""
-    def fetch(names: Sequence[str]) -> dict[str, tuple[int, str]]:
-        return {h: (i, s) for h, i, s in Player.objects.filter(handle__in=names).values_list("handle", "id", "status")}
-
-    known = fetch(list(handles))
-    missing = sorted(handles - known.keys())
-    if missing:
-        Player.objects.bulk_create([Player(handle=h) for h in missing], ignore_conflicts=True)
-        known.update(fetch(missing))
-    return known

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from arena.api.game_payload import storable_text
+from arena.api.game_payload import refuse_unstorable
 from arena.errors import InvalidInput
 from arena.hashing import fingerprint, hash_ip
 from arena.models import is_player_id
@@ -48,6 +48,7 @@ def parse_ticket(body: Any) -> TicketInput:
     """Raise ``InvalidInput`` naming every bad value, or return the typed request with IPs already hashed."""
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The ticket must be a JSON object.", {"body": "Must be an object."})
+    refuse_unstorable(body)
     errors: dict[str, str] = {}
     for key in body.keys() - TOP_LEVEL:
         errors[str(key)[:100]] = "Unknown field."
@@ -81,9 +82,8 @@ def parse_ticket(body: Any) -> TicketInput:
             if seat is not None:
                 party.append(seat)
     request_id = body.get("request_id")
-    if request_id is not None and not (isinstance(request_id, str) and 1 <= len(request_id) <= 64
-                                       and storable_text(request_id)):
-        errors["request_id"] = "Must be a string of 1 to 64 characters (no NUL, no unpaired surrogate)."
+    if request_id is not None and not (isinstance(request_id, str) and 1 <= len(request_id) <= 64):
+        errors["request_id"] = "Must be a string of 1 to 64 characters."
     if errors:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
     try:
@@ -98,10 +98,12 @@ def parse_ticket(body: Any) -> TicketInput:
     )
 
 
-def parse_preferences(body: Any, *, limit: int) -> tuple[bool, list[str]]:
-    """``{"refuse_same_ip": bool, "blocked": [handles]}``; both required (a PUT replaces)."""
+def parse_preferences(body: Any) -> tuple[bool, list[str]]:
+    """``{"refuse_same_ip": bool, "blocked": [handles]}``; both required (a PUT replaces). How many may be blocked
+    is the service's rule (``preferences_set``, counted without repeats)."""
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The preferences must be a JSON object.", {"body": "Must be an object."})
+    refuse_unstorable(body)
     errors: dict[str, str] = {}
     for key in body.keys() - {"refuse_same_ip", "blocked"}:
         errors[str(key)[:100]] = "Unknown field."
@@ -112,8 +114,6 @@ def parse_preferences(body: Any, *, limit: int) -> tuple[bool, list[str]]:
     if not isinstance(blocked, list):
         errors["blocked"] = "Must be a list of player ids."
         blocked = []
-    elif len(blocked) > limit:
-        errors["blocked"] = f"At most {limit} players."
     else:
         for index, handle in enumerate(blocked):
             if not is_player_id(handle):
@@ -121,3 +121,4 @@ def parse_preferences(body: Any, *, limit: int) -> tuple[bool, list[str]]:
     if errors:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
     return refuse, blocked
+

@@ -26,7 +26,7 @@ def _pass_if_embedded(ticket: Ticket) -> Ticket:
     """docs/matchmaking.md: without real workers a pass runs when a ticket is created or read."""
     if settings.MATCHMAKING_PASS_ON_REQUEST and ticket.status == Ticket.Status.WAITING:
         pool_run(pool_id=ticket.pool_id, wait=True)
-        ticket.refresh_from_db()
+        ticket = Ticket.objects.select_related("pool", "table").get(pk=ticket.pk)  # as ticket_present reads it
     return ticket
 
 
@@ -65,6 +65,6 @@ class PreferencesApi(APIView):
     def put(self, request: Request, player: str) -> Response:
         if not is_player_id(player):
             raise NotFound("player_not_found", f"No player {player!r}.")
-        refuse, blocked = parse_preferences(request.data, limit=settings.MATCHMAKING_BLOCKED_MAX)
+        refuse, blocked = parse_preferences(request.data)
         prefs = preferences_set(handle=player, refuse_same_ip=refuse, blocked=blocked)
         return Response(preferences_present(handle=player, prefs=prefs))

@@ -335,11 +335,24 @@ def test_the_schema_documents_the_matchmaking_endpoints(anon):
 
 
 
-@pytest.mark.parametrize("fragment", ['"request_id": "r-\\ud800"', '"request_id": "r-\\u0000"'])
-def test_a_request_id_no_column_can_store_is_400_not_500(api, fragment):
-    """Valid JSON escapes that decode to an unpaired surrogate or a NUL: PostgreSQL cannot store either."""
+@pytest.mark.parametrize(("fragment", "field"), [
+    ('"request_id": "r-\\ud800"', "request_id"),
+    ('"request_id": "r-\\u0000"', "request_id"),
+    ('"\\ud800": 1', "\\ud800"),  # an unknown key: named escaped, so the error body itself can be sent
+    ('"party": [{"player": "bob", "ip": "203.0.113.9", "\\udc00": 1}]', "party.0.\\udc00"),
+])
+def test_a_value_or_key_no_column_can_store_is_400_not_500(api, fragment, field):
+    """Valid JSON escapes that decode to an unpaired surrogate or a NUL: PostgreSQL cannot store either, and the
+    JSON renderer cannot send a lone surrogate back in the error."""
     raw = json.dumps(ticket_body("alice"))[:-1] + ", " + fragment + "}"
     response = api.post(URL, raw, content_type="application/json")
     assert response.status_code == 400, response.content
-    assert "request_id" in response.json()["error"]["fields"]
+    assert field in json.loads(response.content)["error"]["fields"]
     assert not Ticket.objects.exists()
+
+
+def test_preferences_with_a_key_no_column_can_store_are_400_not_500(api):
+    response = api.put("/api/v1/players/alice/preferences/", '{"refuse_same_ip": true, "blocked": [], "\\ud800": 1}',
+                       content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert "\\ud800" in json.loads(response.content)["error"]["fields"]
