@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from django.contrib import admin
-from django.http import HttpRequest, HttpResponse
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path
 
 from arena.admin import HandleSearch, ReadOnly
@@ -20,6 +23,17 @@ class PanelAdmin(HandleSearch, ReadOnly, admin.ModelAdmin):
     """
 
     panel_actions: ClassVar[dict[str, Action]] = {}
+
+    def response_action(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        """A selection that cannot be an id (a forged form) is refused with a message, not a 500 from the
+        ``pk__in`` Django builds before the action runs."""
+        try:
+            for raw in request.POST.getlist(helpers.ACTION_CHECKBOX_NAME):
+                self.model._meta.pk.to_python(raw)
+        except ValidationError:
+            self.message_user(request, "The selection holds an id that is no id.", messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+        return super().response_action(request, queryset)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [*self.fields] if self.fields else [f.name for f in self.model._meta.fields]

@@ -9,8 +9,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
+from arena.api.game_payload import storable_text
 from arena.errors import ArenaError
-from arena.games import all_games
+from arena.games import GAMES, all_games
 from arena.models import Game, Player, is_player_id
 from moderation import services
 from moderation.admin import reads
@@ -18,6 +19,8 @@ from moderation.admin.base import PanelAdmin
 from moderation.admin.confirm import Action, NoteForm
 from moderation.moderators import perm
 
+# A ring's games fit many times over; a whole title does not belong on one confirmation page.
+VOID_AT_ONCE = 500
 
 class TitleFilter(admin.SimpleListFilter):
     """The games' titles from the rules registry: Django's default filter on a plain column asks the database for
@@ -30,7 +33,11 @@ class TitleFilter(admin.SimpleListFilter):
         return [(game.title, game.name) for game in all_games()]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        return queryset.filter(title=self.value()) if self.value() else queryset
+        """Only a title the registry knows reaches the query: anything else (a typo, a NUL PostgreSQL refuses)
+        lists nothing."""
+        if not self.value():
+            return queryset
+        return queryset.filter(title=self.value()) if self.value() in GAMES else queryset.none()
 
 
 def _void_unavailable(game: Game) -> str | None:
@@ -85,6 +92,8 @@ class GameAdmin(PanelAdmin):
         term = search_term.strip()
         if not term:
             return queryset, False
+        if not storable_text(term):  # a NUL or a lone surrogate: no table id or player id holds one
+            return queryset.none(), False
         by_table = set(queryset.filter(table_id=term).values_list("pk", flat=True)[:100])
         player = Player.objects.filter(handle=term).first() if is_player_id(term) else None
         if player is None:
@@ -101,7 +110,11 @@ class GameAdmin(PanelAdmin):
     def void_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
         """A ring's games at once (search the banned account, tick them all): a confirmation page first, then
         one ``void_games`` call, one audit entry and one rebuild per title, whatever the number of games."""
-        games = list(queryset.order_by("pk"))
+        games = list(queryset.order_by("pk")[:VOID_AT_ONCE + 1])
+        if len(games) > VOID_AT_ONCE:  # "select all" over a search that matched too much: narrow it first
+            self.message_user(request, f"At most {VOID_AT_ONCE} games can be voided at once; narrow the list.",
+                              messages.ERROR)
+            return None
         if request.POST.get("post") == "yes":
             form = NoteForm(request.POST)
             if form.is_valid():

@@ -254,20 +254,24 @@ def void_rebuild_title(*, entry_id: int, title: str) -> list[dict[str, Any]]:
     Under the title's Elo lock from the first read to the last, so no batch slips between the two snapshots and
     the refund is exactly what the rebuild changed. Runs in a worker (``moderation.tasks.void_rebuild``).
     """
+    initial = elo_config().initial
     with transaction.atomic():
         RatingStage.objects.select_for_update().filter(title=title, stage=RatingStage.Stage.ELO).first()
+        entry = AuditEntry.objects.select_for_update().get(pk=entry_id)
+        if title not in entry.details.get("pending_titles", []):
+            # Run again (a task redelivered after its commit): the refunds written then stand; a second rebuild
+            # would change nothing and overwrite them with an empty list.
+            return entry.details.get("refunds", {}).get(title, [])
         before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
         rebuild(title=title)
         after = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
         moved = sorted(pk for pk in before.keys() | after.keys()
-                       if abs(after.get(pk, elo_config().initial) - before.get(pk, elo_config().initial))
-                       > REFUND_EPSILON)
+                       if abs(after.get(pk, initial) - before.get(pk, initial)) > REFUND_EPSILON)
         handles = dict(Player.objects.filter(pk__in=moved).values_list("pk", "handle"))
         refunds = [{"player": pk, "handle": handles[pk], "before": before.get(pk), "after": after.get(pk),
-                    "delta": round(after.get(pk, elo_config().initial) - before.get(pk, elo_config().initial), 6)}
+                    "delta": round(after.get(pk, initial) - before.get(pk, initial), 6)}
                    for pk in moved]
         refunds.sort(key=lambda r: (-r["delta"], r["handle"]))
-        entry = AuditEntry.objects.select_for_update().get(pk=entry_id)
         entry.details.setdefault("refunds", {})[title] = refunds
         entry.details["pending_titles"] = [t for t in entry.details.get("pending_titles", []) if t != title]
         if not entry.details["pending_titles"]:

@@ -400,3 +400,20 @@ def test_the_dashboard_tells_how_far_detection_is_behind(arena, mod_client):
     assert "2 recorded games not looked at yet" in _text(mod_client.get("/admin/"))
     settle()
     assert "Abuse detection: up to date." in _text(mod_client.get("/admin/"))
+
+
+@pytest.mark.parametrize("query", [{"title": "x\x00"}, {"title": "chess"}, {"q": "T\x00-1"}])
+def test_the_games_list_answers_an_odd_filter_or_search_with_no_game_not_a_500(arena, mod_client, query):
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    response = mod_client.get("/admin/arena/game/", query)
+    assert response.status_code == 200
+    assert "kim" not in _text(response)
+
+
+def test_a_forged_selection_is_refused_with_a_message_not_a_500(arena, mod_client):
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    response = mod_client.post("/admin/arena/game/", {"action": "void_selected", "_selected_action": ["1x"]},
+                               follow=True)
+    assert response.status_code == 200
+    assert "no id" in _text(response)
+    assert not AuditEntry.objects.exists()

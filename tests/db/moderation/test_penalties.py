@@ -198,6 +198,10 @@ class TestVoid:
         assert refunds["v"]["before"] == pytest.approx(v3) and refunds["v"]["after"] == pytest.approx(v_clean)
         assert refunds["cheat"]["after"] is None
         assert entry.details["pending_titles"] == [] and "rebuilt_at" in entry.details
+        # The task redelivered after its commit (acks late): the refunds written the first time stand.
+        assert void_rebuild_title(entry_id=entry.pk, title="tokaido") == entry.details["refunds"]["tokaido"]
+        entry.refresh_from_db()
+        assert {r["handle"] for r in entry.details["refunds"]["tokaido"]} == set(refunds)
         assert sorted(entry.players.values_list("handle", flat=True)) == ["cheat", "v"]
         # By hand: v gets back 32.59 (the loss) and what the lower rating cost in g3.
         assert v_clean - v3 == pytest.approx(60 * e - (d3 - d3_clean))
