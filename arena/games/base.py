@@ -361,10 +361,15 @@ class GameRules:
                 if quitters > 1:
                     raise RuleViolation("too_many_quitters", "At most one player per game may quit.",
                                         path("players", index, "quit"))
-        self._check_misspelt_fields(entries)
-        for index, entry in enumerate(entries):
-            self._check_score(index, entry)
-            self._check_fields(index, entry, count)
+        try:
+            for index, entry in enumerate(entries):
+                self._check_score(index, entry)
+                self._check_fields(index, entry, count)
+        except RuleViolation as refusal:
+            # Only a game already refused pays for the search for a typo, which answers it better when found.
+            if refusal.code in ("missing_field", "unknown_field"):
+                self._check_misspelt_fields(entries)
+            raise
 
     def _check_misspelt_fields(self, entries: Sequence[Entry]) -> None:
         """A required field missing while an unknown one sits beside it is most likely a typo (``scroe``): name
