@@ -1,7 +1,1 @@
-"""Arena: the rating and matchmaking backend of an online board-game site.
-
-Importing the Celery app here makes ``@shared_task`` bind to it in every process that loads Django.
-"""
-from arena.celery import app as celery_app
-
-__all__ = ("celery_app",)
+"""Arena's core domain: players, game servers, finished games and the games' rules (configuration is in config/)."""

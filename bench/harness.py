@@ -57,7 +57,7 @@ def start_gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> t
     """Serve Arena with gunicorn (gthread workers, as deployed) and wait until it answers; the caller stops it."""
     port = free_port()
     proc = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "arena.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
+        [PYTHON, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
          "--worker-class", "gthread", "--threads", str(threads), "--log-level", "warning", "--keep-alive", "30"],
         cwd=ROOT, env=env,
     )

@@ -14,8 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.db.models import Max
 
-from arena.celery import app
 from arena.models import Game
+from config.celery import app
 from moderation.models import DetectionState, Flag
 from tests.services.test_rating_worker import Worker, wait_until_done, worker  # noqa: F401 - the fixture
 from tests.services.workers import worker_conf

@@ -18,9 +18,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from arena.celery import app
 from arena.models import Player
 from arena.servers import game_server_create
+from config.celery import app
 from matchmaking import push
 from matchmaking.models import Delivery, OpenSeat, Pool, ServerCallback, Table, Ticket
 from matchmaking.services import preferences_set
@@ -41,7 +41,7 @@ def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
         log_path = tmp_path / f"matchmaker-{n}.log"
         log = open(log_path, "wb")  # noqa: SIM115 - owned by the child
         processes.append(subprocess.Popen(
-            [CELERY, "-A", "arena", "worker", "-B", "-s", str(tmp_path / f"beat-{n}"), "-Q", "matchmaking,pushes",
+            [CELERY, "-A", "config", "worker", "-B", "-s", str(tmp_path / f"beat-{n}"), "-Q", "matchmaking,pushes",
              "--pool=prefork", "--concurrency=2", "--loglevel=INFO", "-n", f"matchmaker-{n}@%h",
              "--without-mingle", "--without-gossip"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,

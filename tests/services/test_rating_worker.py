@@ -19,9 +19,9 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from arena.celery import app
 from arena.models import Game
 from arena.servers import game_server_create
+from config.celery import app
 from ratings.models import RatingChange
 from tests.db.ratings.bodies import random_bodies
 from tests.db.ratings.helpers import ensure_hanabot_table, post
@@ -49,7 +49,8 @@ class Worker:
         log = open(self.logs / f"worker-{self.starts}.log", "wb")  # noqa: SIM115 - owned by the child
         self.process = subprocess.Popen(
             # A fresh beat schedule file per start: a SIGKILL may leave the last one half written.
-            [CELERY, "-A", "arena", "worker", "-B", "-s", f"{self.schedule}-{self.starts}", "-Q", "elo,trueskill,arena",
+            [CELERY, "-A", "config", "worker", "-B", "-s", f"{self.schedule}-{self.starts}",
+             "-Q", "elo,trueskill,arena",
              "--pool=prefork", "--concurrency=2", "--loglevel=INFO", "-n", f"rating-test-{self.starts}@%h",
              "--without-mingle", "--without-gossip"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,

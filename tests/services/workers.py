@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from django.db import connection
 
-from arena.celery import app
+from config.celery import app
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
@@ -29,7 +29,7 @@ def worker_env(**extra: str) -> dict[str, str]:
     return {
         **os.environ,
         "DATABASE_URL": f"postgres://{credentials}@{db['HOST'] or 'localhost'}{port}/{db['NAME']}",
-        "DJANGO_SETTINGS_MODULE": "arena.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
         "PYTHONPATH": str(ROOT),
         **extra,
     }

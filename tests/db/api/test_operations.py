@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def _load_settings(**env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY",
                                                                 "IP_HASH_KEY"}}
-    clean.update(env, DJANGO_SETTINGS_MODULE="arena.settings")
+    clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
     code = "import django; django.setup(); from django.conf import settings; print(settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER)"  # noqa: E501
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True)
 

@@ -41,7 +41,7 @@ def other_api(db) -> APIClient:
 def _embedded_matchmaking(settings):
     """These tests describe the embedded mode (a pass on each request, pushes in-process), whichever database
     runs them; the real workers have their own test (tests/services/test_matchmaking_workers.py)."""
-    from arena.celery import app
+    from config.celery import app
 
     settings.MATCHMAKING_PASS_ON_REQUEST = True
     settings.CELERY_TASK_ALWAYS_EAGER = True

@@ -7,8 +7,8 @@ from unittest import mock
 import pytest
 from django.conf import settings
 
-from arena.celery import app
 from arena.models import Game
+from config.celery import app
 from ratings import tasks
 from ratings.models import Rating
 from tests.db.ratings.bodies import random_bodies

@@ -57,10 +57,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "arena.urls"
+ROOT_URLCONF = "config.urls"
 # Messages live in the server-side session, never in a cookie: the admin shows one-time API keys in them.
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
-WSGI_APPLICATION = "arena.wsgi.application"
+WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
