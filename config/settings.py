@@ -144,6 +144,8 @@ CELERY_TASK_ROUTES = {
     # the other or behind rating batches.
     "matchmaking.tasks.run_due_pools": {"queue": "matchmaking"},
     "matchmaking.tasks.deliver_table": {"queue": "pushes"},
+    # Detection scans many games at a time: its own worker, so it never delays a rating batch (Procfile).
+    "moderation.tasks.detect": {"queue": "detection"},
 }
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_BEAT_SCHEDULE = {

@@ -50,7 +50,7 @@ class Worker:
         self.process = subprocess.Popen(
             # A fresh beat schedule file per start: a SIGKILL may leave the last one half written.
             [CELERY, "-A", "config", "worker", "-B", "-s", f"{self.schedule}-{self.starts}",
-             "-Q", "elo,trueskill,arena",
+             "-Q", "elo,trueskill,arena,detection",
              "--pool=prefork", "--concurrency=2", "--loglevel=INFO", "-n", f"rating-test-{self.starts}@%h",
              "--without-mingle", "--without-gossip"],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
