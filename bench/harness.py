@@ -27,8 +27,10 @@ def service_env(database: str, redis_db: int, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         DATABASE_URL=f"{base}/{database}", REDIS_URL=f"redis://127.0.0.1:6379/{redis_db}", DEBUG="false",
-        SECRET_KEY="bench-secret-key", IP_HASH_KEY="bench-ip-hash-key", LOG_LEVEL="WARNING",
-        ALLOWED_HOSTS="127.0.0.1,localhost", **extra,
+        SECRET_KEY="bench-secret-key-" + "b" * 48, IP_HASH_KEY="bench-ip-hash-key-" + "b" * 32, LOG_LEVEL="WARNING",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        # Plain HTTP on loopback, and one client sending as fast as it can (docs/security.md: the limits).
+        SECURE_SSL_REDIRECT="false", API_WRITE_THROTTLE_RATE="none", **extra,
     )
     return env
 

@@ -149,6 +149,8 @@ def serve(*, throttle: bool = True) -> tuple[subprocess.Popen, int]:
         "DEBUG": "0",
         "SECRET_KEY": secrets.token_hex(32),
         "IP_HASH_KEY": secrets.token_hex(32),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "false",  # plain HTTP on loopback
         # The default 1200/min would throttle this one client.
         "PUBLIC_THROTTLE_RATE": "100000/s",
         "LOG_LEVEL": "WARNING",

@@ -5,6 +5,7 @@ Setting ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switches to the scaled-o
 Celery broker and cache, real workers. The code path is the same in both.
 """
 import os
+import warnings
 from pathlib import Path
 
 import environ
@@ -18,15 +19,61 @@ env = environ.Env()
 # =============================================================================
 DEV_SECRET_KEY = "dev-only-secret-key-do-not-use-in-production"
 DEV_IP_HASH_KEY = "dev-only-ip-hash-key-do-not-use-in-production"
-
-DEBUG = env.bool("DEBUG", default=True)
-SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY)
+# docs/security.md, the production checklist: without DEBUG in the environment Arena is production and refuses to
+# start on anything a newcomer would leave at its default. Development is chosen explicitly with DEBUG=true
+# (scripts/run, scripts/test, the README's embedded commands, and tests/settings.py for a bare `pytest`).
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env.str("SECRET_KEY", default=DEV_SECRET_KEY if DEBUG else "")
 # Keyed hash for IPs and device fingerprints (docs/moderation.md): raw values are never stored.
-IP_HASH_KEY = env.str("IP_HASH_KEY", default=DEV_IP_HASH_KEY)
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
+IP_HASH_KEY = env.str("IP_HASH_KEY", default=DEV_IP_HASH_KEY if DEBUG else "")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"] if DEBUG else [])
+# Shorter keys can be searched: an IPv4 hash under a guessable key is reversed by trying all 2^32 addresses.
+SECRET_MIN_LENGTH = 32
 
-if not DEBUG and (SECRET_KEY == DEV_SECRET_KEY or IP_HASH_KEY == DEV_IP_HASH_KEY):
-    raise ImproperlyConfigured("DEBUG is off: set your own SECRET_KEY and IP_HASH_KEY, the dev defaults are public.")
+
+def _refuse(variable: str, why: str) -> None:
+    """Production's refusal to start: one line that names the variable to fix (docs/security.md)."""
+    raise ImproperlyConfigured(f"{variable} {why}; Arena runs as production without DEBUG=true and will not start.")
+
+
+if not DEBUG:
+    for _name, _value, _dev in (("SECRET_KEY", SECRET_KEY, DEV_SECRET_KEY), ("IP_HASH_KEY", IP_HASH_KEY,
+                                                                            DEV_IP_HASH_KEY)):
+        if not _value:
+            _refuse(_name, "is missing")
+        if _value == _dev:
+            _refuse(_name, "is the public development value")
+        if len(_value) < SECRET_MIN_LENGTH:
+            _refuse(_name, f"is shorter than {SECRET_MIN_LENGTH} characters")
+    if not ALLOWED_HOSTS:
+        _refuse("ALLOWED_HOSTS", "is missing (comma-separated host names Arena answers to)")
+
+# =============================================================================
+# HTTPS and the proxy in front (docs/security.md). On by default in production, so that
+# `manage.py check --deploy --fail-level WARNING` is silent with only the four variables above set.
+# =============================================================================
+# "X-Forwarded-Proto,https": the header (as sent, or in Django's HTTP_X_FORWARDED_PROTO form) and the value the
+# TLS-terminating proxy sets on HTTPS requests. Only when the proxy always sets or strips it.
+_proxy_ssl_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+if _proxy_ssl_header:
+    if len(_proxy_ssl_header) != 2:
+        _refuse("SECURE_PROXY_SSL_HEADER", "must be HEADER,VALUE (for example X-Forwarded-Proto,https)")
+    _header = _proxy_ssl_header[0].strip().upper().replace("-", "_")
+    SECURE_PROXY_SSL_HEADER = (_header if _header.startswith("HTTP_") else f"HTTP_{_header}",
+                               _proxy_ssl_header[1].strip())
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# false behind a proxy that terminates TLS and speaks plain HTTP to Arena (it redirects to https itself).
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+# Probes inside the network call these over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$", r"^readyz/?$"]
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
+SESSION_COOKIE_SECURE = not DEBUG
+CSRF_COOKIE_SECURE = not DEBUG
+# How many reverse proxies stand in front: 0 trusts REMOTE_ADDR only, so a forged X-Forwarded-For cannot buy a
+# client a fresh throttle allowance. Read by DRF (REST_FRAMEWORK below) to find the client's address.
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 INSTALLED_APPS = [
     "moderation.site.PanelAdminConfig",  # django.contrib.admin with the moderation dashboard as its index
@@ -77,9 +124,12 @@ TEMPLATES = [
 ]
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
-# Without DEBUG, run "manage.py collectstatic"; with it, whitenoise serves straight from the apps' folders.
+# Without DEBUG, run "manage.py collectstatic" (which creates STATIC_ROOT); with it, whitenoise serves straight
+# from the apps' folders. Settings create no directory when imported: whitenoise's warning about the absent
+# STATIC_ROOT says nothing in development, where nothing is collected into it.
 WHITENOISE_USE_FINDERS = True
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+if DEBUG:
+    warnings.filterwarnings("ignore", message=f"No directory at: {STATIC_ROOT}")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -102,10 +152,10 @@ if env.str("DATABASE_URL", default=""):
         None if _prepare.lower() == "none" else int(_prepare)
     )
 else:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            # Django's SQLite backend, creating the file's folder when it first connects (not at import).
+            "ENGINE": "config.sqlite",
             "NAME": VAR_DIR / "arena.sqlite3",
             # https://docs.djangoproject.com/en/5.2/ref/databases/#sqlite-transaction-behavior
             # IMMEDIATE takes the write lock at BEGIN, so two writers queue instead of failing with "locked".
@@ -171,9 +221,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"public": env.str("PUBLIC_THROTTLE_RATE", default="1200/min")},
     "UNAUTHENTICATED_USER": None,
-    # How many reverse proxies stand in front: 0 trusts REMOTE_ADDR only, so a forged X-Forwarded-For cannot
-    # buy a client a fresh throttle allowance. https://www.django-rest-framework.org/api-guide/throttling/
-    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
+        # https://www.django-rest-framework.org/api-guide/throttling/ (the client's address behind NUM_PROXIES)
+    "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Arena API",
