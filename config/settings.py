@@ -6,6 +6,7 @@ Celery broker and cache, real workers. The code path is the same in both.
 """
 import os
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -82,6 +83,10 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # The admin door (docs/security.md): login lockout, and TOTP two-factor for staff.
+    "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -100,8 +105,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): logged in with a TOTP code
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login's answer into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -134,6 +142,42 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 USE_TZ = True
 TIME_ZONE = "UTC"
 LANGUAGE_CODE = "en-us"
+
+# =============================================================================
+# The admin door (docs/security.md): lockout, passwords, two-factor, sessions
+# =============================================================================
+# django-axes first: a locked username is refused before its password is even checked.
+AUTHENTICATION_BACKENDS = ["moderation.admin_door.LockoutBackend", "django.contrib.auth.backends.ModelBackend"]
+# Locked by username alone, from one address or from many, whether or not the account exists (the page is the
+# same). The address is never looked at nor stored: docs/moderation.md keeps raw addresses out of the database,
+# and axes's column holds a raw IP (moderation/admin_door.py answers None). A lock lifts after the cool-off, or
+# when a superuser deletes it in the admin (Axes -> Access attempts).
+AXES_FAILURE_LIMIT = 10
+# axes.W006 asks for the address among the lockout parameters; a username lock needs none (rotating addresses,
+# agents or cookies still hits the same username's lock), and Arena keeps no raw address.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_CLIENT_IP_CALLABLE = "moderation.admin_door.no_client_address"
+AXES_COOLOFF_TIME = timedelta(hours=1)
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_CALLABLE = "moderation.admin_door.lockout_response"  # a page in the admin's look
+AXES_ENABLE_ACCESS_FAILURE_LOG = False
+# Every account, moderators and superusers alike: Django's four validators, at least 12 characters.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# Staff log in with a TOTP code (django-otp) in production; optional in development, where a code given is still
+# checked. Without a confirmed authenticator a staff account reaches no panel page (moderation/site.py).
+ADMIN_REQUIRE_OTP = env.bool("ADMIN_REQUIRE_OTP", default=not DEBUG)
+OTP_TOTP_ISSUER = "Arena"
+# Sessions are the admin's only (the API authenticates by key): they end after 8 idle hours (every request
+# renews the expiry) and at a password change (Django checks the session's password hash on every request).
+SESSION_COOKIE_AGE = 8 * 3600
+SESSION_SAVE_EVERY_REQUEST = True
 
 # =============================================================================
 # Database: SQLite file by default, PostgreSQL via DATABASE_URL

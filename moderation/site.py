@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
 from django.http import HttpRequest
@@ -20,6 +21,28 @@ class PanelSite(admin.AdminSite):
     site_title = "Arena admin"
     index_title = "Dashboard"
     index_template = "admin/moderation/dashboard.html"
+    login_template = "admin/moderation/login.html"
+
+    @property
+    def login_form(self) -> type:
+        """The login with the authenticator's code (moderation/admin_door.py); imported late, see above."""
+        from moderation.admin_door import PanelLoginForm
+
+        return PanelLoginForm
+
+    def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        context = {"otp_required": settings.ADMIN_REQUIRE_OTP, **(extra_context or {})}
+        return super().login(request, extra_context=context)
+
+    def has_permission(self, request: HttpRequest) -> bool:
+        """Active staff, and in production (``ADMIN_REQUIRE_OTP``) logged in with a TOTP code: a staff account
+        without a confirmed authenticator reaches no panel page, only the login (docs/security.md)."""
+        if not super().has_permission(request):
+            return False
+        if not settings.ADMIN_REQUIRE_OTP:
+            return True
+        is_verified = getattr(request.user, "is_verified", None)
+        return bool(is_verified and is_verified())
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
         from moderation.admin.dashboard import dashboard_context

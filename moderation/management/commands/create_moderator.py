@@ -1,7 +1,12 @@
 """``manage.py create_moderator NAME``: a staff account in the "Moderators" group, nothing more.
 
 The password is asked twice on a terminal (or read from ``--password-env VAR`` for scripts), never taken on the
-command line, where it would land in shell history and the process list.
+command line, where it would land in shell history and the process list. It must pass the project's password
+validators (Django's four, at least 12 characters; config/settings.py).
+
+The moderator's two-factor enrolment comes with it (docs/security.md, the admin door): an unconfirmed TOTP
+device whose ``otpauth://`` URI is printed for the moderator's authenticator app; the first login with one of its
+codes confirms it. An account that already has a confirmed authenticator keeps it and gets no new URI.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from moderation.admin_door import totp_enrol
 from moderation.moderators import GROUP, sync_moderators_group
 
 
@@ -52,3 +58,12 @@ class Command(BaseCommand):
         sync_moderators_group(apps)  # the migration made it; this restores it if someone edited it since
         user.groups.add(Group.objects.get(name=GROUP))
         self.stdout.write(f"{username} is a moderator: log in at /admin/.")
+        from django_otp.plugins.otp_totp.models import TOTPDevice
+
+        if TOTPDevice.objects.filter(user=user, confirmed=True).exists():
+            self.stdout.write("Their authenticator is already enrolled.")
+            return
+        uri = totp_enrol(user)
+        self.stdout.write("Add this to the moderator's authenticator app (the first login with a code confirms it; "
+                          "keep it secret):")
+        self.stdout.write(uri)
