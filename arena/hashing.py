@@ -47,3 +47,14 @@ def hash_device(raw: str) -> str:
 def fingerprint(canonical_body: bytes) -> str:
     """A keyed hash of a request body, so a resend can be recognised without keeping its raw IPs."""
     return hmac.new(settings.IP_HASH_KEY.encode(), canonical_body, hashlib.sha256).hexdigest()
+
+
+def hash_client_network(raw: str) -> str:
+    """The public throttle's bucket (arena/api/throttles.py): a keyed hash of the client's network, the address
+    for IPv4 and the /64 for IPv6, so no raw address is ever a cache key and an IPv6 client gets one bucket, not
+    one per address. Its own domain ("client"), so a cache key cannot be matched against a stored IP hash."""
+    try:
+        network = ip_network(raw)
+    except ValueError:  # not an address (a proxy's "unknown"): still hashed, never kept raw
+        network = raw
+    return _digest("client", network)

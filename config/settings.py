@@ -101,6 +101,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "arena.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -264,6 +265,8 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"public": env.str("PUBLIC_THROTTLE_RATE", default="1200/min")},
+    # Views that name no throttle (every key-authenticated endpoint) count their writes per key.
+    "DEFAULT_THROTTLE_CLASSES": ["arena.api.throttles.WriteThrottle"],
     "UNAUTHENTICATED_USER": None,
         # https://www.django-rest-framework.org/api-guide/throttling/ (the client's address behind NUM_PROXIES)
     "NUM_PROXIES": NUM_PROXIES,
@@ -289,6 +292,16 @@ ANNOUNCEMENTS_RAISE = env.bool("ANNOUNCEMENTS_RAISE", default=False)
 DETECTION_BATCH = env.int("DETECTION_BATCH", default=20_000)
 # Largest batch a game server may send in one POST /api/v1/games/batch/.
 GAMES_BATCH_MAX = 500
+# docs/security.md, the limits: the API's parser caps a body before reading it whole (DRF reads the stream
+# itself, so DATA_UPLOAD_MAX_MEMORY_SIZE below never applies to it); 413 body_too_large beyond. A game body is
+# a few kilobytes, a batch of 500 a few megabytes.
+API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=256 * 1024)
+API_MAX_BATCH_BODY_BYTES = env.int("API_MAX_BATCH_BODY_BYTES", default=16 * 1024 * 1024)
+# Writes (POST, PUT, DELETE) per game-server key, in PUBLIC_THROTTLE_RATE's syntax; "none" lifts it. 429
+# throttled with Retry-After beyond. A batch is one write.
+API_WRITE_THROTTLE_RATE = env.str("API_WRITE_THROTTLE_RATE", default="6000/min")
+if API_WRITE_THROTTLE_RATE.lower() == "none":
+    API_WRITE_THROTTLE_RATE = None
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
 
 # =============================================================================
@@ -311,6 +324,10 @@ RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
 MATCHMAKING_PASS_ON_REQUEST = env.bool("MATCHMAKING_PASS_ON_REQUEST", default=not REDIS_URL)
 # Longest blocked list a player may keep: every pass reads it, for every waiting player.
 MATCHMAKING_BLOCKED_MAX = 100
+# Most tickets one game server may keep waiting at once (429 too_many_tickets beyond): a leaked or buggy key
+# cannot fill the pools. "none" lifts the bound.
+_max_waiting = env.str("MATCHMAKING_MAX_WAITING_PER_SERVER", default="10000")
+MATCHMAKING_MAX_WAITING_PER_SERVER = None if _max_waiting.lower() == "none" else int(_max_waiting)
 # Pushes of formed tables to game servers: attempts, first retry delay (doubling each time) and timeout.
 MATCHMAKING_PUSH_ATTEMPTS = env.int("MATCHMAKING_PUSH_ATTEMPTS", default=8)
 MATCHMAKING_PUSH_BACKOFF = env.float("MATCHMAKING_PUSH_BACKOFF", default=2.0)

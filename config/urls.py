@@ -2,10 +2,11 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerView
 
 from arena.api import health
 from arena.api.errors import endpoint_not_found
+from arena.api.schema_view import CachedSpectacularAPIView
 from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
 
 api_v1 = [
@@ -22,7 +23,9 @@ api_v1 = [
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
-    path("api/schema/", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),
+    # Generated once per process (arena/api/schema_view.py).
+    path("api/schema/", CachedSpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
+         name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema", authentication_classes=[],
                                                      permission_classes=[]), name="docs"),
     # With or without the trailing slash: probes are configured by hand, and both spellings are common.

@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from arena.announcements import PlayerStatusChanged, PushesDue, announce
-from arena.errors import Conflict, Forbidden, InvalidInput
+from arena.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
@@ -134,6 +134,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                     raise Forbidden("player_banned", f"{seat.player} is banned and cannot queue.",
                                     {_seat_path(index): "Banned."})
             _refuse_open(rules.title, seats, players)
+            _refuse_too_many_waiting(server)
             ticket = Ticket.objects.create(
                 server=server, pool=pool, player=players[data.player.player], request_id=data.request_id,
                 fingerprint=data.fingerprint, min_players=low, max_players=high,
@@ -145,7 +146,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
             ])
             OpenSeat.objects.bulk_create([
                 OpenSeat(player=players[seat.player], title=rules.title, ticket=ticket, pool=pool, position=index,
-                         ip_hash=seat.ip_hash)
+                         ip_hash=seat.ip_hash, server=server)
                 for index, seat in enumerate(seats)
             ])
     except IntegrityError:
@@ -157,6 +158,25 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
         raise
     ticket.pool = pool
     return Created(ticket, True)
+
+
+def _refuse_too_many_waiting(server: GameServer) -> None:
+    """429 ``too_many_tickets`` once the server has ``MATCHMAKING_MAX_WAITING_PER_SERVER`` tickets waiting.
+
+    Counted in the request's transaction over the owners' open seats of this server (index
+    mm_open_server_owner), reading at most the limit's worth of index entries. Concurrent requests of one
+    server may each pass at the limit minus one, so the bound can be exceeded by the requests in flight at
+    that instant (a few, the web threads); a server row lock would make it exact at the price of serialising
+    every ticket of the server, which the bound is not worth.
+    """
+    limit = settings.MATCHMAKING_MAX_WAITING_PER_SERVER
+    if limit is None:
+        return
+    waiting = OpenSeat.objects.filter(server=server, position=0).values("pk")[:limit].count()
+    if waiting >= limit:
+        raise ArenaError("too_many_tickets",
+                         f"This game server already has {limit} tickets waiting, the most it may keep; cancel some "
+                         "or wait until they are matched or expire.", status=429)
 
 
 def _seat_path(index: int) -> str:
@@ -231,16 +251,23 @@ def _close(ticket_ids: Sequence[Any], status: str) -> int:
 # Preferences
 # ----------------------------------------------------------------------------------------------------
 
+def blocked_refuse_too_many(blocked: Sequence[Any]) -> None:
+    """``too_many_blocked`` for a list of more than ``MATCHMAKING_BLOCKED_MAX`` entries, counted as sent (repeats
+    too): the first thing done with a list, before any entry is validated, deduplicated or sorted, so a huge
+    list costs nothing but its length (docs/security.md, the limits). The door calls it before parsing."""
+    limit = settings.MATCHMAKING_BLOCKED_MAX
+    if len(blocked) > limit:
+        raise InvalidInput("too_many_blocked", f"A player may block at most {limit} players.",
+                           {"blocked": f"At most {limit} players."})
+
+
 def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]) -> Preferences:
     """Replaces the player's preferences; blocked players unknown so far are created, as players are elsewhere."""
-    limit = settings.MATCHMAKING_BLOCKED_MAX
+    blocked_refuse_too_many(blocked)
     names = sorted(set(blocked))
     if handle in names:
         raise InvalidInput("cannot_block_self", "A player cannot block themself.",
                            {f"blocked.{list(blocked).index(handle)}": "This is the player."})
-    if len(names) > limit:
-        raise InvalidInput("too_many_blocked", f"A player may block at most {limit} players.",
-                           {"blocked": f"At most {limit} players."})
     with transaction.atomic():
         players = players_fetch_or_create([handle, *names])
         prefs, _ = Preferences.objects.update_or_create(

@@ -13,6 +13,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from arena.api.parsers import BodyTooLarge
 from arena.db import RETRY_ATTEMPTS, is_transient
 from arena.errors import ArenaError
 from arena.games import all_games
@@ -28,6 +29,7 @@ _DRF_CODES = {
     exceptions.UnsupportedMediaType: "unsupported_media_type",
     exceptions.ParseError: "malformed_json",
     exceptions.Throttled: "throttled",
+    BodyTooLarge: "body_too_large",
 }
 # The database kept aborting the request's transaction for a transient reason (a deadlock victim, a stale read)
 # after every retry of ``arena.db.retry_transient``: nothing was written, and the same request a moment later

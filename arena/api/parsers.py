@@ -1,17 +1,63 @@
-"""The API's JSON parser: DRF's, with one more malformed body turned into a 400."""
+"""The API's JSON parser: DRF's, with one more malformed body turned into a 400, and a cap on the body's size.
+
+DRF reads the request stream itself, so Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` never applies to it: the cap is
+here (docs/security.md, the limits). A declared ``Content-Length`` over the cap is refused before a byte is read;
+otherwise at most the cap plus one byte is read, so a body that is longer than it says is refused too. A
+chunked body (no ``Content-Length``) reaches the parser through ``arena.api.limits.ChunkedBodyMiddleware``,
+which reads it under the largest cap. The batch endpoint has its own, larger cap: a view names the setting it
+uses in ``body_limit_setting``.
+"""
 from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import parsers
-from rest_framework.exceptions import ParseError
+from django.conf import settings
+from rest_framework import parsers, status
+from rest_framework.exceptions import APIException, ParseError
+from rest_framework.utils import json
+
+DEFAULT_LIMIT_SETTING = "API_MAX_BODY_BYTES"
+
+
+class BodyTooLarge(APIException):
+    """413 ``body_too_large`` (arena/api/errors.py gives it the API's error shape)."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "body_too_large"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"The request body is larger than this endpoint's {limit} bytes; nothing was recorded.")
+
+
+def body_limit(view: Any) -> int:
+    """The cap of ``view``'s bodies, in bytes."""
+    return int(getattr(settings, getattr(view, "body_limit_setting", DEFAULT_LIMIT_SETTING)))
+
+
+def declared_length(request: Any) -> int | None:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
 
 
 class JSONParser(parsers.JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        context = parser_context or {}
+        limit = body_limit(context.get("view"))
+        request = context.get("request")
+        length = declared_length(request) if request is not None else None
+        if length is not None and length > limit:
+            raise BodyTooLarge(limit)
+        raw = stream.read(limit + 1)
+        if len(raw) > limit:
+            raise BodyTooLarge(limit)
+        encoding = context.get("encoding", settings.DEFAULT_CHARSET)
         # Python's decoder recurses once per nesting level and raises RecursionError (not ValueError, which DRF
         # turns into a 400) a few thousand levels down: a body of 5,000 "[" must be malformed_json, not a 500.
         try:
-            return super().parse(stream, media_type, parser_context)
+            return json.loads(raw.decode(encoding), parse_constant=json.strict_constant if self.strict else None)
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply.") from None
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None

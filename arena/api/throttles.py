@@ -1,14 +1,21 @@
-"""Throttles of the public reads (player pages, rating history, leaderboards): no key, so per client IP."""
+"""Throttles: the public reads (player pages, rating history, leaderboards) per client network, and every
+key-authenticated write per key (docs/security.md, the limits). Both are fixed windows, one INCR per request."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
-from rest_framework.views import APIView
+
+from arena.hashing import hash_client_network
+
+if TYPE_CHECKING:  # rest_framework.views imports this module (DEFAULT_THROTTLE_CLASSES) while it loads
+    from rest_framework.views import APIView
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -25,7 +32,8 @@ class PublicThrottle(BaseThrottle):
     A fixed-window counter costs one cache round trip (INCR) per request, where DRF's sliding log reads and
     rewrites a list of every request time: on hot public reads that list was the largest cost after Django.
     The rate is ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["public"]``, read live so overrides apply. The client
-    IP is DRF's ``get_ident`` (``REMOTE_ADDR``, or ``X-Forwarded-For`` as trusted through ``NUM_PROXIES``).
+    IP is DRF's ``get_ident`` (``REMOTE_ADDR``, or ``X-Forwarded-For`` as trusted through ``NUM_PROXIES``), and
+    the bucket is a keyed hash of its network (``hash_client_network``): no raw address is ever a cache key.
     """
 
     scope = "public"
@@ -41,6 +49,9 @@ class PublicThrottle(BaseThrottle):
             raise ImproperlyConfigured(f"Set REST_FRAMEWORK['DEFAULT_THROTTLE_RATES']['{self.scope}'].") from None
         return None if rate is None else parse_rate(rate)
 
+    def bucket(self, request: Request) -> str:
+        return hash_client_network(self.get_ident(request))
+
     def allow_request(self, request: Request, view: APIView) -> bool:
         rate = self.rate()
         if rate is None:
@@ -48,7 +59,7 @@ class PublicThrottle(BaseThrottle):
         limit, window = rate
         now = time.time()
         slot = int(now // window)
-        key = f"throttle:{self.scope}:{self.get_ident(request)}:{window}:{slot}"
+        key = f"throttle:{self.scope}:{self.bucket(request)}:{window}:{slot}"
         try:
             count = cache.incr(key)
         except ValueError:  # first request of this window
@@ -61,3 +72,24 @@ class PublicThrottle(BaseThrottle):
 
     def wait(self) -> float:
         return max(self.wait_seconds, 1.0)
+
+
+class WriteThrottle(PublicThrottle):
+    """At most ``API_WRITE_THROTTLE_RATE`` writes (POST, PUT, PATCH, DELETE) per game-server key per window; 429
+    ``throttled`` with Retry-After beyond. Reads are not counted here (a server's reads are its own games and
+    tickets). The default throttle of every view that names none (REST_FRAMEWORK in config/settings.py)."""
+
+    scope = "write"
+    SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+    def rate(self) -> tuple[int, int] | None:
+        rate = settings.API_WRITE_THROTTLE_RATE
+        return None if rate is None else parse_rate(rate)
+
+    def bucket(self, request: Request) -> str:
+        return f"server-{request.user.pk}"
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        if request.method in self.SAFE_METHODS or getattr(request.user, "pk", None) is None:
+            return True
+        return super().allow_request(request, view)

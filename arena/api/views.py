@@ -56,6 +56,8 @@ class GameDetailApi(APIView):
 
 
 class GameBatchApi(APIView):
+    body_limit_setting = "API_MAX_BATCH_BODY_BYTES"  # arena/api/parsers.py: a batch's own, larger cap
+
     @extend_schema(operation_id="games_batch", request=schemas.GameBatchIn,
                    responses={200: schemas.GameBatchOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut})
     def post(self, request: Request) -> Response:

@@ -12,7 +12,7 @@ from arena.api.game_payload import refuse_unstorable
 from arena.errors import InvalidInput
 from arena.hashing import fingerprint, hash_ip
 from arena.models import is_player_id
-from matchmaking.services import PARTY_MAX, SeatInput, TicketInput
+from matchmaking.services import PARTY_MAX, SeatInput, TicketInput, blocked_refuse_too_many
 
 TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id"}
 # Far above any game's table: the service compares with the game's own limits, this keeps types sane.
@@ -100,9 +100,11 @@ def parse_ticket(body: Any) -> TicketInput:
 
 def parse_preferences(body: Any) -> tuple[bool, list[str]]:
     """``{"refuse_same_ip": bool, "blocked": [handles]}``; both required (a PUT replaces). How many may be blocked
-    is the service's rule (``preferences_set``, counted without repeats)."""
+    is the service's rule (``blocked_refuse_too_many``), applied here first, before any entry is looked at."""
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The preferences must be a JSON object.", {"body": "Must be an object."})
+    if isinstance(body.get("blocked"), list):
+        blocked_refuse_too_many(body["blocked"])
     refuse_unstorable(body)
     errors: dict[str, str] = {}
     for key in body.keys() - {"refuse_same_ip", "blocked"}:
