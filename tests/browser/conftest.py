@@ -101,11 +101,33 @@ def moderator(transactional_db) -> User:
     return user
 
 
+def totp_code(device, drift: int = 0) -> str:
+    """The code an authenticator app shows now for ``device`` (django-otp's own TOTP, from the device's key)."""
+    from django_otp.oath import totp
+
+    device.refresh_from_db()
+    return f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits, drift=drift):06d}"
+
+
+def confirm_device(user: User):
+    """A confirmed TOTP device for ``user``, as after enrolment: for tests where the admin requires the code
+    (``ADMIN_REQUIRE_OTP``, production's default; development leaves it optional)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    return TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
+
+
 def _admin_login(page: Page, live_server, user: User) -> None:
-    """Log ``user`` in through the real admin login form and wait for the admin index."""
+    """Log ``user`` in through the real admin login form and wait for the admin index; with a code when the user
+    has a confirmed authenticator (``confirm_device``)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
     page.goto(f"{live_server.url}/admin/login/?next=/admin/")
     page.fill("#id_username", user.get_username())
     page.fill("#id_password", PASSWORD)
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+    if device is not None:
+        page.fill("#id_otp_token", totp_code(device))
     page.click("#login-form input[type=submit]")
     expect(page).to_have_url(f"{live_server.url}/admin/")
     expect(page.locator("#user-tools strong")).to_have_text(user.get_username())
