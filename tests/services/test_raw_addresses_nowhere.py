@@ -320,3 +320,34 @@ def test_the_search_finds_a_raw_value_in_every_form_it_looks_for():
     assert _found("x", ":1:throttle:public:2001:db8:beef:1::42:60:1")  # after a colon, as in a cache key
     hidden = base64.b64encode(json.dumps({"ip": "198.18.7.91"}).encode()).decode()
     assert _found("x", f'{{"body": "{hidden}"}}')
+
+
+def _chunked_post(port: int, key: str, path: str, body: bytes) -> tuple[int, bytes]:
+    """A POST with ``Transfer-Encoding: chunked`` and no Content-Length, in 1 KiB chunks, over a real socket."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    chunks = (body[i:i + 1024] for i in range(0, len(body), 1024))
+    conn.request("POST", path, body=chunks, encode_chunked=True, headers={
+        "Authorization": f"Api-Key {key}", "Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, data
+
+
+def test_gunicorn_hands_chunked_bodies_to_the_cap(tmp_path, redis_conn):
+    """docs/security.md, the limits: a chunked body, which has no Content-Length, meets the same caps as any."""
+    issued = game_server_create(name="chunked")
+    port = _free_port()
+    env = {**_production_env(tmp_path, port), "API_MAX_BODY_BYTES": "4000", "API_MAX_BATCH_BODY_BYTES": "8000"}
+    game = {"table_id": "C-1", "game": "tokaido", "players": [_seat("kim", "2001:db8:c::1", 60),
+                                                                 _seat("lee", "2001:db8:d::1", 50)]}
+    small = json.dumps(game).encode()
+    with processes(["web"], env, tmp_path):
+        Web(port, issued.key).wait_up(tmp_path / "web.log")
+        status, data = _chunked_post(port, issued.key, "/api/v1/games/", small + b" " * (3000 - len(small)))
+        assert status == 201, data
+        status, data = _chunked_post(port, issued.key, "/api/v1/games/", small + b" " * 5000)
+        assert status == 413 and json.loads(data)["error"]["code"] == "body_too_large"
+        status, data = _chunked_post(port, issued.key, "/api/v1/games/batch/", b'{"games": []}' + b" " * 20000)
+        assert status == 413 and json.loads(data)["error"]["code"] == "body_too_large"
+    assert list(Game.objects.values_list("table_id", flat=True)) == ["C-1"]
