@@ -1,6 +1,8 @@
-"""Arena's settings, all from the environment.
+"""Arena's settings, all from the environment, in this one place.
 
-With nothing set, Arena runs embedded: a SQLite file, Celery tasks executed in-process and a local-memory cache.
+Without ``DEBUG=true`` Arena is production and fails closed (docs/security.md): it refuses to start without its
+own keys and host names, and turns HTTPS, HSTS and secure cookies on. With ``DEBUG=true`` and nothing else set,
+Arena runs embedded: a SQLite file, Celery tasks executed in-process and a local-memory cache.
 Setting ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switches to the scaled-out shape: Postgres, Redis as the
 Celery broker and cache, real workers. The code path is the same in both.
 """
