@@ -46,6 +46,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "arena.api.metrics.RequestMetricsBefore",  # request metrics (django-prometheus): first and last
     "django.middleware.security.SecurityMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -55,6 +56,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "arena.api.metrics.RequestMetricsAfter",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -157,6 +159,8 @@ CELERY_BEAT_SCHEDULE = {
                            "options": {"expires": 5.0}},
     # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
     "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
+    # Beat's heartbeat (arena/beat.py): the "no beat tick for 10 s" alert reads its time.
+    "beat-heartbeat": {"task": "arena.tasks.beat_tick", "schedule": 1.0, "options": {"expires": 5.0}},
 }
 
 # =============================================================================
@@ -232,3 +236,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
+
+# =============================================================================
+# Metrics (docs/observability.md): /metrics answers only "Authorization: Bearer <METRICS_TOKEN>" (404 otherwise,
+# and always 404 while it is unset). PROMETHEUS_MULTIPROC_DIR (read by prometheus-client itself from the
+# environment) is the directory every web and worker process writes its counters and histograms to, so the web's
+# /metrics shows the workers' too; empty it before the processes start. Unset: this process's own figures only.
+# =============================================================================
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
