@@ -4,11 +4,14 @@ With nothing set, Arena runs embedded: a SQLite file, Celery tasks executed in-p
 Setting ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switches to the scaled-out shape: Postgres, Redis as the
 Celery broker and cache, real workers. The code path is the same in both.
 """
+import logging
 import os
 from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from config import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
@@ -38,6 +41,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_structlog",
     "arena",
     "ratings",
     "leaderboards",
@@ -47,6 +51,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "arena.api.metrics.RequestMetricsBefore",  # request metrics (django-prometheus): first and last
+    # The request line (docs/observability.md): a client's X-Request-ID kept only if it is a plain token.
+    "arena.api.request_log.RequestIdMiddleware",
+    "django_structlog.middlewares.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -228,14 +235,17 @@ MATCHMAKING_PUSH_BACKOFF = env.float("MATCHMAKING_PUSH_BACKOFF", default=2.0)
 MATCHMAKING_PUSH_TIMEOUT = env.float("MATCHMAKING_PUSH_TIMEOUT", default=5.0)
 
 # =============================================================================
-# Logging: request bodies are never logged (they carry raw IPs)
+# Logging (config/logs.py, docs/observability.md): one structured line per request and per task run, JSON by
+# default in production, readable text with DEBUG. Request bodies, keys and raw IPs are never logged.
 # =============================================================================
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-}
+LOG_FORMAT = env.str("LOG_FORMAT", default="console" if DEBUG else "json")
+LOGGING = logs.configure(log_format=LOG_FORMAT, level=env.str("LOG_LEVEL", default="INFO"))
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # django-structlog logs the client's address by default
+DJANGO_STRUCTLOG_USER_ID_FIELD = None  # Arena names the game server itself, without loading a session's user
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # X-Request-ID, when a plain token (arena.api.request_log)
+DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG  # one line per request: request_finished only
+# Celery workers log through the same LOGGING, not a handler of their own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # =============================================================================
 # Metrics (docs/observability.md): /metrics answers only "Authorization: Bearer <METRICS_TOKEN>" (404 otherwise,
