@@ -255,3 +255,14 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # =============================================================================
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+
+# =============================================================================
+# Error tracking (config/sentry.py): with SENTRY_DSN set, sentry-sdk reports the web's and the workers' errors,
+# with personal data off (no body, no address, no key, no local variables).
+# =============================================================================
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    from config import sentry
+
+    sentry.init(dsn=SENTRY_DSN, environment=env.str("SENTRY_ENVIRONMENT", default="") or None,
+                traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0))
