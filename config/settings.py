@@ -63,6 +63,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A lost database connection outside DRF is a 503 page, not a 500 (docs/observability.md).
+    "arena.api.errors.DatabaseUnavailableMiddleware",
     "arena.api.metrics.RequestMetricsAfter",
 ]
 
@@ -102,6 +104,9 @@ if env.str("DATABASE_URL", default=""):
     DATABASES = {"default": env.db("DATABASE_URL")}
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
+    # An unreachable host fails a request in seconds (a 503 unavailable) instead of holding a worker forever.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT",
+                                                                                      default=5))
     # Django turns prepared statements off for the sake of transaction-mode poolers; Arena's hot statements
     # (recording a game, rating batches) are long CTEs whose parsing and planning cost more than running them,
     # so they are prepared once per connection. Set DB_PREPARE_THRESHOLD=none behind a pooler without
