@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import structlog
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
@@ -124,9 +125,15 @@ def busy_response(exc: DatabaseError) -> Response:
                     headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
 
 
+def _note_unavailable(exc: BaseException) -> None:
+    """Said once, on the request's own log line (``unavailable``: the error's class), not on a line of its own:
+    during an outage every request fails the same way and one line each is enough."""
+    structlog.contextvars.bind_contextvars(unavailable=exc.__class__.__name__)
+
+
 def unavailable_response(exc: BaseException) -> Response:
     """503 ``unavailable`` with ``Retry-After`` (DRF views; ``unavailable_page`` answers outside DRF)."""
-    log.warning("answering 503 unavailable: the database is unreachable: %s", exc.__class__.__name__)
+    _note_unavailable(exc)
     return Response(error_body(UNAVAILABLE, UNAVAILABLE_MESSAGE), status=status.HTTP_503_SERVICE_UNAVAILABLE,
                     headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_SECONDS)})
 
@@ -157,7 +164,7 @@ class DatabaseUnavailableMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, DatabaseError) and connection_lost(exception):
-            log.warning("answering 503 unavailable: the database is unreachable: %s", exception.__class__.__name__)
+            _note_unavailable(exception)
             return unavailable_page(request)
         return None
 
@@ -190,6 +197,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     included) is still told apart here and answered 503 ``unavailable``."""
     raised = sys.exc_info()[1]
     if isinstance(raised, DatabaseError) and connection_lost(raised):
+        _note_unavailable(raised)
         return unavailable_page(request)
     body = error_body("server_error", "Something went wrong on our side; it is logged. Retrying is safe.")
     if request.path.startswith("/api/"):

@@ -2,37 +2,17 @@
 never a key, a body or a raw address. The records go through the JSON formatter production uses (LOG_FORMAT=json)."""
 from __future__ import annotations
 
-import io
-import json
-import logging
 import uuid
 
 import pytest
-import structlog
 from rest_framework.test import APIClient
 
-from config import logs
 from tests.conftest import game_body, player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CLIENT_ADDRESS = "198.51.100.77"
 PLAYER_ADDRESSES = ("203.0.113.45", "192.0.2.213", "2001:db8:77::9")
-
-
-@pytest.fixture
-def lines():
-    """The JSON lines logged during the test, as production's formatter writes them."""
-    spec = logs.configure(log_format="json", level="INFO")["formatters"]["structured"]
-    formatter = structlog.stdlib.ProcessorFormatter(processors=spec["processors"],
-                                                    foreign_pre_chain=spec["foreign_pre_chain"])
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(formatter)
-    root = logging.getLogger()
-    root.addHandler(handler)
-    yield lambda: (stream.getvalue(), [json.loads(line) for line in stream.getvalue().splitlines()])
-    root.removeHandler(handler)
 
 
 @pytest.fixture(autouse=True)

@@ -124,6 +124,16 @@ def test_a_failure_inside_a_middleware_is_still_503_not_500(monkeypatch, setting
     assert answer["Retry-After"] == "5" and answer["Content-Type"].startswith(kind)
 
 
+def test_the_request_line_says_the_database_was_unreachable(outage, lines):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Api-Key whatever")
+    assert client.post("/api/v1/games/", {}, format="json").status_code == 503
+    _, records = lines()
+    (line,) = [r for r in records if r["event"] == "request_finished"]
+    assert line["code"] == 503 and line["unavailable"] == "OperationalError" and line["level"] == "error"
+    assert [r["event"] for r in records] == ["request_finished"]  # one line, no separate warning
+
+
 def test_healthz_stays_200_and_readyz_names_the_database(outage):
     assert Client().get("/healthz").status_code == 200
     answer = Client().get("/readyz")
