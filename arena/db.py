@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -109,6 +109,26 @@ def is_transient(error: BaseException) -> bool:
     if isinstance(error, StaleRead):
         return True
     return isinstance(error, DatabaseError) and getattr(error.__cause__, "sqlstate", None) in TRANSIENT_SQLSTATES
+
+
+# Connection loss (docs/observability.md#while-postgresql-is-down): libpq's own failures carry no SQLSTATE
+# ("connection refused", "server closed the connection unexpectedly"); the server's say class 08 (connection
+# exception) or 57P01-57P03 (shut down by an administrator, crash shutdown, "the database system is starting up").
+CONNECTION_SQLSTATES = frozenset({"57P01", "57P02", "57P03"})
+
+
+def connection_lost(error: BaseException) -> bool:
+    """Whether the database itself could not be reached or went away, as opposed to refusing this statement:
+    nothing was written, and the same request will work once the database is back (a 503, not a 500)."""
+    if isinstance(error, InterfaceError):
+        return True
+    if not isinstance(error, OperationalError) or is_transient(error):
+        return False
+    cause = error.__cause__
+    if not type(cause).__module__.startswith("psycopg"):
+        return False  # SQLite (the embedded mode): a file, not a server that goes away; its errors are bugs
+    sqlstate = getattr(cause, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith("08") or sqlstate in CONNECTION_SQLSTATES
 
 
 def retry_transient(work: Callable[[], T], *, attempts: int = RETRY_ATTEMPTS,

@@ -6,6 +6,7 @@ Arena runs embedded: a SQLite file, Celery tasks executed in-process and a local
 Setting ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switches to the scaled-out shape: Postgres, Redis as the
 Celery broker and cache, real workers. The code path is the same in both.
 """
+import logging
 import os
 import warnings
 from datetime import timedelta
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from config import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
@@ -92,6 +95,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_structlog",
     "arena",
     "ratings",
     "leaderboards",
@@ -100,6 +104,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "arena.api.metrics.RequestMetricsBefore",  # request metrics (django-prometheus): first and last
+    # The request line (docs/observability.md): a client's X-Request-ID kept only if it is a plain token.
+    "arena.api.request_log.RequestIdMiddleware",
+    "django_structlog.middlewares.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -111,6 +119,9 @@ MIDDLEWARE = [
     "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): logged in with a TOTP code
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A lost database connection outside DRF is a 503 page, not a 500 (docs/observability.md).
+    "arena.api.errors.DatabaseUnavailableMiddleware",
+    "arena.api.metrics.RequestMetricsAfter",
     # Last, as django-axes asks: turns a locked-out login's answer into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -190,6 +201,9 @@ if env.str("DATABASE_URL", default=""):
     DATABASES = {"default": env.db("DATABASE_URL")}
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
+    # An unreachable host fails a request in seconds (a 503 unavailable) instead of holding a worker forever.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT",
+                                                                                      default=5))
     # Django turns prepared statements off for the sake of transaction-mode poolers; Arena's hot statements
     # (recording a game, rating batches) are long CTEs whose parsing and planning cost more than running them,
     # so they are prepared once per connection. Set DB_PREPARE_THRESHOLD=none behind a pooler without
@@ -254,6 +268,8 @@ CELERY_BEAT_SCHEDULE = {
                            "options": {"expires": 5.0}},
     # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
     "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
+    # Beat's heartbeat (arena/beat.py): the "no beat tick for 10 s" alert reads its time.
+    "beat-heartbeat": {"task": "arena.tasks.beat_tick", "schedule": 1.0, "options": {"expires": 5.0}},
 }
 
 # =============================================================================
@@ -336,11 +352,34 @@ MATCHMAKING_PUSH_BACKOFF = env.float("MATCHMAKING_PUSH_BACKOFF", default=2.0)
 MATCHMAKING_PUSH_TIMEOUT = env.float("MATCHMAKING_PUSH_TIMEOUT", default=5.0)
 
 # =============================================================================
-# Logging: request bodies are never logged (they carry raw IPs)
+# Logging (config/logs.py, docs/observability.md): one structured line per request and per task run, JSON by
+# default in production, readable text with DEBUG. Request bodies, keys and raw IPs are never logged.
 # =============================================================================
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-}
+LOG_FORMAT = env.str("LOG_FORMAT", default="console" if DEBUG else "json")
+LOGGING = logs.configure(log_format=LOG_FORMAT, level=env.str("LOG_LEVEL", default="INFO"))
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # django-structlog logs the client's address by default
+DJANGO_STRUCTLOG_USER_ID_FIELD = None  # Arena names the game server itself, without loading a session's user
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # X-Request-ID, when a plain token (arena.api.request_log)
+DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG  # one line per request: request_finished only
+# Celery workers log through the same LOGGING, not a handler of their own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# =============================================================================
+# Metrics (docs/observability.md): /metrics answers only "Authorization: Bearer <METRICS_TOKEN>" (404 otherwise,
+# and always 404 while it is unset). PROMETHEUS_MULTIPROC_DIR (read by prometheus-client itself from the
+# environment) is the directory every web and worker process writes its counters and histograms to, so the web's
+# /metrics shows the workers' too; empty it before the processes start. Unset: this process's own figures only.
+# =============================================================================
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+PROMETHEUS_MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+
+# =============================================================================
+# Error tracking (config/sentry.py): with SENTRY_DSN set, sentry-sdk reports the web's and the workers' errors,
+# with personal data off (no body, no address, no key, no local variables).
+# =============================================================================
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    from config import sentry
+
+    sentry.init(dsn=SENTRY_DSN, environment=env.str("SENTRY_ENVIRONMENT", default="") or None,
+                traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0))

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularSwaggerView
 
-from arena.api import health
+from arena.api import health, metrics
 from arena.api.errors import endpoint_not_found
 from arena.api.schema_view import CachedSpectacularAPIView
 from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
@@ -31,6 +31,7 @@ urlpatterns = [
     # With or without the trailing slash: probes are configured by hand, and both spellings are common.
     re_path(r"^healthz/?$", health.healthz, name="healthz"),
     re_path(r"^readyz/?$", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics, name="metrics"),  # Prometheus; needs the bearer METRICS_TOKEN
 ]
 
 handler500 = "arena.api.errors.server_error"

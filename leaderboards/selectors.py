@@ -19,6 +19,7 @@ from arena.announcements import BoardLost, announce
 from arena.errors import NotFound
 from arena.games import UnknownGame, get_game
 from arena.models import Player
+from leaderboards import metrics
 from leaderboards.board import Board, BoardUnavailable, Page, active_cutoff
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import RedisBoard
@@ -75,6 +76,7 @@ def _ask(title: str, question: Callable[[Board], T]) -> T:
         except BoardUnavailable:
             pass
         except RedisError:
+            metrics.FALLBACK.inc()
             log.warning("leaderboard %s: Redis unreachable, answering from the database", title, exc_info=True)
     return question(DbBoard(title, now=now))
 

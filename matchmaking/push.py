@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from matchmaking import metrics
 from matchmaking.models import Delivery, DeliveryAttempt, ServerCallback
 from matchmaking.selectors import table_present
 
@@ -119,4 +120,6 @@ def _record(delivery: Delivery, code: int | None, error: str, elapsed: int, deli
             locked.next_attempt_at = now + timezone.timedelta(seconds=retry_in)
             locked.last_error = error
         locked.save(update_fields=["attempts", "status", "delivered_at", "next_attempt_at", "last_error"])
+    outcome = "delivered" if delivered else ("failed" if retry_in is not None else "given_up")
+    metrics.PUSH_ATTEMPTS.labels(outcome=outcome).inc()
     return AttemptOutcome(delivered, retry_in)

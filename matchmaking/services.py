@@ -25,7 +25,7 @@ from arena.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
-from matchmaking import engine, store
+from matchmaking import engine, metrics, store
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Ticket, TicketSeat
 from matchmaking.sizes import pool_sizes, rated_allowed
 
@@ -318,6 +318,12 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
             written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
         _pushes_due(written.deliveries)
     done = time.perf_counter()
+    metrics.PASS_SECONDS.observe(done - started)
+    if tables:
+        metrics.TABLES.inc(len(tables))
+        for table in tables:
+            for ticket in table.tickets:
+                metrics.WAIT_SECONDS.observe(max(clock - ticket.queued_at, 0.0))
     result = PassResult(pool_id, len(loaded.tickets), len(tables), sum(len(t.tickets) for t in tables),
                         len(expired), done - started, loaded_at - started, matched_at - loaded_at, done - matched_at)
     if tables or expired:

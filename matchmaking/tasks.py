@@ -12,12 +12,16 @@ from celery import shared_task
 from django.conf import settings
 
 from arena.announcements import PushesDue
+from arena.task_log import task_facts
 from matchmaking import push, services
 
 
 @shared_task(name="matchmaking.tasks.run_due_pools", ignore_result=True)
 def run_due_pools() -> int:
-    return sum(result.tables for result in services.pools_run_due())
+    results = services.pools_run_due()
+    tables = sum(result.tables for result in results)
+    task_facts(pools=len(results), tables=tables, seconds_max=round(max((r.seconds for r in results), default=0), 4))
+    return tables
 
 
 def on_pushes_due(fact: PushesDue) -> None:
@@ -30,6 +34,7 @@ def on_pushes_due(fact: PushesDue) -> None:
 @shared_task(name="matchmaking.tasks.deliver_table", bind=True, ignore_result=True, max_retries=None)
 def deliver_table(self, delivery_id: str) -> bool:
     outcome = push.delivery_attempt(delivery_id=delivery_id)
+    task_facts(delivery=delivery_id, delivered=outcome.delivered, retry_in=outcome.retry_in)
     if outcome.retry_in is not None and not settings.CELERY_TASK_ALWAYS_EAGER:
         # Embedded mode has no queue to wait in: the next pass on a request retries it when due instead.
         raise self.retry(countdown=outcome.retry_in)

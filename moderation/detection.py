@@ -29,12 +29,12 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Min, Q, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from arena.games import all_games
@@ -438,3 +438,32 @@ def detection_lag() -> int:
         lag += Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=cursor,
                                    pk__lte=watermark).count()
     return lag
+
+
+@dataclass(frozen=True)
+class DetectionPending:
+    """A title's games detection has still to look at, and the wait of the oldest new one (``age``)."""
+
+    title: str
+    pending: int
+    age: timedelta
+
+
+def detection_pending(*, now: datetime | None = None) -> list[DetectionPending]:
+    """``detection_lag`` per title (the ``arena_detection_*`` gauges). The age counts from acceptance of the oldest
+    game past the id watermark; a game rated late is counted but adds no age (when it was rated is not kept)."""
+    now = now or timezone.now()
+    state = DetectionState.objects.filter(name="default").first()
+    watermark, cursors = (state.last_game_id, state.rated_seqs) if state else (0, {})
+    counts: dict[str, int] = defaultdict(int)
+    ages: dict[str, timedelta] = {}
+    for row in (Game.objects.filter(pk__gt=watermark).values("title")
+                .annotate(n=Count("id"), oldest=Min("accepted_at")).order_by()):
+        counts[row["title"]] += row["n"]
+        ages[row["title"]] = max(now - row["oldest"], timedelta(0))
+    for title, cursor in cursors.items():
+        late = Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=cursor,
+                                   pk__lte=watermark).count()
+        if late:
+            counts[title] += late
+    return [DetectionPending(title, counts[title], ages.get(title, timedelta(0))) for title in sorted(counts)]

@@ -16,6 +16,7 @@ from django.conf import settings
 
 from arena.announcements import GamesVoided, RatingsChanged
 from arena.redis import redis_client
+from arena.task_log import task_facts
 from moderation import detection
 from moderation.services import penalties
 from ratings.tasks import rate_elo
@@ -50,6 +51,8 @@ def detect() -> int:
     if not settings.CELERY_TASK_ALWAYS_EAGER:
         redis_client().delete(WAKE_KEY)
     result = detection.detect_all()
+    task_facts(games=result.games, games_rated=result.rated, flags_created=result.flags_created,
+               flags_updated=result.flags_updated)
     if result.flags_created or result.flags_updated:
         log.info("detection: %d new games, %d newly rated, %d flags raised, %d updated", result.games, result.rated,
                  result.flags_created, result.flags_updated)

@@ -6,6 +6,7 @@ class RatingsConfig(AppConfig):
 
     def ready(self) -> None:
         """Ratings listen to the core: a recorded game wakes its game's Elo stage (docs/architecture.md)."""
+        import ratings.metrics  # noqa: F401  (registers its metrics and scrape-time gauges: docs/observability.md)
         from arena.announcements import GamesRecorded, subscribe
         from ratings.tasks import wake_raters
 

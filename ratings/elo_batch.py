@@ -1,11 +1,14 @@
 """The Elo stage: rate a title's pending games in arrival order, a batch per transaction (order: ratings.stages)."""
 from __future__ import annotations
 
+import time
+
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from arena.models import Game
+from ratings import metrics
 from ratings.config import elo_config
 from ratings.models import RatingStage
 from ratings.plan import EloPlan
@@ -22,6 +25,7 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
     """
     limit = limit or settings.RATING_BATCH_SIZE
     db = store()
+    started = time.perf_counter()
     with transaction.atomic():
         stage = lock_stage(title, RatingStage.Stage.ELO)
         games = db.pending_games(title=title, limit=limit, deck_key=deck_key(title))
@@ -38,6 +42,9 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
         _write(title=title, plan=plan, game_seqs=[(game.id, first + i) for i, game in enumerate(games)])
         advance_stage(stage, seq)
         announce_ratings(title=title, player_ids=plan.touched, cause="batch", game_ids=[game.id for game in games])
+    # Only batches that rated something: the empty look that ends every run would drown the figures.
+    metrics.BATCH_SECONDS.observe(time.perf_counter() - started)
+    metrics.BATCH_GAMES.observe(len(games))
     return BatchResult(title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=first,
                        last_seq=seq)
 

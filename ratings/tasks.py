@@ -13,7 +13,9 @@ from django.conf import settings
 
 from arena.announcements import GamesRecorded
 from arena.redis import redis_client
+from arena.task_log import task_facts
 from ratings.elo_batch import pending_titles, rate_pending
+from ratings.lag import oldest_pending_age
 from ratings.rebuild import rebuild
 from ratings.trueskill_batch import rate_trueskill_pending, trueskill_titles
 
@@ -59,12 +61,16 @@ def rate_elo(title: str) -> int:
     # Cleared before the first batch looks: a game committed from now on sends a new wake-up, and one committed
     # before is seen by the loop below.
     _clear_wake(title)
-    rated = 0
+    lag = oldest_pending_age(title=title)
+    task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE, lag_seconds=round(lag, 3))
+    rated = batches = 0
     while True:
         batch = rate_pending(title=title)
         if not batch.games:
             break
         rated += batch.games
+        batches += 1
+    task_facts(games_rated=rated, batches=batches)
     if rated:
         rate_trueskill.delay(title)
     return rated
@@ -74,9 +80,11 @@ def rate_elo(title: str) -> int:
 def rate_trueskill(title: str) -> int:
     """Apply TrueSkill to every Elo-rated game of ``title`` not yet done, in rating order (its own queue)."""
     done = 0
+    task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE)
     while True:
         batch = rate_trueskill_pending(title=title)
         if not batch.games:
+            task_facts(games_rated=done)
             return done
         done += batch.games
 

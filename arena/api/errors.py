@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import logging
+import sys
+from collections.abc import Callable
 from typing import Any
 
+import structlog
 from django.db import DatabaseError
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
@@ -14,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from arena.api.parsers import BodyTooLarge
-from arena.db import RETRY_ATTEMPTS, is_transient
+from arena.db import RETRY_ATTEMPTS, connection_lost, is_transient
 from arena.errors import ArenaError
 from arena.games import all_games
 from arena.games.base import RuleViolation
@@ -36,6 +39,12 @@ _DRF_CODES = {
 # will most likely succeed. A 503 with Retry-After says exactly that, where a 500 says "our bug".
 BUSY = "busy"
 BUSY_RETRY_AFTER_SECONDS = 1
+# The database cannot be reached (down, restarting, the connection lost: ``arena.db.connection_lost``): nothing
+# was written, and the request will work once it is back, in a few seconds for a restart.
+UNAVAILABLE = "unavailable"
+UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+UNAVAILABLE_MESSAGE = ("The database is not answering (down or restarting) and nothing was recorded; send the same "
+                       f"request again in {UNAVAILABLE_RETRY_AFTER_SECONDS} s (resends are idempotent).")
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +101,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(body, status=code)
     if isinstance(exc, DatabaseError) and is_transient(exc):
         return busy_response(exc)
+    if isinstance(exc, DatabaseError) and connection_lost(exc):
+        return unavailable_response(exc)
     if isinstance(exc, exceptions.ValidationError):
         fields = _flatten(exc.detail)
         return Response(
@@ -116,6 +127,50 @@ def busy_response(exc: DatabaseError) -> Response:
                     headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
 
 
+def _note_unavailable(exc: BaseException) -> None:
+    """Said once, on the request's own log line (``unavailable``: the error's class), not on a line of its own:
+    during an outage every request fails the same way and one line each is enough."""
+    structlog.contextvars.bind_contextvars(unavailable=exc.__class__.__name__)
+
+
+def unavailable_response(exc: BaseException) -> Response:
+    """503 ``unavailable`` with ``Retry-After`` (DRF views; ``unavailable_page`` answers outside DRF)."""
+    _note_unavailable(exc)
+    return Response(error_body(UNAVAILABLE, UNAVAILABLE_MESSAGE), status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                    headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_SECONDS)})
+
+
+def unavailable_page(request: HttpRequest) -> HttpResponse:
+    """The same 503 outside DRF: JSON for the API and anything that is not the panel, a plain page for the panel
+    (a moderator reads it; no template, since rendering one may itself need the database)."""
+    headers = {"Retry-After": str(UNAVAILABLE_RETRY_AFTER_SECONDS)}
+    if request.path.startswith("/admin/"):
+        return HttpResponse("503 Service Unavailable\n\nThe database is not answering (down or restarting). "
+                            f"Reload this page in {UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.\n",
+                            status=status.HTTP_503_SERVICE_UNAVAILABLE, content_type="text/plain; charset=utf-8",
+                            headers=headers)
+    return JsonResponse(error_body(UNAVAILABLE, UNAVAILABLE_MESSAGE), status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers=headers)
+
+
+class DatabaseUnavailableMiddleware:
+    """Connection loss raised by a view outside DRF (the panel, the schema, the not-found door) is the 503 page,
+    not a 500. DRF's views answer through ``exception_handler``; failures inside other middleware (the session
+    saved on the way out) reach ``server_error``, which answers the same."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, DatabaseError) and connection_lost(exception):
+            _note_unavailable(exception)
+            return unavailable_page(request)
+        return None
+
+
 @csrf_exempt
 def endpoint_not_found(request: HttpRequest, unmatched: str = "") -> JsonResponse:
     """Any path under /api/v1/ that names no endpoint: a JSON 404 like every other API error, not an HTML page.
@@ -137,8 +192,15 @@ def endpoint_not_found(request: HttpRequest, unmatched: str = "") -> JsonRespons
     return JsonResponse(error_body("not_found", message), status=status.HTTP_404_NOT_FOUND)
 
 
-def server_error(request: HttpRequest) -> JsonResponse:
-    """handler500: API clients get the API's error shape (DEBUG off; with DEBUG on Django shows its page)."""
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: API clients get the API's error shape (DEBUG off; with DEBUG on Django shows its page).
+
+    Django calls it while handling the exception, so a lost database connection (raised anywhere, a middleware
+    included) is still told apart here and answered 503 ``unavailable``."""
+    raised = sys.exc_info()[1]
+    if isinstance(raised, DatabaseError) and connection_lost(raised):
+        _note_unavailable(raised)
+        return unavailable_page(request)
     body = error_body("server_error", "Something went wrong on our side; it is logged. Retrying is safe.")
     if request.path.startswith("/api/"):
         return JsonResponse(body, status=status.HTTP_500_INTERNAL_SERVER_ERROR)

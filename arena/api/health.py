@@ -27,5 +27,9 @@ def readyz(request: HttpRequest) -> JsonResponse:
             checks["redis"] = "ok"
         except Exception as exc:
             checks["redis"] = f"error: {exc.__class__.__name__}"
-    ready = all(v == "ok" for v in checks.values())
-    return JsonResponse({"status": "ready" if ready else "unavailable", "checks": checks}, status=200 if ready else 503)
+    down = sorted(name for name, state in checks.items() if state != "ok")
+    if not down:
+        return JsonResponse({"status": "ready", "checks": checks})
+    # Named, so a probe's log says which dependency is missing; /healthz stays 200 meanwhile (no restart helps).
+    return JsonResponse({"status": "unavailable", "unavailable": down, "checks": checks}, status=503,
+                        headers={"Retry-After": "5"})

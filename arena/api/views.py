@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from arena.api import schemas
 from arena.api.errors import refusal_body
 from arena.api.game_payload import parse_game
+from arena.api.request_log import bind_games
 from arena.errors import ArenaError, InvalidInput
 from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
@@ -43,6 +44,7 @@ class GameCreateApi(APIView):
                    responses={201: schemas.GameOut, 200: schemas.GameOut, **ERRORS})
     def post(self, request: Request) -> Response:
         recorded = game_record(server=request.user, data=parse_game(request.data))
+        bind_games([recorded.game.id])
         (body,) = _present([recorded])
         return Response(body, status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK)
 
@@ -73,6 +75,7 @@ class GameBatchApi(APIView):
             except ArenaError as refusal:
                 parsed.append(refusal)
         outcomes = games_record(server=request.user, games=parsed)
+        bind_games([outcome.game.id for outcome in outcomes if isinstance(outcome, Recorded)])
         return Response({"results": self._results(outcomes)})
 
     @staticmethod

@@ -9,28 +9,21 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Min
-from django.utils import timezone
+from django.db.models import Count
 
-from arena.models import Game
 from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Flag, Report
+from ratings import lag
 
 QUEUE_ROWS = 15
 RECENT_ACTIONS = 10
 
 
 def rating_lag(*, now=None) -> list[dict[str, Any]]:
-    """Per title with games waiting for the Elo stage: how many, and how long the oldest has waited.
-
-    The pending set is small in a healthy system (the partial index ``game_pending_by_title`` holds only it), so
-    the count and minimum cost little; a long or growing lag is the sign of a stuck or overwhelmed worker.
-    """
-    now = now or timezone.now()
-    rows = (Game.objects.filter(status=Game.Status.PENDING).values("title")
-            .annotate(pending=Count("id"), oldest=Min("accepted_at")).order_by("title"))
-    return [{"title": row["title"], "pending": row["pending"], "oldest": row["oldest"],
-             "age": age_text(max(now - row["oldest"], timedelta(0)))} for row in rows]
+    """Per title with games waiting for the Elo stage: how many, how long the oldest has waited (``ratings.lag``,
+    the same reading as the ``arena_rating_*`` gauges), as a moderator reads it."""
+    return [{"title": row.title, "pending": row.pending, "oldest": row.oldest, "age": age_text(row.age)}
+            for row in lag.rating_lag(now=now)]
 
 
 def age_text(age: timedelta) -> str:

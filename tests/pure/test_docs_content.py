@@ -9,7 +9,7 @@ import csv
 import re
 from pathlib import Path
 
-from arena.api.errors import _DRF_CODES, BUSY
+from arena.api.errors import _DRF_CODES, BUSY, UNAVAILABLE
 from arena.games.base import ERROR_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +67,7 @@ def test_the_docs_table_holds_the_values_of_the_worked_examples():
 
 
 def answered_codes() -> set[str]:
-    codes = set(ERROR_CODES) | set(_DRF_CODES.values()) | {"server_error", "not_found", BUSY}
+    codes = set(ERROR_CODES) | set(_DRF_CODES.values()) | {"server_error", "not_found", BUSY, UNAVAILABLE}
     for source in SOURCES:
         for path in (ROOT / source).rglob("*.py"):
             if "migrations" not in path.parts:

@@ -1,0 +1,11 @@
+"""The core's one Celery door: beat's heartbeat (``arena.beat``)."""
+from __future__ import annotations
+
+from celery import shared_task
+
+from arena import beat
+
+
+@shared_task(name="arena.tasks.beat_tick", ignore_result=True)
+def beat_tick() -> None:
+    beat.beat_tick()

@@ -1,0 +1,64 @@
+"""Logging: one structured line per event through structlog, JSON in production, readable text in development.
+
+``LOG_FORMAT`` picks the renderer (``json`` by default without DEBUG, ``console`` with it). Every logger goes
+through the same processors, so Django's, Celery's and the libraries' records come out in the same shape as
+Arena's own. What is never logged (docs/observability.md): API keys, request bodies, raw IP addresses. The
+request line names the route, never the body; tracebacks are rendered as text without local variables (which
+may hold a key or an address).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+FORMATS = ("json", "console")
+
+
+def _shared() -> list[Any]:
+    return [
+        structlog.contextvars.merge_contextvars,  # request_id, and a recording's game ids
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.stdlib.PositionalArgumentsFormatter(),  # "%s" arguments of the standard library's records
+    ]
+
+
+def configure(*, log_format: str, level: str) -> dict[str, Any]:
+    """Configure structlog and return Django's ``LOGGING`` dict that renders every record in ``log_format``."""
+    if log_format not in FORMATS:
+        raise ValueError(f"LOG_FORMAT must be one of {', '.join(FORMATS)}, not {log_format!r}")
+    if log_format == "json":
+        renderer: list[Any] = [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
+    else:
+        renderer = [structlog.dev.ConsoleRenderer()]
+    structlog.configure(
+        processors=[*_shared(), structlog.processors.StackInfoRenderer(),
+                    structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+    quiet = {"level": "WARNING"}
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"structured": {
+            "()": structlog.stdlib.ProcessorFormatter,
+            "processors": [structlog.stdlib.ProcessorFormatter.remove_processors_meta, *renderer],
+            "foreign_pre_chain": _shared(),
+        }},
+        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            # django-structlog's request_finished is the one line per request; Django's own "Bad Request: ..."
+            # and "Internal Server Error: ..." would say it a second time (the failure's stack is in
+            # django-structlog's request_failed).
+            "django.request": {"level": "CRITICAL"},
+            # arena.task_log's task_finished is the one line per task run; Celery's "received" and "succeeded"
+            # lines would double it (its failures, at ERROR with their stack, still come through).
+            "celery.app.trace": quiet,
+            "celery.worker.strategy": quiet,
+        },
+    }
