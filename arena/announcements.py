@@ -88,8 +88,18 @@ class PushesDue:
     delivery_ids: tuple[str, ...]
 
 
-Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided | BoardLost | PushesDue
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided, BoardLost, PushesDue)
+@dataclass(frozen=True, slots=True)
+class ServerRevoked:
+    """A game server's key was revoked: what the higher apps hold for it (matchmaking's waiting tickets and pending
+    pushes) ends in the same transaction as the revocation (``announce_within``), never a moment after."""
+
+    server_id: int
+
+
+Announcement = (GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided | BoardLost | PushesDue
+                | ServerRevoked)
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided, BoardLost, PushesDue,
+            ServerRevoked)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 
@@ -142,3 +152,14 @@ def _deliver(fact: Announcement) -> None:
             if settings.ANNOUNCEMENTS_RAISE:
                 raise
             log.exception("listener %s failed on %r", getattr(listener, "__qualname__", listener), fact)
+
+
+def announce_within(fact: Announcement) -> None:
+    """Deliver ``fact`` at once, inside the caller's transaction, where a listener's writes commit or roll back
+    with the caller's: for a fact whose consequences must never be seen apart from it (a revoked key's tickets
+    cancelled, its pushes abandoned). Unlike ``announce``, a failing listener fails the caller, which rolls the
+    whole change back rather than committing half of it. Must be called inside ``transaction.atomic``."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("announce_within needs the caller's transaction")
+    for listener in list(_subscribers[type(fact)]):
+        listener(fact)

@@ -57,6 +57,9 @@ class TicketOut(serializers.Serializer):
     created_at = serializers.DateTimeField()
     waiting = TicketWaitOut(required=False, help_text="Only while waiting.")
     table = MatchTableOut(required=False, help_text="Only when matched.")
+    reason = serializers.ChoiceField(choices=["deleted", "player_banned", "server_revoked"], required=False,
+                                     help_text="Only when cancelled: by the server's DELETE, a ban, or the "
+                                               "server's key revoked.")
 
 
 class PreferencesIn(serializers.Serializer):

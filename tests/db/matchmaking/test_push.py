@@ -41,7 +41,10 @@ def test_a_formed_table_is_pushed_signed_with_a_delivery_id(api, server_key):
     assert push.verify(callback.secret, got.headers["X-Arena-Signature"], got.body)
     assert got.json["table"]["players"] == ["a", "b", "c", "d"]
     assert got.json["table"]["id"] == tickets[-1]["table"]["id"]
-    assert got.json["tickets"] == sorted(t["id"] for t in tickets)
+    # Each of the server's tickets with its own request_id (none sent here); the time as the API writes it.
+    assert got.json["tickets"] == [{"id": t["id"], "request_id": None} for t in sorted(tickets, key=lambda t: t["id"])]
+    assert got.json["table"]["formed_at"] == tickets[-1]["table"]["formed_at"]
+    assert "T" in got.json["table"]["formed_at"] and got.json["table"]["formed_at"].endswith("Z")
     (attempt,) = DeliveryAttempt.objects.all()
     assert attempt.status_code == 200 and attempt.number == 1
 
@@ -70,7 +73,7 @@ def test_each_server_is_pushed_only_its_own_tickets_and_servers_without_a_url_no
     assert len(received) == 2
     by_delivery = {r.headers["X-Arena-Delivery"]: r.json for r in received}
     servers = dict(Delivery.objects.values_list("pk", "server_id"))
-    tickets = {servers[uuid.UUID(k)]: v["tickets"] for k, v in by_delivery.items()}
+    tickets = {servers[uuid.UUID(k)]: [t["id"] for t in v["tickets"]] for k, v in by_delivery.items()}
     assert tickets[server_key[0].pk] == sorted(t["id"] for t in mine)
     assert tickets[other.server.pk] == [theirs["id"]]
 
@@ -127,11 +130,13 @@ def test_the_admin_retry_starts_a_failed_push_afresh_sends_it_after_the_commit_a
     assert delivery.status == "failed" and DeliveryAttempt.objects.count() == 3
     with transaction.atomic():
         assert deliveries_retry(delivery_ids=[delivery.pk]) == 1
-        # Reset, and nothing sent yet: the task waits for the commit.
-        assert Delivery.objects.values_list("status", "attempts").get() == ("pending", 0)
+        # Pending again with a fresh allowance from attempt 3 on, and nothing sent yet: the task waits for the commit.
+        assert Delivery.objects.values_list("status", "attempts", "round_start").get() == ("pending", 3, 3)
         assert DeliveryAttempt.objects.count() == 3
-    # After the commit the (eager) task tried once more: attempt 1 of a fresh count, a fourth attempt row.
-    assert Delivery.objects.get().attempts == 1 and DeliveryAttempt.objects.count() == 4
+    # After the commit the (eager) task tried once more: a fourth attempt row, and the count says 4 beside it
+    # (issue 19: the page read "Attempts: 1" beside two rows).
+    assert Delivery.objects.get().attempts == 4 == DeliveryAttempt.objects.count()
+    assert Delivery.objects.get().status == "pending"  # 1 of the fresh 3: retried again later
     # The history keeps counting across the retry, so the admin reads 1, 2, 3, 4 (not a second "attempt 1").
     assert list(DeliveryAttempt.objects.order_by("at", "pk").values_list("number", flat=True)) == [1, 2, 3, 4]
     Delivery.objects.filter(pk=delivery.pk).update(status="delivered")
