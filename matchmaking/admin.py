@@ -7,6 +7,7 @@ is what the pass formed.
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -29,6 +30,7 @@ class ServerCallbackAdmin(SuperuserOnly, admin.ModelAdmin):
     fields = ("server", "url", "enabled", "secrets", "previous_secret_expires_at")
     readonly_fields = ("secrets",)
     actions = ("rotate_secrets", "drop_previous_secrets")
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def get_fields(self, request: HttpRequest, obj: ServerCallback | None = None) -> tuple[str, ...]:
         return ("server", "url", "enabled") if obj is None else self.fields

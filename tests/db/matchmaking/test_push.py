@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 import uuid
 from datetime import timedelta
 
@@ -165,3 +167,28 @@ def test_only_superusers_manage_callback_urls_and_see_deliveries_with_their_atte
     assert deliveries.status_code == 200
     detail = client.get(f"/admin/matchmaking/delivery/{Delivery.objects.get().pk}/change/")
     assert "refused" in detail.content.decode().lower()
+
+
+@override_settings(MATCHMAKING_PUSH_BACKOFF=1.0)
+def test_embedded_retries_come_on_time_with_no_request_and_no_admin_action(api, server_key, retry_timers):
+    """Issue 19: with no beat, a failed push waited for traffic. Now its retries come 1 s and 2 s later (the
+    doubling backoff) from the embedded mode's timer, while nothing else happens: no request, no admin."""
+    with receiver(answers=[500, 503]) as box:
+        ServerCallback.objects.create(server=server_key[0], url=box.url)
+        _table_of_four(api)
+        stamps = []
+        deadline = time.monotonic() + 15
+        while len(stamps) < 3 and time.monotonic() < deadline:
+            if len(box.received) > len(stamps):
+                stamps.append(time.monotonic())
+            time.sleep(0.005)
+        assert len(stamps) == 3, f"{len(box.received)} attempt(s) arrived"
+        # Wait for the timer thread to record the last attempt before reading (SQLite: one writer at a time).
+        while any(t.name.startswith("arena-push-retry-") for t in threading.enumerate()):
+            time.sleep(0.01)
+    first_gap, second_gap = stamps[1] - stamps[0], stamps[2] - stamps[1]
+    assert 1.0 <= first_gap < 3.0 and 2.0 <= second_gap < 4.0, (first_gap, second_gap)
+    delivery = Delivery.objects.get()
+    assert delivery.status == "delivered" and delivery.attempts == 3
+    assert [a.status_code for a in DeliveryAttempt.objects.order_by("number")] == [500, 503, 200]
+    assert len({r.headers["X-Arena-Delivery"] for r in box.received}) == 1
