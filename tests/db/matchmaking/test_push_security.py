@@ -395,8 +395,8 @@ def test_verify_answers_false_and_never_raises_on_what_it_cannot_read():
     assert push.verify("s3cret", good, body, now=1_700_000_300)  # 300 s: still fine
     assert not push.verify("s3cret", good, body, now=1_700_000_301)  # older: a replay
     for header in ["", "garbage", "t=,v1=", "t=abc,v1=00", "v1=00", "t=1700000000", good + ",t=1700000001",
-                   "t=1700000000,v1=é", "t=１７００００００００,v1=00", good.replace("t=", "t=é"), None, 12, b"\xff\xfe",
-                   "t=1700000000,v1"]:
+                   "t=1700000000,v1=é", "t=１７００００００００,v1=00", good.replace("t=", "t=é"), None, 12,
+                   b"\xff\xfe", "t=1700000000,v1"]:
         assert push.verify("s3cret", header, body, now=now) is False, header
     assert push.verify([], good, body, now=now) is False
     assert push.verify(["", None], good, body, now=now) is False

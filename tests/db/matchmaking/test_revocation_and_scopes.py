@@ -11,7 +11,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from arena.models import GameServer, Player
-from arena.servers import ServerRevokedError, game_server_create, game_server_revoke, game_server_rotate_key
+from arena.servers import ServerRevokedError, game_server_revoke, game_server_rotate_key
 from matchmaking import services
 from matchmaking.models import Delivery, OpenSeat, ServerCallback, Ticket
 from matchmaking.selectors import ticket_present
@@ -30,7 +30,7 @@ def _waiting(api, name, **extra):
 
 
 def test_revoking_with_the_command_cancels_waiting_tickets_with_the_reason_and_frees_the_players(api, server_key):
-    server, key = server_key
+    server = server_key[0]
     first, second = _waiting(api, "alice"), _waiting(api, "bob", party=[{"player": "bo_friend", "ip": "203.0.113.9"}])
     out = StringIO()
     call_command("revoke_game_server", server.name, stdout=out)
