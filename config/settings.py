@@ -185,6 +185,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The push of a formed table to a game server, as an OpenAPI 3.1 webhook (matchmaking/api/webhooks.py):
+    # webhooks exist from 3.1 on.
+    "OAS_VERSION": "3.1.0",
+    "WEBHOOKS": ["matchmaking.api.webhooks.table_formed"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "matchmaking.api.webhooks.with_push_headers"],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)

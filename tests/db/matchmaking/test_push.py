@@ -192,3 +192,24 @@ def test_embedded_retries_come_on_time_with_no_request_and_no_admin_action(api, 
     assert delivery.status == "delivered" and delivery.attempts == 3
     assert [a.status_code for a in DeliveryAttempt.objects.order_by("number")] == [500, 503, 200]
     assert len({r.headers["X-Arena-Delivery"] for r in box.received}) == 1
+
+
+def test_the_push_body_and_headers_are_the_schemas_webhook(api, server_key, anon):
+    """Issue 19: the body was undocumented. What a receiver gets validates against the schema's 3.1 webhook, and
+    the webhook names both headers."""
+    import jsonschema
+
+    schema = anon.get("/api/schema/?format=json").json()
+    operation = schema["webhooks"]["table_formed"]["post"]
+    assert {p["name"] for p in operation["parameters"] if p["in"] == "header"} == {"X-Arena-Signature",
+                                                                                 "X-Arena-Delivery"}
+    body_ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    with receiver() as box:
+        ServerCallback.objects.create(server=server_key[0], url=box.url)
+        bodies = [api.post(TICKETS, ticket_body(name, request_id=f"req-{name}"), format="json").json()
+                  for name in "abcd"]
+        (got,) = box.wait_for(1)
+    jsonschema.Draft202012Validator({"$ref": body_ref, "components": schema["components"]}).validate(got.json)
+    assert sorted(got.json["tickets"], key=lambda t: t["request_id"]) == [
+        {"id": body["id"], "request_id": f"req-{name}"} for name, body in zip("abcd", bodies, strict=True)]
+    assert set(got.json) == {"delivery", "table", "tickets"}
