@@ -12,6 +12,9 @@ The same hook carries what a service needs a worker for (a void's rebuild, a los
 the service announces it and its own app's task module subscribes, so no service imports a task module
 (``tests/pure/test_no_service_imports_a_task.py``).
 
+One fact is the exception, heard inside the announcing transaction (``announce_within``): a revoked game server
+(``ServerRevoked``), whose waiting tickets and pending pushes must end in the same commit as its key, or not at all.
+
 A subscriber that fails is logged and the others still hear the news: each listener has its own safety net (the
 rating sweep, the board rebuild, the detection schedule), and the announcing transaction is already committed.
 """
