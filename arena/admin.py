@@ -3,12 +3,19 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
-from arena.models import GameServer, is_player_id
-from arena.servers import game_server_create, game_server_revoke, game_server_rotate_key
+from arena.models import DEFAULT_SCOPES, SCOPES, GameServer, is_player_id
+from arena.servers import (
+    ServerRevokedError,
+    game_server_create,
+    game_server_revoke,
+    game_server_rotate_key,
+    scopes_text,
+)
 
 
 class ReadOnly:
@@ -69,20 +76,56 @@ class SuperuserOnly:
         return False
 
 
+class ScopesField(forms.MultipleChoiceField):
+    """The stored space-separated scopes as checkboxes (docs/security.md#game-server-keys-and-scopes)."""
+
+    widget = forms.CheckboxSelectMultiple
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.pop("max_length", None)
+        kwargs.pop("empty_value", None)
+        super().__init__(choices=[(scope, scope) for scope in SCOPES], **kwargs)  # type: ignore[arg-type]
+
+    def prepare_value(self, value: object) -> object:
+        return value.split() if isinstance(value, str) else value
+
+    def clean(self, value: object) -> str:  # type: ignore[override]
+        try:
+            return scopes_text(super().clean(value))
+        except ValueError as unknown:
+            raise forms.ValidationError(str(unknown)) from None
+
+
+class GameServerForm(forms.ModelForm):
+    scopes = ScopesField(required=False, initial=list(DEFAULT_SCOPES),
+                         help_text="What the key may do; a call outside them is 403 missing_scope.")
+
+    class Meta:
+        model = GameServer
+        fields = ("name", "scopes")
+
+
 @admin.register(GameServer)
 class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
-    list_display = ("name", "key_prefix", "created_at", "revoked_at")
+    form = GameServerForm
+    list_display = ("name", "key_prefix", "scopes", "created_at", "revoked_at")
     readonly_fields = ("key_prefix", "created_at", "revoked_at")
-    fields = ("name", "key_prefix", "created_at", "revoked_at")
+    fields = ("name", "scopes", "key_prefix", "created_at", "revoked_at")
     actions = ("revoke_keys", "rotate_keys")
 
     def get_readonly_fields(self, request: HttpRequest, obj: GameServer | None = None) -> tuple[str, ...]:
-        return self.readonly_fields if obj is None else ("name", *self.readonly_fields)
+        if obj is None:
+            return self.readonly_fields
+        if obj.revoked_at is not None:
+            return ("name", "scopes", *self.readonly_fields)  # revoked for good: nothing left to edit
+        return ("name", *self.readonly_fields)
 
-    def save_model(self, request: HttpRequest, obj: GameServer, form: object, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: GameServer, form: forms.ModelForm, change: bool) -> None:
         if change:
+            # Only the scopes are editable on a server's page; they hold from its next request.
+            GameServer.objects.filter(pk=obj.pk, revoked_at__isnull=True).update(scopes=obj.scopes)
             return
-        issued = game_server_create(name=obj.name)
+        issued = game_server_create(name=obj.name, scopes=obj.scopes.split())
         obj.pk = issued.server.pk
         obj.key_prefix = issued.server.key_prefix
         self.message_user(
@@ -91,15 +134,18 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
 
     @admin.action(description="Revoke the API keys of the selected game servers")
     def revoke_keys(self, request: HttpRequest, queryset: QuerySet[GameServer]) -> None:
-        active = list(queryset.filter(revoked_at__isnull=True))
-        for server in active:
-            game_server_revoke(server=server)
-        self.message_user(request, f"Revoked {len(active)} key(s).", messages.SUCCESS)
+        """For good, and with their waiting tickets cancelled and pending pushes abandoned (game_server_revoke)."""
+        revoked = sum(game_server_revoke(server=server) for server in queryset.filter(revoked_at__isnull=True))
+        self.message_user(request, f"Revoked {revoked} key(s).", messages.SUCCESS)
 
     @admin.action(description="Issue new API keys to the selected game servers (old keys stop working)")
     def rotate_keys(self, request: HttpRequest, queryset: QuerySet[GameServer]) -> None:
         for server in queryset:
-            issued = game_server_rotate_key(server=server)
+            try:
+                issued = game_server_rotate_key(server=server)
+            except ServerRevokedError as refused:  # a revoked server stays revoked
+                self.message_user(request, str(refused), messages.ERROR)
+                continue
             self.message_user(request, f"New API key for {server.name} (shown only this once): {issued.key}",
                               messages.WARNING)
 

@@ -12,6 +12,9 @@ The same hook carries what a service needs a worker for (a void's rebuild, a los
 the service announces it and its own app's task module subscribes, so no service imports a task module
 (``tests/pure/test_no_service_imports_a_task.py``).
 
+One fact is the exception, heard inside the announcing transaction (``announce_within``): a revoked game server
+(``ServerRevoked``), whose waiting tickets and pending pushes must end in the same commit as its key, or not at all.
+
 A subscriber that fails is logged and the others still hear the news: each listener has its own safety net (the
 rating sweep, the board rebuild, the detection schedule), and the announcing transaction is already committed.
 """
@@ -88,8 +91,18 @@ class PushesDue:
     delivery_ids: tuple[str, ...]
 
 
-Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided | BoardLost | PushesDue
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided, BoardLost, PushesDue)
+@dataclass(frozen=True, slots=True)
+class ServerRevoked:
+    """A game server's key was revoked: what the higher apps hold for it (matchmaking's waiting tickets and pending
+    pushes) ends in the same transaction as the revocation (``announce_within``), never a moment after."""
+
+    server_id: int
+
+
+Announcement = (GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided | BoardLost | PushesDue
+                | ServerRevoked)
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided, BoardLost, PushesDue,
+            ServerRevoked)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 
@@ -142,3 +155,14 @@ def _deliver(fact: Announcement) -> None:
             if settings.ANNOUNCEMENTS_RAISE:
                 raise
             log.exception("listener %s failed on %r", getattr(listener, "__qualname__", listener), fact)
+
+
+def announce_within(fact: Announcement) -> None:
+    """Deliver ``fact`` at once, inside the caller's transaction, where a listener's writes commit or roll back
+    with the caller's: for a fact whose consequences must never be seen apart from it (a revoked key's tickets
+    cancelled, its pushes abandoned). Unlike ``announce``, a failing listener fails the caller, which rolls the
+    whole change back rather than committing half of it. Must be called inside ``transaction.atomic``."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("announce_within needs the caller's transaction")
+    for listener in list(_subscribers[type(fact)]):
+        listener(fact)

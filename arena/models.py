@@ -42,6 +42,16 @@ class Player(models.Model):
         return self.status == self.Status.BANNED
 
 
+# What a key may do (docs/security.md#game-server-keys-and-scopes). ``preferences`` is not a default: in a real site
+# the account service sets players' matchmaking preferences, not a game server.
+SCOPES = ("games", "matchmaking", "reports", "preferences")
+DEFAULT_SCOPES = ("games", "matchmaking", "reports")
+
+
+def default_scopes() -> str:
+    return " ".join(DEFAULT_SCOPES)
+
+
 class GameServer(models.Model):
     """A game server allowed to report results; its key is shown once and only a hash is kept."""
 
@@ -50,6 +60,9 @@ class GameServer(models.Model):
     key_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Space-separated, as OAuth writes scopes: read with the key on every request by one hand-written query.
+    scopes = models.CharField(max_length=100, default=default_scopes,
+                              help_text="What the key may do: " + ", ".join(SCOPES) + " (docs/security.md).")
 
     def __str__(self) -> str:
         return self.name
@@ -57,6 +70,10 @@ class GameServer(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+    @property
+    def scope_set(self) -> frozenset[str]:
+        return frozenset(self.scopes.split())
 
     # DRF's IsAuthenticated asks the authenticated "user" this.
     is_authenticated = True

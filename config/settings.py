@@ -277,7 +277,7 @@ CELERY_BEAT_SCHEDULE = {
 # =============================================================================
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["arena.api.auth.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["arena.api.auth.HasScope"],  # a key and the scope the view names
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["arena.api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
@@ -299,6 +299,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The push of a formed table to a game server, as an OpenAPI 3.1 webhook (matchmaking/api/webhooks.py):
+    # webhooks exist from 3.1 on.
+    "OAS_VERSION": "3.1.0",
+    "WEBHOOKS": ["matchmaking.api.webhooks.table_formed"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "matchmaking.api.webhooks.with_push_headers"],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
@@ -349,7 +355,11 @@ MATCHMAKING_MAX_WAITING_PER_SERVER = None if _max_waiting.lower() == "none" else
 # Pushes of formed tables to game servers: attempts, first retry delay (doubling each time) and timeout.
 MATCHMAKING_PUSH_ATTEMPTS = env.int("MATCHMAKING_PUSH_ATTEMPTS", default=8)
 MATCHMAKING_PUSH_BACKOFF = env.float("MATCHMAKING_PUSH_BACKOFF", default=2.0)
-MATCHMAKING_PUSH_TIMEOUT = env.float("MATCHMAKING_PUSH_TIMEOUT", default=5.0)
+# One deadline per attempt (connect, TLS, send and read together), capped at 10 s (matchmaking/push_net.py).
+MATCHMAKING_PUSH_TIMEOUT = min(env.float("MATCHMAKING_PUSH_TIMEOUT", default=5.0), 10.0)
+# docs/security.md#pushes-to-game-servers: pushes go to https URLs on public addresses only. Development and tests
+# may push to loopback/private receivers (over plain http too) with this; it follows DEBUG, so production is off.
+PUSH_ALLOW_PRIVATE_NETWORKS = env.bool("PUSH_ALLOW_PRIVATE_NETWORKS", default=DEBUG)
 
 # =============================================================================
 # Logging (config/logs.py, docs/observability.md): one structured line per request and per task run, JSON by

@@ -17,9 +17,11 @@ from __future__ import annotations
 import secrets
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from arena.models import GameServer, Player
+from matchmaking.push_net import callback_url_refusal
 
 
 class Pool(models.Model):
@@ -71,6 +73,13 @@ class Ticket(models.Model):
         CANCELLED = "cancelled"
         EXPIRED = "expired"
 
+    class CancelReason(models.TextChoices):
+        """Why a cancelled ticket was cancelled (its GET's ``reason``)."""
+
+        DELETED = "deleted"  # the game server's DELETE
+        PLAYER_BANNED = "player_banned"  # a moderator banned a player of the ticket
+        SERVER_REVOKED = "server_revoked"  # the game server's key was revoked
+
     # Only the primary key and the request index, neither on a column a pass changes: a pass rewrites every ticket
     # it seats, and so each rewrite is a heap-only update (no index entry written; the table keeps free room on
     # each page for it, see the migration). The waiting tickets of a pool or a player are found through OpenSeat.
@@ -86,6 +95,7 @@ class Ticket(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
     created_at = models.DateTimeField(help_text="When the ticket started waiting.")
     closed_at = models.DateTimeField(null=True, blank=True)
+    cancel_reason = models.CharField(max_length=20, choices=CancelReason.choices, blank=True, default="")
     # No index: the pass sets it on thousands of tickets at once, and pushes carry their tickets' ids instead.
     # No database constraint either: checked at commit, each row would lock its table's row for key share, four
     # tickets to a row (multixacts), which cost a 100,000-ticket pass ten seconds. The pass writes the table and
@@ -168,17 +178,32 @@ def new_secret() -> str:
 
 
 class ServerCallback(models.Model):
-    """Where to push a game server's formed tables, and the secret the pushes are signed with (superusers only)."""
+    """Where to push a game server's formed tables, and the secrets the pushes are signed with (superusers only).
+
+    Rotation in Stripe's style (docs/security.md#rotating-keys-and-callback-secrets): a new ``secret`` is issued and
+    the old one kept in ``previous_secret`` until ``previous_secret_expires_at`` (or until a superuser drops it);
+    meanwhile every push carries one ``v1=`` per valid secret. Secrets are kept as they are (a signature needs
+    them), shown once when issued and never again.
+    """
 
     server = models.OneToOneField(GameServer, on_delete=models.CASCADE, primary_key=True,
                                   related_name="matchmaking_callback")
-    url = models.URLField(max_length=500)
+    url = models.URLField(max_length=500, help_text="https, on a public address (docs/security.md).")
     secret = models.CharField(max_length=64, default=new_secret,
-                              help_text="HMAC-SHA256 key of the X-Arena-Signature header; give it to the server.")
+                              help_text="HMAC-SHA256 key of the X-Arena-Signature header; shown once when issued.")
+    previous_secret = models.CharField(max_length=64, blank=True, default="",
+                                       help_text="The secret before the last rotation, still signing until dropped.")
+    previous_secret_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the previous secret stops signing; empty: until dropped by hand.")
     enabled = models.BooleanField(default=True)
 
     def __str__(self) -> str:
         return f"callback of {self.server_id}"
+
+    def clean(self) -> None:
+        """The send's rules, checked when a superuser saves the URL (every send checks them again)."""
+        if self.url and (refusal := callback_url_refusal(self.url)) is not None:
+            raise ValidationError({"url": f"Arena will not push here: {refusal}."})
 
 
 class Delivery(models.Model):
@@ -192,6 +217,7 @@ class Delivery(models.Model):
         PENDING = "pending"
         DELIVERED = "delivered"
         FAILED = "failed"
+        ABANDONED = "abandoned"  # never to be sent: its server was revoked or its callback disabled or removed
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     server = models.ForeignKey(GameServer, on_delete=models.CASCADE, related_name="deliveries")
@@ -199,7 +225,10 @@ class Delivery(models.Model):
     url = models.URLField(max_length=500)
     tickets = models.JSONField(default=list, help_text="The server's own tickets at the table.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    # Every attempt ever made (as many as the attempt rows); an admin's retry gives ``round_start`` = attempts, so
+    # the limit and the backoff count the attempts since then.
     attempts = models.PositiveSmallIntegerField(default=0)
+    round_start = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField()
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)

@@ -44,6 +44,8 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
         "request_id": ticket.request_id,
         "created_at": ticket.created_at,
     }
+    if ticket.status == Ticket.Status.CANCELLED and ticket.cancel_reason:
+        body["reason"] = ticket.cancel_reason  # deleted, player_banned or server_revoked
     if ticket.status == Ticket.Status.WAITING:
         waited = max(0.0, (timezone.now() - ticket.created_at).total_seconds())
         body["waiting"] = {

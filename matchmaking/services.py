@@ -18,9 +18,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
-from arena.announcements import PlayerStatusChanged, PushesDue, announce
+from arena.announcements import PlayerStatusChanged, PushesDue, ServerRevoked, announce
 from arena.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
@@ -116,8 +117,8 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
     """A waiting ticket for the player and their party, or the ticket this ``request_id`` already made.
 
     Refused: banned player or party member (403, naming them), anyone with an open ticket in this game (409,
-    with that ticket's id), a player-count range outside the game's limits (400). ``now`` is for simulations
-    (the benchmark, property tests); the API never passes it.
+    with that ticket's id if it is this server's own), a player-count range outside the game's limits (400).
+    ``now`` is for simulations (the benchmark, property tests); the API never passes it.
     """
     rules, variant, low, high = _check_request(data)
     if data.request_id is not None:
@@ -133,7 +134,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                 if players[seat.player].is_banned:
                     raise Forbidden("player_banned", f"{seat.player} is banned and cannot queue.",
                                     {_seat_path(index): "Banned."})
-            _refuse_open(rules.title, seats, players)
+            _refuse_open(server, rules.title, seats, players)
             _refuse_too_many_waiting(server)
             ticket = Ticket.objects.create(
                 server=server, pool=pool, player=players[data.player.player], request_id=data.request_id,
@@ -154,7 +155,7 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
         if data.request_id is not None and (retried := _retried(server, data)) is not None:
             return Created(retried, False)
         players = {p.handle: p for p in Player.objects.filter(handle__in=[seat.player for seat in seats])}
-        _refuse_open(rules.title, seats, players)
+        _refuse_open(server, rules.title, seats, players)
         raise
     ticket.pool = pool
     return Created(ticket, True)
@@ -194,15 +195,23 @@ def _retried(server: GameServer, data: TicketInput) -> Ticket | None:
     return ticket
 
 
-def _refuse_open(title: str, seats: Sequence[SeatInput], players: dict[str, Player]) -> None:
+def _refuse_open(server: GameServer, title: str, seats: Sequence[SeatInput], players: dict[str, Player]) -> None:
+    """409 ``open_ticket`` if a player already waits in this title. The open ticket's id is named only to the
+    server that owns it: another server's ticket id is that tenant's, and with it a DELETE could be tried
+    (docs/security.md#game-server-keys-and-scopes)."""
     ids = {players[seat.player].pk: index for index, seat in enumerate(seats) if seat.player in players}
-    found = OpenSeat.objects.filter(player_id__in=ids, title=title).values_list("player_id", "ticket_id").first()
+    found = (OpenSeat.objects.filter(player_id__in=ids, title=title)
+             .values_list("player_id", "ticket_id", "ticket__server_id").first())
     if found is not None:
-        player_id, ticket_id = found
+        player_id, ticket_id, owner_id = found
         index = ids[player_id]
+        if owner_id == server.pk:
+            raise Conflict("open_ticket",
+                           f"{seats[index].player} already has an open {title} ticket: {ticket_id}.",
+                           {_seat_path(index): f"Open ticket {ticket_id}.", "ticket": str(ticket_id)})
         raise Conflict("open_ticket",
-                       f"{seats[index].player} already has an open {title} ticket: {ticket_id}.",
-                       {_seat_path(index): f"Open ticket {ticket_id}.", "ticket": str(ticket_id)})
+                       f"{seats[index].player} already has an open {title} ticket, from another game server.",
+                       {_seat_path(index): "Open ticket from another game server."})
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -213,7 +222,7 @@ def ticket_cancel(*, ticket: Ticket) -> Ticket:
     """Cancels a waiting ticket (DELETE). A ticket already matched, cancelled or expired is left as it is: 409."""
     with transaction.atomic():
         Pool.objects.select_for_update().filter(pk=ticket.pool_id).first()  # waits for a running pass
-        done = _close([ticket.pk], Ticket.Status.CANCELLED)
+        done = _close([ticket.pk], Ticket.Status.CANCELLED, Ticket.CancelReason.DELETED)
         ticket.refresh_from_db()
     if not done:
         raise Conflict("ticket_not_waiting", f"Ticket {ticket.pk} is {ticket.status}, not waiting.")
@@ -227,7 +236,7 @@ def tickets_cancel_for_player(*, player: Player) -> int:
     for pool_id, ticket_id in list(waiting):
         with transaction.atomic():
             Pool.objects.select_for_update().filter(pk=pool_id).first()
-            cancelled += _close([ticket_id], Ticket.Status.CANCELLED)
+            cancelled += _close([ticket_id], Ticket.Status.CANCELLED, Ticket.CancelReason.PLAYER_BANNED)
     return cancelled
 
 
@@ -237,11 +246,33 @@ def on_player_status_changed(fact: PlayerStatusChanged) -> None:
         tickets_cancel_for_player(player=Player(pk=fact.player_id))
 
 
-def _close(ticket_ids: Sequence[Any], status: str) -> int:
+def on_server_revoked(fact: ServerRevoked) -> None:
+    """Subscribed to the core's ``ServerRevoked``, inside the revoking transaction: the server's waiting tickets
+    are cancelled (``server_revoked``) under their pools' locks, taken in pool order as every pass takes one, and
+    its pending pushes are abandoned, never sent. A pass running meanwhile finishes first (it holds its pool), so
+    a table it formed leaves a pending push, which is abandoned here too."""
+    pool_ids = sorted(set(OpenSeat.objects.filter(ticket__server_id=fact.server_id)
+                          .values_list("pool_id", flat=True)))
+    for pool_id in pool_ids:
+        Pool.objects.select_for_update().filter(pk=pool_id).first()
+    waiting = list(Ticket.objects.filter(server_id=fact.server_id, status=Ticket.Status.WAITING)
+                   .values_list("pk", flat=True))
+    _close(waiting, Ticket.Status.CANCELLED, Ticket.CancelReason.SERVER_REVOKED)
+    deliveries_abandon(server_id=fact.server_id, reason="server revoked")
+
+
+def deliveries_abandon(*, server_id: int, reason: str) -> int:
+    """The server's pending pushes are given up: recorded as abandoned, never sent (a worker holding one finds it
+    no longer pending and leaves it)."""
+    return Delivery.objects.filter(server_id=server_id, status=Delivery.Status.PENDING).update(
+        status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error=reason)
+
+
+def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
     """Closes waiting tickets (never a matched one), frees their players to queue again; returns how many."""
     now = timezone.now()
-    closed = Ticket.objects.filter(pk__in=ticket_ids, status=Ticket.Status.WAITING).update(status=status,
-                                                                                         closed_at=now)
+    closed = Ticket.objects.filter(pk__in=ticket_ids, status=Ticket.Status.WAITING).update(
+        status=status, closed_at=now, cancel_reason=reason)
     if closed:
         OpenSeat.objects.filter(ticket_id__in=ticket_ids).delete()
     return closed
@@ -353,13 +384,14 @@ def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
 
 
 def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None) -> int:
-    """Undelivered pushes sent again from a fresh count of attempts (the admin's retry; the attempts' history
-    numbers on, ``push._record``); the tasks go out after the commit, so a worker never reads the delivery before
-    its reset."""
+    """Undelivered pushes sent again with a fresh allowance of attempts (the admin's retry): ``round_start``
+    moves up to the attempts made, which go on counting, as the attempt rows do, so the page's "attempts" is
+    always the number of rows beside it. A revoked server's pushes are never sent again. The tasks go out after
+    the commit, so a worker never reads the delivery before its reset."""
     with transaction.atomic():
-        chosen = list(Delivery.objects.filter(pk__in=delivery_ids).exclude(status=Delivery.Status.DELIVERED)
-                      .values_list("pk", flat=True))
-        Delivery.objects.filter(pk__in=chosen).update(status=Delivery.Status.PENDING, attempts=0,
+        chosen = list(Delivery.objects.filter(pk__in=delivery_ids, server__revoked_at__isnull=True)
+                      .exclude(status=Delivery.Status.DELIVERED).values_list("pk", flat=True))
+        Delivery.objects.filter(pk__in=chosen).update(status=Delivery.Status.PENDING, round_start=F("attempts"),
                                                       next_attempt_at=now or timezone.now())
         _pushes_due(chosen)
     return len(chosen)
@@ -381,3 +413,12 @@ def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
         Delivery.objects.filter(pk__in=due, status=Delivery.Status.PENDING).update(
             next_attempt_at=moment + timezone.timedelta(minutes=1))
     return due
+
+
+def delivery_claim_due(*, delivery_id: Any, now: datetime | None = None) -> bool:
+    """Takes one pending push whose retry is due, as ``deliveries_overdue`` takes many (its next time moved a
+    minute on, so a concurrent sweep leaves it): the embedded mode's retry timer asks this before its attempt,
+    so the timer and a request's sweep never both send it. False when it is not due, or no longer pending."""
+    moment = now or timezone.now()
+    return bool(Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING, next_attempt_at__lte=moment)
+                .update(next_attempt_at=moment + timezone.timedelta(minutes=1)))

@@ -284,7 +284,8 @@ def _deliveries(rows: list[tuple[str, engine.Table]], loaded: Loaded, now: datet
     """A push per (table, game server with a callback) among the servers whose tickets sit at the table."""
     # The pool's servers (a few), not those of every seated ticket (thousands): most have no callback at all.
     servers = set(loaded.server_of.values())
-    urls = dict(ServerCallback.objects.filter(server_id__in=servers, enabled=True).values_list("server_id", "url"))
+    urls = dict(ServerCallback.objects.filter(server_id__in=servers, enabled=True, server__revoked_at__isnull=True)
+                .values_list("server_id", "url"))
     if not urls:
         return []
     deliveries = []

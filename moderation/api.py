@@ -107,8 +107,10 @@ ReportIn_ = inline_serializer("ReportIn", {
 
 
 class ReportCreateApi(APIView):
+    required_scope = "reports"  # docs/security.md#game-server-keys-and-scopes
+
     @extend_schema(operation_id="reports_create", request=ReportIn_,
-                   responses={201: ReportOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut})
+                   responses={201: ReportOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut})
     def post(self, request: Request) -> Response:
         parsed = parse_report(request.data)
         report = report_create(server=request.user, reporter=parsed.reporter, accused=parsed.accused,

@@ -5,9 +5,10 @@ from typing import Any
 
 from django.http import HttpRequest
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from rest_framework import authentication, exceptions
+from rest_framework import authentication, exceptions, permissions
 
-from arena.models import GameServer
+from arena.errors import Forbidden
+from arena.models import SCOPES, GameServer
 from arena.servers import game_server_by_key
 
 KEYWORD = "Api-Key"
@@ -29,6 +30,29 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
     def authenticate_header(self, request: HttpRequest) -> str:
         # Makes DRF answer 401 (not 403) when the key is missing.
         return KEYWORD
+
+
+class HasScope(permissions.BasePermission):
+    """The default permission of every key-authenticated view: a key, and the scope the view names in
+    ``required_scope`` (docs/security.md#game-server-keys-and-scopes).
+
+    Without a key DRF answers 401 ``missing_api_key`` (this says False, as IsAuthenticated does); with a key
+    that lacks the scope, 403 ``missing_scope`` naming it. A view that names no scope is refused to every key:
+    a new endpoint is closed until someone decides who may call it (and the access-matrix test lists it).
+    """
+
+    def has_permission(self, request: Any, view: Any) -> bool:
+        server = request.user
+        if not isinstance(server, GameServer):
+            return False
+        scope = getattr(view, "required_scope", None)
+        if scope not in SCOPES:
+            raise Forbidden("missing_scope", "This endpoint is open to no key (it names no scope).")
+        if scope not in server.scope_set:
+            raise Forbidden("missing_scope",
+                            f"This API key lacks the scope {scope!r}, which this endpoint needs; a superuser grants "
+                            "scopes in the admin (Game servers).", {"scope": scope})
+        return True
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):

@@ -20,7 +20,7 @@ from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_present
 from ratings.selectors import rating_changes_by_game
 
-ERRORS = {code: OpenApiResponse(schemas.ErrorOut) for code in (400, 401, 409)}
+ERRORS = {code: OpenApiResponse(schemas.ErrorOut) for code in (400, 401, 403, 409)}
 
 
 def _present(recorded: list[Recorded]) -> list[dict[str, Any]]:
@@ -40,6 +40,8 @@ def _with_changes(games: list[Game], known: dict | None = None) -> list[dict[str
 
 
 class GameCreateApi(APIView):
+    required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
+
     @extend_schema(operation_id="games_create", request=schemas.GameIn,
                    responses={201: schemas.GameOut, 200: schemas.GameOut, **ERRORS})
     def post(self, request: Request) -> Response:
@@ -50,7 +52,10 @@ class GameCreateApi(APIView):
 
 
 class GameDetailApi(APIView):
-    @extend_schema(operation_id="games_retrieve", responses={200: schemas.GameOut, 404: schemas.ErrorOut})
+    required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
+
+    @extend_schema(operation_id="games_retrieve", responses={
+        200: schemas.GameOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut, 404: schemas.ErrorOut})
     def get(self, request: Request, game_id: int) -> Response:
         game = game_get_for_server(server=request.user, game_id=game_id)
         (body,) = _with_changes([game])
@@ -59,9 +64,11 @@ class GameDetailApi(APIView):
 
 class GameBatchApi(APIView):
     body_limit_setting = "API_MAX_BATCH_BODY_BYTES"  # arena/api/parsers.py: a batch's own, larger cap
+    required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
 
     @extend_schema(operation_id="games_batch", request=schemas.GameBatchIn,
-                   responses={200: schemas.GameBatchOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut})
+                   responses={200: schemas.GameBatchOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut,
+                              403: schemas.ErrorOut})
     def post(self, request: Request) -> Response:
         games = request.data.get("games") if isinstance(request.data, dict) else None
         limit = settings.GAMES_BATCH_MAX

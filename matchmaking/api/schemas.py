@@ -57,6 +57,9 @@ class TicketOut(serializers.Serializer):
     created_at = serializers.DateTimeField()
     waiting = TicketWaitOut(required=False, help_text="Only while waiting.")
     table = MatchTableOut(required=False, help_text="Only when matched.")
+    reason = serializers.ChoiceField(choices=["deleted", "player_banned", "server_revoked"], required=False,
+                                     help_text="Only when cancelled: by the server's DELETE, a ban, or the "
+                                               "server's key revoked.")
 
 
 class PreferencesIn(serializers.Serializer):
@@ -68,3 +71,16 @@ class PreferencesOut(serializers.Serializer):
     player = serializers.CharField()
     refuse_same_ip = serializers.BooleanField()
     blocked = serializers.ListField(child=serializers.CharField())
+
+
+class PushTicketOut(serializers.Serializer):
+    id = serializers.UUIDField(help_text="One of your tickets seated at this table.")
+    request_id = serializers.CharField(allow_null=True, help_text="The request_id you sent with it, or null.")
+
+
+class PushBodyOut(serializers.Serializer):
+    """What Arena POSTs to a game server's callback URL when a table seats its tickets (docs/matchmaking.md)."""
+
+    delivery = serializers.UUIDField(help_text="The delivery's id, as in X-Arena-Delivery: the same on every retry.")
+    table = MatchTableOut(help_text="The table, as a matched ticket's GET shows it (times in ISO 8601, UTC, Z).")
+    tickets = PushTicketOut(many=True, help_text="Your own tickets at the table, by id.")

@@ -31,6 +31,8 @@ def _pass_if_embedded(ticket: Ticket) -> Ticket:
 
 
 class TicketCreateApi(APIView):
+    required_scope = "matchmaking"  # docs/security.md#game-server-keys-and-scopes
+
     @extend_schema(operation_id="matchmaking_tickets_create", tags=["matchmaking"], request=schemas.TicketIn,
                    responses={201: schemas.TicketOut, 200: schemas.TicketOut, **_errors(400, 401, 403, 409)})
     def post(self, request: Request) -> Response:
@@ -41,27 +43,31 @@ class TicketCreateApi(APIView):
 
 
 class TicketDetailApi(APIView):
+    required_scope = "matchmaking"  # docs/security.md#game-server-keys-and-scopes
+
     @extend_schema(operation_id="matchmaking_tickets_retrieve", tags=["matchmaking"],
-                   responses={200: schemas.TicketOut, **_errors(401, 404)})
+                   responses={200: schemas.TicketOut, **_errors(401, 403, 404)})
     def get(self, request: Request, ticket_id: str) -> Response:
         ticket = _pass_if_embedded(ticket_get_for_server(server=request.user, ticket_id=ticket_id))
         return Response(ticket_present(ticket=ticket))
 
     @extend_schema(operation_id="matchmaking_tickets_cancel", tags=["matchmaking"],
-                   responses={200: schemas.TicketOut, **_errors(401, 404, 409)})
+                   responses={200: schemas.TicketOut, **_errors(401, 403, 404, 409)})
     def delete(self, request: Request, ticket_id: str) -> Response:
         ticket = ticket_cancel(ticket=ticket_get_for_server(server=request.user, ticket_id=ticket_id))
         return Response(ticket_present(ticket=ticket))
 
 
 class PreferencesApi(APIView):
+    required_scope = "preferences"  # docs/security.md#game-server-keys-and-scopes
+
     @extend_schema(operation_id="players_preferences_retrieve", tags=["players"],
-                   responses={200: schemas.PreferencesOut, **_errors(401, 404)})
+                   responses={200: schemas.PreferencesOut, **_errors(401, 403, 404)})
     def get(self, request: Request, player: str) -> Response:
         return Response(preferences_get(handle=player))
 
     @extend_schema(operation_id="players_preferences_update", tags=["players"], request=schemas.PreferencesIn,
-                   responses={200: schemas.PreferencesOut, **_errors(400, 401)})
+                   responses={200: schemas.PreferencesOut, **_errors(400, 401, 403)})
     def put(self, request: Request, player: str) -> Response:
         if not is_player_id(player):
             raise NotFound("player_not_found", f"No player {player!r}.")

@@ -18,7 +18,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from arena.models import Player
+from arena.models import SCOPES, Player
 from arena.servers import game_server_create
 from config.celery import app
 from matchmaking import push
@@ -35,7 +35,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @contextlib.contextmanager
 def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
     """``count`` celery workers, each with an embedded beat, against the test database and Redis."""
-    env = worker_env(MATCHMAKING_PUSH_BACKOFF="0.2")
+    # The receiver is on 127.0.0.1: the development allowance, explicitly (production refuses loopback).
+    env = worker_env(MATCHMAKING_PUSH_BACKOFF="0.2", PUSH_ALLOW_PRIVATE_NETWORKS="true")
     processes, logs = [], []
     for n in range(count):
         log_path = tmp_path / f"matchmaker-{n}.log"
@@ -62,7 +63,7 @@ def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
 
 
 def _api(name: str) -> tuple[APIClient, object]:
-    issued = game_server_create(name=name)
+    issued = game_server_create(name=name, scopes=SCOPES)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Api-Key {issued.key}")
     return client, issued.server

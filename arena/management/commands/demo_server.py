@@ -3,8 +3,11 @@
 Keys are stored hashed, so Arena cannot show a key twice. The demo key is therefore kept in ``var/demo_key``
 (``ARENA_VAR_DIR``; readable by its owner only) and reused on every run while it still works, so a curl
 command or a script written against yesterday's run keeps working. Only when that file is missing, or holds a
-key that no longer opens the demo server (revoked in the admin, a fresh database), is a new key issued; if the
-demo server existed, its old key is revoked, and the command says so.
+key that no longer opens the demo server (a fresh database, a key rotated in the admin), is a new key issued; if
+the demo server existed, its old key stops working, and the command says so. A demo server revoked in the admin
+stays revoked (a revocation is for good): it is renamed ``demo-revoked-<id>`` and a new ``demo`` is created.
+
+The demo server holds every scope (``preferences`` included), so the README's whole tour runs with its key.
 """
 from __future__ import annotations
 
@@ -16,8 +19,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from arena.games import all_games
-from arena.models import GameServer
-from arena.servers import game_server_by_key, game_server_create, game_server_rotate_key
+from arena.models import SCOPES, GameServer
+from arena.servers import game_server_by_key, game_server_create, game_server_rotate_key, game_server_set_scopes
 
 DEMO_NAME = "demo"
 
@@ -50,17 +53,25 @@ class Command(BaseCommand):
         path = Path(key_file) if key_file else Path(settings.VAR_DIR) / "demo_key"
         key = _stored_key(path)
         if key is not None:
+            game_server_set_scopes(server=GameServer.objects.get(name=DEMO_NAME), scopes=SCOPES)
             self.stdout.write(self.style.SUCCESS(f"Demo game server key: {key}") + f"  (reused from {path})")
         else:
             server = GameServer.objects.filter(name=DEMO_NAME).first()
-            issued = game_server_rotate_key(server=server) if server else game_server_create(name=DEMO_NAME)
+            if server is not None and server.revoked_at is not None:
+                GameServer.objects.filter(pk=server.pk).update(name=f"{DEMO_NAME}-revoked-{server.pk}")
+                server = None
+            if server is not None:
+                issued = game_server_rotate_key(server=server)
+                game_server_set_scopes(server=server, scopes=SCOPES)
+            else:
+                issued = game_server_create(name=DEMO_NAME, scopes=SCOPES)
             key = issued.key
             _save_key(path, key)
             self.stdout.write(self.style.SUCCESS(f"Demo game server key: {key}") + f"  (new, saved in {path})")
             if server is not None:
                 self.stdout.write(self.style.WARNING(
-                    f"The demo server's previous key was revoked: {path} was missing or held a key that no "
-                    "longer works."))
+                    f"The demo server's previous key was replaced (it no longer works): {path} was missing or "
+                    "held a key that no longer works."))
         body = {
             "table_id": "demo-1", "game": "wizard", "variant": {"rounds": "standard"}, "rated": True,
             "players": [

@@ -69,7 +69,7 @@ def test_demo_server_reuses_its_key_and_says_when_it_had_to_revoke_one(tmp_path)
     third = StringIO()
     call_command("demo_server", key_file=str(key_file), stdout=third)
     new = third.getvalue().split("key: ")[1].split()[0]
-    assert new != old and "previous key was revoked" in third.getvalue()
+    assert new != old and "previous key was replaced" in third.getvalue()
     server.refresh_from_db()
     assert server.key_hash == hash_key(new) and key_file.read_text().strip() == new
 

@@ -7,7 +7,11 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from arena.models import SCOPES
 from arena.servers import game_server_create
+from matchmaking import tasks
+
+_REAL_RETRY_IN_PROCESS = tasks._retry_in_process
 
 _addresses = itertools.count(1)
 _servers = itertools.count(1)
@@ -24,12 +28,20 @@ def ticket_body(player: str, game: str = "tokaido", **extra: Any) -> dict[str, A
     return body
 
 
-def another_server() -> APIClient:
-    issued = game_server_create(name=f"mm-server-{next(_servers)}")
+def another_server(scopes: tuple[str, ...] = SCOPES) -> APIClient:
+    """A second game server's client; with every scope, as these tests set preferences beside their tickets."""
+    issued = game_server_create(name=f"mm-server-{next(_servers)}", scopes=scopes)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Api-Key {issued.key}")
     client.server = issued.server
     return client
+
+
+@pytest.fixture
+def server_key(db) -> tuple[Any, str]:
+    """The shared fixture's server with ``preferences`` too: these tests play the account service as well."""
+    issued = game_server_create(name=f"mm-main-{next(_servers)}", scopes=SCOPES)
+    return issued.server, issued.key
 
 
 @pytest.fixture
@@ -38,14 +50,26 @@ def other_api(db) -> APIClient:
 
 
 @pytest.fixture(autouse=True)
-def _embedded_matchmaking(settings):
+def _embedded_matchmaking(settings, monkeypatch):
     """These tests describe the embedded mode (a pass on each request, pushes in-process), whichever database
     runs them; the real workers have their own test (tests/services/test_matchmaking_workers.py)."""
     from config.celery import app
 
     settings.MATCHMAKING_PASS_ON_REQUEST = True
     settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.PUSH_ALLOW_PRIVATE_NETWORKS = True  # the receivers are on 127.0.0.1; the refusals' tests turn it off
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True
+    # The embedded retry timer writes from its own thread, and the test database is SQLite's shared in-memory one,
+    # which refuses a second writer at once ("table is locked") where the embedded file database waits: these
+    # tests drive retries by hand (the sweep) unless they ask for ``retry_timers``.
+    monkeypatch.setattr(tasks, "_retry_in_process", lambda delivery_id, delay: None)
     yield
     app.conf.task_always_eager = eager
+    tasks.retry_timers_cancel()  # an embedded push retry never fires into the next test
+
+
+@pytest.fixture
+def retry_timers(monkeypatch):
+    """The embedded mode's own retry timers, as ``scripts/run`` has them (see ``_embedded_matchmaking``)."""
+    monkeypatch.setattr(tasks, "_retry_in_process", _REAL_RETRY_IN_PROCESS)

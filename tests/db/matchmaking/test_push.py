@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 import uuid
 from datetime import timedelta
 
@@ -41,7 +43,10 @@ def test_a_formed_table_is_pushed_signed_with_a_delivery_id(api, server_key):
     assert push.verify(callback.secret, got.headers["X-Arena-Signature"], got.body)
     assert got.json["table"]["players"] == ["a", "b", "c", "d"]
     assert got.json["table"]["id"] == tickets[-1]["table"]["id"]
-    assert got.json["tickets"] == sorted(t["id"] for t in tickets)
+    # Each of the server's tickets with its own request_id (none sent here); the time as the API writes it.
+    assert got.json["tickets"] == [{"id": t["id"], "request_id": None} for t in sorted(tickets, key=lambda t: t["id"])]
+    assert got.json["table"]["formed_at"] == tickets[-1]["table"]["formed_at"]
+    assert "T" in got.json["table"]["formed_at"] and got.json["table"]["formed_at"].endswith("Z")
     (attempt,) = DeliveryAttempt.objects.all()
     assert attempt.status_code == 200 and attempt.number == 1
 
@@ -70,7 +75,7 @@ def test_each_server_is_pushed_only_its_own_tickets_and_servers_without_a_url_no
     assert len(received) == 2
     by_delivery = {r.headers["X-Arena-Delivery"]: r.json for r in received}
     servers = dict(Delivery.objects.values_list("pk", "server_id"))
-    tickets = {servers[uuid.UUID(k)]: v["tickets"] for k, v in by_delivery.items()}
+    tickets = {servers[uuid.UUID(k)]: [t["id"] for t in v["tickets"]] for k, v in by_delivery.items()}
     assert tickets[server_key[0].pk] == sorted(t["id"] for t in mine)
     assert tickets[other.server.pk] == [theirs["id"]]
 
@@ -127,11 +132,13 @@ def test_the_admin_retry_starts_a_failed_push_afresh_sends_it_after_the_commit_a
     assert delivery.status == "failed" and DeliveryAttempt.objects.count() == 3
     with transaction.atomic():
         assert deliveries_retry(delivery_ids=[delivery.pk]) == 1
-        # Reset, and nothing sent yet: the task waits for the commit.
-        assert Delivery.objects.values_list("status", "attempts").get() == ("pending", 0)
+        # Pending again with a fresh allowance from attempt 3 on, and nothing sent yet: the task waits for the commit.
+        assert Delivery.objects.values_list("status", "attempts", "round_start").get() == ("pending", 3, 3)
         assert DeliveryAttempt.objects.count() == 3
-    # After the commit the (eager) task tried once more: attempt 1 of a fresh count, a fourth attempt row.
-    assert Delivery.objects.get().attempts == 1 and DeliveryAttempt.objects.count() == 4
+    # After the commit the (eager) task tried once more: a fourth attempt row, and the count says 4 beside it
+    # (issue 19: the page read "Attempts: 1" beside two rows).
+    assert Delivery.objects.get().attempts == 4 == DeliveryAttempt.objects.count()
+    assert Delivery.objects.get().status == "pending"  # 1 of the fresh 3: retried again later
     # The history keeps counting across the retry, so the admin reads 1, 2, 3, 4 (not a second "attempt 1").
     assert list(DeliveryAttempt.objects.order_by("at", "pk").values_list("number", flat=True)) == [1, 2, 3, 4]
     Delivery.objects.filter(pk=delivery.pk).update(status="delivered")
@@ -160,3 +167,49 @@ def test_only_superusers_manage_callback_urls_and_see_deliveries_with_their_atte
     assert deliveries.status_code == 200
     detail = client.get(f"/admin/matchmaking/delivery/{Delivery.objects.get().pk}/change/")
     assert "refused" in detail.content.decode().lower()
+
+
+@override_settings(MATCHMAKING_PUSH_BACKOFF=1.0)
+def test_embedded_retries_come_on_time_with_no_request_and_no_admin_action(api, server_key, retry_timers):
+    """Issue 19: with no beat, a failed push waited for traffic. Now its retries come 1 s and 2 s later (the
+    doubling backoff) from the embedded mode's timer, while nothing else happens: no request, no admin."""
+    with receiver(answers=[500, 503]) as box:
+        ServerCallback.objects.create(server=server_key[0], url=box.url)
+        _table_of_four(api)
+        stamps = []
+        deadline = time.monotonic() + 15
+        while len(stamps) < 3 and time.monotonic() < deadline:
+            if len(box.received) > len(stamps):
+                stamps.append(time.monotonic())
+            time.sleep(0.005)
+        assert len(stamps) == 3, f"{len(box.received)} attempt(s) arrived"
+        # Wait for the timer thread to record the last attempt before reading (SQLite: one writer at a time).
+        while any(t.name.startswith("arena-push-retry-") for t in threading.enumerate()):
+            time.sleep(0.01)
+    first_gap, second_gap = stamps[1] - stamps[0], stamps[2] - stamps[1]
+    assert 1.0 <= first_gap < 3.0 and 2.0 <= second_gap < 4.0, (first_gap, second_gap)
+    delivery = Delivery.objects.get()
+    assert delivery.status == "delivered" and delivery.attempts == 3
+    assert [a.status_code for a in DeliveryAttempt.objects.order_by("number")] == [500, 503, 200]
+    assert len({r.headers["X-Arena-Delivery"] for r in box.received}) == 1
+
+
+def test_the_push_body_and_headers_are_the_schemas_webhook(api, server_key, anon):
+    """Issue 19: the body was undocumented. What a receiver gets validates against the schema's 3.1 webhook, and
+    the webhook names both headers."""
+    import jsonschema
+
+    schema = anon.get("/api/schema/?format=json").json()
+    operation = schema["webhooks"]["table_formed"]["post"]
+    assert {p["name"] for p in operation["parameters"] if p["in"] == "header"} == {"X-Arena-Signature",
+                                                                                 "X-Arena-Delivery"}
+    body_ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    with receiver() as box:
+        ServerCallback.objects.create(server=server_key[0], url=box.url)
+        bodies = [api.post(TICKETS, ticket_body(name, request_id=f"req-{name}"), format="json").json()
+                  for name in "abcd"]
+        (got,) = box.wait_for(1)
+    jsonschema.Draft202012Validator({"$ref": body_ref, "components": schema["components"]}).validate(got.json)
+    assert sorted(got.json["tickets"], key=lambda t: t["request_id"]) == [
+        {"id": body["id"], "request_id": f"req-{name}"} for name, body in zip("abcd", bodies, strict=True)]
+    assert set(got.json) == {"delivery", "table", "tickets"}
