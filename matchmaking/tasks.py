@@ -12,7 +12,7 @@ from celery import shared_task
 from django.conf import settings
 
 from arena.announcements import PushesDue
-from matchmaking import push, services
+from matchmaking import history, push, services
 
 
 @shared_task(name="matchmaking.tasks.run_due_pools", ignore_result=True)
@@ -34,3 +34,9 @@ def deliver_table(self, delivery_id: str) -> bool:
         # Embedded mode has no queue to wait in: the next pass on a request retries it when due instead.
         raise self.retry(countdown=outcome.retry_in)
     return outcome.delivered
+
+
+@shared_task(name="matchmaking.tasks.purge_closed_tickets", ignore_result=True)
+def purge_closed_tickets() -> int:
+    """Beat's (every ``MATCHMAKING_TICKET_PURGE_SECONDS``): closed tickets past the retention, in chunks."""
+    return history.tickets_purge_closed().tickets

@@ -14,7 +14,6 @@ from django.conf import settings
 from arena.announcements import GamesRecorded
 from arena.redis import redis_client
 from ratings.elo_batch import pending_titles, rate_pending
-from ratings.rebuild import rebuild
 from ratings.trueskill_batch import rate_trueskill_pending, trueskill_titles
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
@@ -88,11 +87,3 @@ def sweep_pending() -> None:
         rate_elo.delay(title)
     for title in trueskill_titles():
         rate_trueskill.delay(title)
-
-
-@shared_task(name="ratings.tasks.rebuild_title")
-def rebuild_title(title: str) -> int:
-    """Rebuild a title's ratings in a worker (after a moderator voids games), then rate what queued meanwhile."""
-    result = rebuild(title=title)
-    rate_elo.delay(title)
-    return result.games
