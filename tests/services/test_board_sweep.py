@@ -34,7 +34,7 @@ def wait_for(predicate, timeout: float) -> float:
     return time.monotonic() - started
 
 
-def test_a_lost_board_is_rebuilt_by_the_sweep_alone(worker, server_api, redis_conn):
+def test_a_lost_board_is_rebuilt_by_the_sweep_alone(worker, server_api, redis_conn):  # noqa: F811
     post(server_api, [game_body("tokaido", [player("a", 40, achievements=1), player("b", 30, achievements=1)])
                       for _ in range(5)])
     wait_until_done(worker)

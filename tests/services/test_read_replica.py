@@ -50,7 +50,7 @@ def pair():
 
 
 def test_public_reads_come_from_the_replica_and_fall_back_to_the_primary(pair):
-    primary, replica, env = pair
+    _, replica, env = pair
     seen = probe("seed", env)
     # Caught up: alice's 5 games on every public page, read through a connection to the replica's port.
     up = seen["caught_up"]

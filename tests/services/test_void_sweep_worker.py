@@ -48,7 +48,7 @@ def _pending(entry_id: int) -> list[str]:
     return AuditEntry.objects.get(pk=entry_id).details.get("pending_titles", [])
 
 
-def test_void_rebuilds_lost_with_a_killed_worker_are_swept_and_exact(worker, server_api):
+def test_void_rebuilds_lost_with_a_killed_worker_are_swept_and_exact(worker, server_api):  # noqa: F811
     games = random_bodies(random.Random(41), 2400, pool=60, prefix="v")
     for start in range(0, len(games), 400):
         post(server_api, games[start:start + 400])
