@@ -266,3 +266,6 @@ if DATABASE_REPLICA_URL:
     DATABASES["replica"].setdefault("OPTIONS", {}).update(
         {**DATABASES["default"].get("OPTIONS", {}), "connect_timeout": 3})
     DATABASE_ROUTERS = ["arena.replica.ReplicaRouter"]
+# Rotating SECRET_KEY (docs/operations.md): the old key listed here keeps signed sessions and tokens valid until
+# they expire, so moderators are not all logged out at once. https://docs.djangoproject.com/en/5.2/ref/settings/
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])

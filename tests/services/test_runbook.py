@@ -68,6 +68,9 @@ def test_backup_restore_check_and_boards_from_the_copy(scratch, tmp_path, redis_
                      "(SELECT id FROM arena_player WHERE handle = 'a') AND title = 'tokaido'")
     altered = manage(restored, "rebuild_ratings", "--check")
     assert altered.returncode != 0 and "differences" in altered.stdout
+    # ... and repaired by the rebuild itself, from the stored games.
+    assert manage(restored, "rebuild_ratings", "--game", "tokaido").returncode == 0
+    assert manage(restored, "rebuild_ratings", "--check").returncode == 0
 
     # The Redis boards come from PostgreSQL: rebuilt from the restored copy (a, b and c have 6 games each).
     boards = manage(restored, "rebuild_leaderboards", "--game", "tokaido")
