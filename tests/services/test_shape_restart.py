@@ -80,6 +80,9 @@ def test_stopped_mid_stream_and_started_again_every_game_is_rated_exactly_once(s
     code, took, statuses = shape.stop()
     assert shape.survivors() == [], "a process outlived the stop"
     assert set(statuses.values()) == {0}, statuses
+    # A warm shutdown: each worker's pool finished its task (none was killed under it: no WorkerLostError) and
+    # the messages it had prefetched went back to Redis.
+    assert b"WorkerLostError" not in shape.log.read_bytes()
     sent_at_stop = stream.sent
     rated_at_stop = Game.objects.filter(status=Game.Status.RATED).count()
     assert 0 < sent_at_stop < len(games), "not stopped mid-stream"
