@@ -11,6 +11,11 @@ It empties the database's players, ratings and matchmaking rows first, so it ref
   (``services.pool_run``: load in one query, the engine, one transaction of writes) is timed from the database to
   the written tables, beside its own parts: the load alone and the engine alone on the same loaded pool.
   Targets: 0.5 s at 10,000 and 5 s at 100,000.
+  With ``--closed N`` each size runs twice: first as above (the same-run baseline), then with N closed tickets
+  (matched, cancelled, expired; created over the last 60 days) in the ticket table beside the waiting ones,
+  inserted by one ``INSERT ... SELECT FROM generate_series``. Target (issue 18): 0.5 s at 10,000 waiting with
+  5,000,000 closed. It prints the load query's plan (which index finds the waiting tickets) and times the
+  history purge (``matchmaking.history``) deleting one chunk of the closed tickets past the retention.
 - **stream**: a simulated arrival stream (``--rate`` players per minute for ``--minutes``), a pass every second
   through the pure engine (the same function the service calls), reporting median and p95 wait and the mean Elo
   spread (highest minus lowest) of the formed tables; beside a first-come-first-seated baseline on the same
@@ -104,23 +109,123 @@ def fill(count: int, seed: int) -> tuple[Pool, datetime]:
     return pool, now + timedelta(seconds=1)
 
 
-def bench_pass(count: int, seed: int) -> None:
-    pool, now = fill(count, seed)
+def add_closed(count: int, pool: Pool, now: datetime) -> float:
+    """``count`` closed tickets, spread evenly over the last 60 days (so half are past a 30-day retention)."""
+    started = time.perf_counter()
+    with connection.cursor() as cur:
+        cur.execute("SELECT min(id) FROM arena_player")
+        player_id = cur.fetchone()[0]
+        cur.execute(
+            "INSERT INTO matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
+            "max_players, status, created_at, closed_at) "
+            "SELECT gen_random_uuid(), %(server)s, %(pool)s, %(player)s, 'bench', 2, 5, "
+            "(ARRAY['matched', 'cancelled', 'expired'])[1 + i %% 3], c, c + interval '3 minutes' "
+            "FROM generate_series(1, %(n)s) i, LATERAL (SELECT %(now)s - make_interval(secs => i * %(step)s)) x(c)",
+            {"server": GameServer.objects.get().pk, "pool": pool.pk, "player": player_id, "n": count,
+             "now": now - timedelta(hours=1), "step": 60 * 86400 / count})
+        cur.execute("ANALYZE matchmaking_ticket")
+    return time.perf_counter() - started
+
+
+def plan_of_load(pool: Pool) -> list[str]:
+    """The load query's plan lines that say how the ticket table is reached."""
+    with connection.cursor() as cur:
+        cur.execute("EXPLAIN " + store._LOAD_SQL.format(ident="t.id::text", queued="t.created_at"), [TITLE, pool.pk])
+        lines = [row[0] for row in cur.fetchall()]
+    return [line.strip() for line in lines if "matchmaking_ticket" in line or "Scan" in line]
+
+
+def bench_purge() -> None:
+    from matchmaking.history import tickets_purge_closed
+
+    started = time.perf_counter()
+    purged = tickets_purge_closed(max_chunks=1)
+    seconds = time.perf_counter() - started
+    say(f"    history purge: one chunk of {purged.tickets:,} closed tickets past 30 days deleted in {seconds:.3f} s "
+        f"({purged.tickets / seconds:,.0f} tickets/s)")
+
+
+def refill(pool: Pool, seed: int) -> datetime:
+    """New waiting tickets for the same players, the closed ones left in place (the pass left a few waiting:
+    they expire); returns the pass's clock, as ``fill`` does."""
+    rng = random.Random(seed)
+    now = datetime.now(UTC)
+    with transaction.atomic(), pg_cursor() as cur:
+        cur.execute("DELETE FROM matchmaking_openseat")
+        cur.execute("UPDATE matchmaking_ticket SET status = 'expired', closed_at = %s WHERE status = 'waiting'",
+                    [now])
+        cur.execute("SELECT id FROM arena_player WHERE handle LIKE 'b%%' ORDER BY id")
+        ids = [row[0] for row in cur.fetchall()]
+        server_id = GameServer.objects.get().pk
+        tickets = [uuid.uuid4() for _ in ids]
+        with cur.copy("COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
+                      "max_players, status, created_at) FROM STDIN") as copy:
+            for ticket, player_id in zip(tickets, ids, strict=True):
+                copy.write_row((ticket, server_id, pool.pk, player_id, "bench", LOW, HIGH, "waiting",
+                                now - timedelta(seconds=rng.uniform(0, 1))))
+        with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, ip_hash) FROM STDIN") as copy:
+            for ticket, player_id in zip(tickets, ids, strict=True):
+                copy.write_row((ticket, player_id, 0, f"ip{player_id}"))
+        with cur.copy("COPY matchmaking_openseat (player_id, title, ticket_id, pool_id, position, ip_hash) "
+                      "FROM STDIN") as copy:
+            for ticket, player_id in zip(tickets, ids, strict=True):
+                copy.write_row((player_id, TITLE, ticket, pool.pk, 0, f"ip{player_id}"))
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE matchmaking_ticket")
+        cur.execute("ANALYZE matchmaking_openseat")
+    return now + timedelta(seconds=1)
+
+
+def timed_pass(pool: Pool, now: datetime, count: int, label: str) -> None:
     started = time.perf_counter()
     loaded = store.pool_load(pool=pool)
     load_s = time.perf_counter() - started
     started, cpu = time.perf_counter(), time.process_time()
     tables = engine.match(loaded.tickets, now.timestamp(), recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)
     engine_s, engine_cpu = time.perf_counter() - started, time.process_time() - cpu
+    seated_before = Ticket.objects.filter(status="matched", table__isnull=False).count()  # not the --closed ones
     result = pool_run(pool_id=pool.pk, now=now, wait=True)
     assert result is not None and result.tables == len(tables)
-    written = Ticket.objects.filter(status="matched").count()
+    written = Ticket.objects.filter(status="matched", table__isnull=False).count() - seated_before
     assert written == result.matched and not OpenSeat.objects.filter(ticket__status="matched").exists()
-    say(f"pass over {count:>7,} waiting: {result.seconds:6.3f} s (target {0.5 if count <= 10_000 else 5.0:.1f} s) "
+    target = 0.5 if count <= 10_000 else 5.0
+    say(f"pass over {count:>7,} waiting{label}: {result.seconds:6.3f} s (target {target:.1f} s) "
         f"= load {result.load_seconds:.3f} + engine {result.engine_seconds:.3f} + writes and commit "
         f"{result.write_seconds:.3f}; {result.tables:,} tables, {result.matched:,} seated")
     say(f"    beside it, the same pool: load alone {load_s:.3f} s, engine alone {engine_s:.3f} s "
         f"(engine CPU {engine_cpu:.3f} s); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+WAITING_INDEX = "CREATE INDEX CONCURRENTLY bench_ticket_waiting ON matchmaking_ticket (id) WHERE status = 'waiting'"
+
+
+def bench_pass(count: int, seed: int, closed: int = 0, waiting_index: bool = False) -> None:
+    pool, now = fill(count, seed)
+    if not closed:
+        timed_pass(pool, now, count, "")
+        return
+    took = add_closed(closed, pool, now)
+    say(f"  + {closed:,} closed tickets inserted in {took:.1f} s; the load reaches tickets by:")
+    for line in plan_of_load(pool):
+        say(f"      {line}")
+    beside = f" beside {closed:,} closed"
+    timed_pass(pool, now, count, beside)
+    if waiting_index:
+        # The same run, the same closed tickets, fresh waiting ones: with a partial index on the waiting tickets'
+        # ids, then without it again (bracketing), to weigh what it saves the reads against what it costs the
+        # pass's updates (status is in its predicate, so they are no longer heap-only).
+        with connection.cursor() as cur:
+            cur.execute(WAITING_INDEX)
+        now = refill(pool, seed + 1)
+        say("  with a partial index on (id) WHERE status = 'waiting'; the load reaches tickets by:")
+        for line in plan_of_load(pool):
+            say(f"      {line}")
+        timed_pass(pool, now, count, beside + ", partial index")
+        with connection.cursor() as cur:
+            cur.execute("DROP INDEX bench_ticket_waiting")
+        now = refill(pool, seed + 2)
+        timed_pass(pool, now, count, beside + ", no partial index again")
+    bench_purge()
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -205,6 +310,10 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=3000, help="arrivals per minute")
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--closed", type=int, default=0,
+                        help="also run each size beside this many closed tickets (issue 18: 5000000)")
+    parser.add_argument("--waiting-index", action="store_true",
+                        help="with --closed: the pass again with a partial index on the waiting tickets, then without")
     parser.add_argument("--skip-pass", action="store_true")
     parser.add_argument("--skip-stream", action="store_true")
     args = parser.parse_args()
@@ -213,6 +322,8 @@ def main() -> None:
             sys.exit("Point DATABASE_URL at a PostgreSQL database whose name contains 'bench': it is emptied.")
         for count in (int(n) for n in args.sizes.split(",")):
             bench_pass(count, args.seed)
+            if args.closed:
+                bench_pass(count, args.seed, closed=args.closed, waiting_index=args.waiting_index)
         reset()
         Player.objects.all().delete()
         Rating.objects.all().delete()

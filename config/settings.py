@@ -393,3 +393,40 @@ if SENTRY_DSN:
 
     sentry.init(dsn=SENTRY_DSN, environment=env.str("SENTRY_ENVIRONMENT", default="") or None,
                 traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0))
+
+# =============================================================================
+# Operations (issue 18; docs/operations.md): sweeps of work recorded in the database, ticket history, read replica
+# =============================================================================
+# A void's rebuilds are recorded on its audit entry; the sweep queues again those still pending this long after the
+# void (a message lost with a killed worker would otherwise wait for Redis's one-hour visibility timeout).
+VOID_REBUILD_SWEEP_SECONDS = env.float("VOID_REBUILD_SWEEP_SECONDS", default=60.0)
+VOID_REBUILD_OVERDUE_SECONDS = env.float("VOID_REBUILD_OVERDUE_SECONDS", default=120.0)
+# A lost Redis board (its "ready" marker missing) is asked for again this often, whatever became of its message.
+LEADERBOARD_SWEEP_SECONDS = env.float("LEADERBOARD_SWEEP_SECONDS", default=60.0)
+# Closed tickets (matched, cancelled, expired) are kept this many days, then deleted by beat in chunks of
+# MATCHMAKING_TICKET_PURGE_CHUNK rows, one short transaction each, every MATCHMAKING_TICKET_PURGE_SECONDS.
+MATCHMAKING_TICKET_RETENTION_DAYS = env.int("MATCHMAKING_TICKET_RETENTION_DAYS", default=30)
+MATCHMAKING_TICKET_PURGE_CHUNK = env.int("MATCHMAKING_TICKET_PURGE_CHUNK", default=5000)
+MATCHMAKING_TICKET_PURGE_SECONDS = env.float("MATCHMAKING_TICKET_PURGE_SECONDS", default=3600.0)
+CELERY_BEAT_SCHEDULE.update({
+    "sweep-void-rebuilds": {"task": "moderation.tasks.sweep_void_rebuilds", "schedule": VOID_REBUILD_SWEEP_SECONDS},
+    "sweep-lost-boards": {"task": "leaderboards.tasks.sweep_lost_boards", "schedule": LEADERBOARD_SWEEP_SECONDS},
+    "purge-closed-tickets": {"task": "matchmaking.tasks.purge_closed_tickets",
+                             "schedule": MATCHMAKING_TICKET_PURGE_SECONDS},
+})
+# A streaming replica (PostgreSQL's own, e.g. pg_basebackup -R) for the public reads: player pages, history and
+# the leaderboard's SQL fallback (arena/replica.py routes them). Writes and game servers' reads stay on the
+# primary; while the replica does not answer, the primary serves those reads too.
+DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL", default="")
+# How long a replica found down is left alone before a read tries it again.
+DATABASE_REPLICA_RETRY_SECONDS = env.float("DATABASE_REPLICA_RETRY_SECONDS", default=5.0)
+if DATABASE_REPLICA_URL:
+    DATABASES["replica"] = {**env.db_url_config(DATABASE_REPLICA_URL), "TEST": {"MIRROR": "default"}}
+    DATABASES["replica"].setdefault("CONN_MAX_AGE", DATABASES["default"].get("CONN_MAX_AGE", 0))
+    DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    DATABASES["replica"].setdefault("OPTIONS", {}).update(
+        {**DATABASES["default"].get("OPTIONS", {}), "connect_timeout": 3})
+    DATABASE_ROUTERS = ["arena.replica.ReplicaRouter"]
+# Rotating SECRET_KEY (docs/operations.md): the old key listed here keeps signed sessions and tokens valid until
+# they expire, so moderators are not all logged out at once. https://docs.djangoproject.com/en/5.2/ref/settings/
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])

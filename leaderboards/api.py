@@ -17,6 +17,7 @@ from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput
 from arena.models import is_player_id
+from arena.replica import on_replica
 from leaderboards.board import DEFAULT_AROUND_LIMIT, DEFAULT_PAGE_LIMIT, MAX_LIMIT
 from leaderboards.selectors import board_around, board_page, board_title
 
@@ -108,6 +109,7 @@ class LeaderboardApi(APIView):
     @extend_schema(operation_id="leaderboards_retrieve", tags=["leaderboards"], description=DESCRIPTION,
                    parameters=[GAME, LIMIT, OFFSET, AROUND],
                    responses={200: LeaderboardOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
+    @on_replica  # the SQL fallback (and the 404's player lookup) read the replica when one is configured
     def get(self, request: Request, game: str) -> Response:
         title = board_title(game=game)
         query = parse_query(request.query_params)

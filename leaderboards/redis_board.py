@@ -323,6 +323,11 @@ def request_rebuild(title: str) -> bool:
     return bool(redis_client().set(keys(title).requested, 1, nx=True, ex=REBUILD_LOCK_TTL))
 
 
+def is_ready(title: str) -> bool:
+    """Whether the title's board is there to read (a rebuild wrote its ``ready`` marker and Redis kept it)."""
+    return bool(redis_client().exists(keys(title).ready))
+
+
 def invalidate(title: str) -> None:
     """Forgets the board: the next read rebuilds it from the database."""
     redis_client().delete(keys(title).ready)

@@ -172,6 +172,17 @@ def boards_prune() -> dict[str, int]:
     return sizes
 
 
+def boards_lost() -> list[str]:
+    """The titles whose Redis board is missing (Redis restarted or flushed, a rebuild killed before its swap).
+
+    The record of a lost board's rebuild is the board's own absence, read from Redis each time rather than kept in
+    a message: whatever became of the queued ``rebuild_board``, the sweep asking this finds the work again.
+    """
+    if not settings.REDIS_URL:
+        return []
+    return [title for title in board_titles() if not redis_board.is_ready(title)]
+
+
 def _release(lock: Lock) -> None:
     try:
         lock.release()

@@ -6,7 +6,7 @@ from kombu.exceptions import OperationalError
 
 from arena.announcements import BoardLost
 from leaderboards import redis_board
-from leaderboards.services import board_rebuild, boards_prune
+from leaderboards.services import board_rebuild, boards_lost, boards_prune
 
 log = logging.getLogger(__name__)
 
@@ -41,3 +41,17 @@ def request_board_rebuild(*, title: str) -> None:
         except OperationalError:
             # No broker: the hourly prune (or the next reader, a minute on) tries again.
             log.exception("leaderboard %s: could not queue its rebuild", title)
+
+
+@shared_task(name="leaderboards.tasks.sweep_lost_boards")
+def sweep_lost_boards() -> list[str]:
+    """Beat's safety net (every ``LEADERBOARD_SWEEP_SECONDS``): a rebuild for every board still lost.
+
+    A ``rebuild_board`` message lost with a killed worker (or never sent: the broker was the Redis that lost the
+    board) leaves the board missing, and the missing board is the record: this finds it and asks again, through
+    the same once-a-minute marker as the readers, so a rebuild already queued or running is not doubled.
+    """
+    lost = boards_lost()
+    for title in lost:
+        request_board_rebuild(title=title)
+    return lost

@@ -22,7 +22,7 @@ from django.db import connections
 
 from arena.announcements import PushesDue
 from arena.task_log import task_facts
-from matchmaking import push, services
+from matchmaking import history, push, services
 
 
 @shared_task(name="matchmaking.tasks.run_due_pools", ignore_result=True)
@@ -88,3 +88,9 @@ def retry_timers_cancel() -> int:
     for timer in _timers_copy:
         timer.cancel()
     return pending
+
+
+@shared_task(name="matchmaking.tasks.purge_closed_tickets", ignore_result=True)
+def purge_closed_tickets() -> int:
+    """Beat's (every ``MATCHMAKING_TICKET_PURGE_SECONDS``): closed tickets past the retention, in chunks."""
+    return history.tickets_purge_closed().tickets

@@ -3,6 +3,11 @@
 Both are queued by listeners of announcements (``on_ratings_changed``, ``on_games_voided``, subscribed in
 ``ModerationConfig.ready``), never by a service importing this module.
 
+A void's rebuilds are recorded in the database too (the audit entry's ``pending_titles``): ``sweep_void_rebuilds``
+(beat, every ``VOID_REBUILD_SWEEP_SECONDS``) queues again any still pending ``VOID_REBUILD_OVERDUE_SECONDS`` after
+the void, so a message a killed worker had prefetched (which Redis hands back only after its visibility timeout,
+an hour) delays a refund by about those two periods, never by the hour.
+
 Detection reads its work from the database (the watermark), never from the message, so a lost, repeated or
 concurrent run costs nothing: the beat schedule (``detect-abuse``) catches whatever a lost wake-up missed, and two
 runs at once queue behind the watermark's row lock.
@@ -65,3 +70,22 @@ def void_rebuild(entry_id: int, title: str) -> int:
     refunds = penalties.void_rebuild_title(entry_id=entry_id, title=title)
     rate_elo.delay(title)
     return len(refunds)
+
+
+# A re-queued rebuild is queued again at most once per this marker's life (the overdue period), however many sweeps
+# pass while a long rebuild runs: the copies would only wait on the title's lock to find nothing left to do.
+SWEEP_KEY = "arena:sweep:void:{entry}:{title}"
+
+
+@shared_task(name="moderation.tasks.sweep_void_rebuilds")
+def sweep_void_rebuilds() -> int:
+    """Beat's safety net: queue again every void rebuild still pending past the overdue period; returns how many."""
+    overdue = settings.VOID_REBUILD_OVERDUE_SECONDS
+    queued = 0
+    for entry_id, title in penalties.void_rebuilds_overdue(older_than=overdue):
+        marker = SWEEP_KEY.format(entry=entry_id, title=title)
+        if settings.CELERY_TASK_ALWAYS_EAGER or redis_client().set(marker, 1, nx=True, ex=max(1, int(overdue))):
+            log.warning("void %d: the rebuild of %s is overdue, queued again", entry_id, title)
+            void_rebuild.delay(entry_id, title)
+            queued += 1
+    return queued

@@ -16,7 +16,6 @@ from arena.redis import redis_client
 from arena.task_log import task_facts
 from ratings.elo_batch import pending_titles, rate_pending
 from ratings.lag import oldest_pending_age
-from ratings.rebuild import rebuild
 from ratings.trueskill_batch import rate_trueskill_pending, trueskill_titles
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
@@ -96,11 +95,3 @@ def sweep_pending() -> None:
         rate_elo.delay(title)
     for title in trueskill_titles():
         rate_trueskill.delay(title)
-
-
-@shared_task(name="ratings.tasks.rebuild_title")
-def rebuild_title(title: str) -> int:
-    """Rebuild a title's ratings in a worker (after a moderator voids games), then rate what queued meanwhile."""
-    result = rebuild(title=title)
-    rate_elo.delay(title)
-    return result.games

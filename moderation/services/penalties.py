@@ -7,6 +7,7 @@ needs no call into matchmaking (and works the same with or without it installed)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -278,3 +279,16 @@ def void_rebuild_title(*, entry_id: int, title: str) -> list[dict[str, Any]]:
             entry.details["rebuilt_at"] = timezone.now().isoformat()
         entry.save(update_fields=["details"])
     return refunds
+
+
+def void_rebuilds_overdue(*, older_than: float, now: datetime | None = None) -> list[tuple[int, str]]:
+    """The (audit entry, title) rebuilds a void still owes, for voids older than ``older_than`` seconds.
+
+    The entry's ``pending_titles`` is the database's record of the work (written with the void, emptied title by
+    title by ``void_rebuild_title``), so a rebuild whose message was lost with a killed worker is found here and
+    queued again by the sweep (``moderation.tasks.sweep_void_rebuilds``); running it twice refunds nothing twice.
+    """
+    cutoff = (now or timezone.now()) - timedelta(seconds=older_than)
+    entries = (AuditEntry.objects.filter(action=Action.VOID_GAMES, created_at__lte=cutoff)
+               .exclude(details__has_key="rebuilt_at").order_by("pk").values_list("pk", "details"))
+    return [(pk, title) for pk, details in entries for title in details.get("pending_titles", [])]

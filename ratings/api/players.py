@@ -1,4 +1,7 @@
-"""Player pages and rating history: public reads, no key, throttled per client IP. Parse → select → respond."""
+"""Player pages and rating history: public reads, no key, throttled per client IP. Parse → select → respond.
+
+Both read from the replica when one is configured (``on_replica``, arena/replica.py).
+"""
 from __future__ import annotations
 
 from django.urls import path
@@ -13,6 +16,7 @@ from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput, NotFound
 from arena.games import UnknownGame, get_game
+from arena.replica import on_replica
 from leaderboards.selectors import rank_of
 from ratings.api import serializers
 from ratings.selectors import player_get_by_handle, player_page, rating_history
@@ -35,6 +39,7 @@ class PublicReadApi(APIView):
 class PlayerDetailApi(PublicReadApi):
     @extend_schema(operation_id="players_retrieve", tags=["players"], parameters=[PLAYER],
                    responses={200: serializers.PlayerOut, 404: ErrorOut, 429: ErrorOut})
+    @on_replica
     def get(self, request: Request, player: str) -> Response:
         page = player_page(handle=player)
         player_id = page.pop("id")
@@ -47,6 +52,7 @@ class PlayerDetailApi(PublicReadApi):
 class PlayerHistoryApi(PublicReadApi):
     @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE],
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
+    @on_replica
     def get(self, request: Request, player: str, game: str) -> Response:
         try:
             title = get_game(game).title
