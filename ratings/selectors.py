@@ -6,12 +6,15 @@ worked out from the unrounded rating, as docs/ratings.md defines it (``floor(rat
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 from typing import Any
+
+from django.utils import timezone
 
 from arena.errors import Conflict, NotFound
 from arena.games import GAMES
 from arena.models import Game, Player, Seat, is_player_id
-from ratings import elo, explain, hanabi
+from ratings import elo, explain, hanabi, reputation
 from ratings.config import elo_config
 from ratings.models import RatingChange
 
@@ -39,14 +42,15 @@ def player_page(*, handle: str) -> dict[str, Any]:
     rows = list(
         Player.objects.filter(handle=handle)
         .order_by("ratings__title")
-        .values_list("pk", "status", "ratings__title", "ratings__elo", "ratings__games")
+        .values_list("pk", "status", "ratings__title", "ratings__elo", "ratings__games", "reputation__recent",
+                     "reputation__cooldown_until")
     )
     if not rows:
         raise NotFound("player_not_found", f"No player {handle!r}.")
     player_id, status = rows[0][0], rows[0][1]
     ratings: dict[str, dict[str, Any]] = {}
     initial = elo_config().initial
-    for _, _, title, rating, games in rows:
+    for _, _, title, rating, games, _, _ in rows:
         if title is None:
             continue
         ratings[title] = {
@@ -54,7 +58,21 @@ def player_page(*, handle: str) -> dict[str, Any]:
             "level": elo.level(rating, initial=initial),
             "games": games,
         }
-    return {"player": handle, "id": player_id, "status": status, "ratings": ratings}
+    return {"player": handle, "id": player_id, "status": status, "ratings": ratings,
+            "reputation": reputation_present(rows[0][5] or ""), "cooldown": cooldown_present(rows[0][6])}
+
+
+def reputation_present(recent: str) -> dict[str, Any]:
+    """docs/matchmaking.md, "Reputation": the percentage (null under 10 games), with the games and quits counted."""
+    found = reputation.reputation(recent)
+    return {"percent": None if found.percent is None else round(found.percent, 2), "games": found.games,
+            "quits": found.quits}
+
+
+def cooldown_present(until: datetime | None, now: datetime | None = None) -> dict[str, Any] | None:
+    """A running cool-down: its end and the seconds left (``retry_after`` of a refused ticket); None otherwise."""
+    left = reputation.seconds_left(reputation.Cooldown(until=until), now or timezone.now())
+    return {"until": until, "retry_after": left} if left else None
 
 
 def rating_history(*, player: Player, title: str, limit: int, before: int | None = None) -> dict[str, Any]:

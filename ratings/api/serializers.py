@@ -24,10 +24,24 @@ class PlayerRatingOut(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, help_text="Leaderboard rank; null when not on it (Hanabi never).")
 
 
+class ReputationOut(serializers.Serializer):
+    percent = serializers.FloatField(allow_null=True, help_text="Share of the last 100 rated games (any game) not "
+                                                                "quit, in %; null under 10 games.")
+    games = serializers.IntegerField(help_text="Games counted (at most 100).")
+    quits = serializers.IntegerField()
+
+
+class CooldownOut(serializers.Serializer):
+    until = serializers.DateTimeField()
+    retry_after = serializers.IntegerField(help_text="Seconds left; a ticket is refused (403 cooldown) until then.")
+
+
 class PlayerOut(serializers.Serializer):
     player = serializers.CharField()
     status = serializers.ChoiceField(choices=["active", "banned"])
     ratings = serializers.DictField(child=PlayerRatingOut(), help_text="One entry per game the player is rated in.")
+    reputation = ReputationOut()
+    cooldown = CooldownOut(allow_null=True, help_text="A running quit cool-down (docs/matchmaking.md), else null.")
 
 
 class HistoryEntryOut(serializers.Serializer):

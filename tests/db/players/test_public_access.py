@@ -69,7 +69,7 @@ def test_schema_documents_the_player_reads(db, anon):
     assert set(components["HistoryEntryOut"]["properties"]) == {
         "game_id", "finished_at", "before", "after", "delta", "place", "kind",
     }
-    assert set(components["PlayerOut"]["properties"]) == {"player", "status", "ratings"}
+    assert set(components["PlayerOut"]["properties"]) == {"player", "status", "ratings", "reputation", "cooldown"}
     assert set(components["PlayerRatingOut"]["properties"]) == {"elo", "level", "games", "rank"}
     assert set(components["HistoryOut"]["properties"]) == {"entries", "next"}
     ok = paths["/api/v1/players/{player}/"]["get"]["responses"]
