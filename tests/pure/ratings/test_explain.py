@@ -216,3 +216,26 @@ def test_k_reason_names_the_bracket(games, k, bracket):
     assert bracket in k_reason(k, games)
     assert "reset" in k_reason(k, games, reset_before=True)
     assert "settings have changed" in k_reason(k + 1, games)
+
+
+def test_the_four_player_example_of_docs_ratings_md():
+    # docs/ratings.md, "A four-player game, explained": the numbers of its table, by hand.
+    seats = [seat("ana", 0, 1, 1540.0, 25.44478, k=40, games=12), seat("bo", 1, 2, 1500.0, 15.0, games=3),
+             seat("cy", 2, 3, 1460.0, -8.16717), seat("di", 3, 4, 1500.0, -25.0, k=20, games=25, quit=True)]
+    ex = by_player(explain_competitive(seats, 4))
+    assert [t.term for t in ex["ana"].terms] == pytest.approx([8.85376, 7.73726, 8.85376], abs=TERM)
+    assert [t.term for t in ex["bo"].terms] == pytest.approx([-13.28064, 13.28064, 15.0], abs=TERM)
+    assert [t.term for t in ex["cy"].terms] == pytest.approx([-11.60589, -13.28064, 16.71936], abs=TERM)
+    assert [t.term for t in ex["di"].terms] == pytest.approx([-4.42688, -5.0, -5.57312], abs=TERM)
+    assert (round(ex["ana"].terms_sum, 2), round(ex["cy"].terms_sum, 2)) == (25.44, -8.17)
+    assert ex["di"].terms_sum == pytest.approx(-15.0, abs=1e-9) and ex["di"].quit_penalty == -10.0
+
+
+def test_the_hanabi_example_of_docs_ratings_md():
+    # docs/ratings.md, "A Hanabi game, explained": T = 1540, B = 1645, E = 0.353331, S − E = 0.146669.
+    seats = [seat("p", 0, None, 1620.0, 2.93338, k=20, games=30), seat("q", 0, None, 1580.0, 5.86675, k=40, games=15),
+             seat("r", 0, None, 1500.0, 8.80013, games=2), seat("s", 0, None, 1460.0, 8.80013)]
+    ex = explain_hanabi(seats, deck="normal", rating_score=23, bot=1645.0)
+    assert ex.team_rating == 1540.0 and ex.hanabot.rule == TABLE_ROW and not ex.hanabot.perfect_score_rule
+    assert ex.seats[0].terms[0].expected == pytest.approx(0.353331, abs=HAND)
+    assert [round(s.terms[0].term, 2) for s in ex.seats] == [2.93, 5.87, 8.80, 8.80]
