@@ -471,13 +471,14 @@ class _Pass:
                 other, above = above, after[above]
                 gap_above = elo[above] - centre if above < end else inf
             scanned += 1
+            if rule and (min_served > rep_low[other] or rep_min[other] > low_served):
+                continue  # a minimum reputation keeps the two apart (counted as scanned: the bound holds)
             if least[other] <= high and most[other] >= low and seats[other] <= room:
                 if plain_served and plain[other]:
                     # Two lone players who block nobody and refuse nothing: mutual acceptance is all (the
                     # served ticket accepts ``other``, being within its tolerance).
                     gap = centre - elo[other]
-                    if (gap if gap >= 0 else -gap) <= tol[other] and handle[other] != name and (
-                            not rule or (min_served <= rep_low[other] and rep_min[other] <= low_served)):
+                    if (gap if gap >= 0 else -gap) <= tol[other] and handle[other] != name:
                         add(other)
                         left -= 1
                 elif self.pair_allowed(served, other):
