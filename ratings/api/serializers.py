@@ -52,6 +52,9 @@ class HistoryEntryOut(serializers.Serializer):
     delta = serializers.FloatField()
     place = serializers.IntegerField(allow_null=True, help_text="1 = best; null for resets and cooperative games.")
     kind = serializers.ChoiceField(choices=["game", "reset"])
+    explanation = serializers.DictField(required=False, allow_null=True,
+                                        help_text="With ?explain=true: this player's seat of GET /games/{id}/explain/ "
+                                                  "with the game-wide figures beside it; null for a reset.")
 
 
 class HistoryOut(serializers.Serializer):
