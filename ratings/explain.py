@@ -14,7 +14,7 @@ K settings since must not change the explanation of an old game.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ratings import hanabi
@@ -190,14 +190,13 @@ def _seat(seat: StoredSeat, side_rating: float, team: tuple[str, ...], terms: li
 
 
 def explain_hanabi(seats: Sequence[StoredSeat], *, deck: str, rating_score: int, bot: float,
-                   table: Mapping[tuple[str, int, int], float] | None = None, config: EloConfig = DEFAULT
-                   ) -> Explanation:
+                   config: EloConfig = DEFAULT) -> Explanation:
     """Hanabi: the team (mean rating T) against Hanabot (rating ``bot``, stored with the history rows).
 
     Which rule picked the bot is read from the score and the stored bot: at or above the threshold, the table's row
     for the score; below it, 1000 means "tie with 1000" and anything else the older "lose to the weakest" (the
-    table's row at the threshold, S = 0). ``table`` (optional) is only used to say whether today's table still has
-    the value the game met.
+    table's row at the threshold, S = 0). The stored bot is the one the game met, whatever the table says today
+    (moderators edit it), exactly as the rebuild replays it.
     """
     cls = hanabi.variant_class(deck)
     size = len(seats)
