@@ -68,14 +68,14 @@ def fold_reputations(games: Sequence[RatedGame]) -> None:
     """Every player's outcomes of the batch appended to their reputation, and the quitters' cool-downs decided
     (docs/matchmaking.md): one statement for everyone, one more when a quit started or renewed a cool-down; no
     query per game. Inside the batch's transaction, so a rolled-back batch leaves reputation untouched too."""
-    added: dict[int, list[str]] = {}
+    added: dict[int, str] = {}
     quitters: dict[int, list[tuple[bool, datetime]]] = {}
+    get = added.get
+    finished, quit_mark = reputation.FINISHED, reputation.QUIT
     for game in games:
         for player_id, _, _, quit_ in game.seats:
-            outcomes = added.get(player_id)
-            if outcomes is None:
-                outcomes = added[player_id] = []
-            outcomes.append(reputation.QUIT if quit_ else reputation.FINISHED)
+            # Strings, not lists: most players meet once or twice in a batch, and a short concatenation is cheap.
+            added[player_id] = get(player_id, "") + (quit_mark if quit_ else finished)
             if quit_:
                 quitters[player_id] = []
     if quitters:
@@ -84,8 +84,8 @@ def fold_reputations(games: Sequence[RatedGame]) -> None:
                 if player_id in quitters:
                     quitters[player_id].append((quit_, game.finished_at))
     db = store()
-    rows = db.append_outcomes(rows=sorted((pid, "".join(chars)) for pid, chars in added.items()),
-                              returning=quitters)
+    # Unsorted: the statement takes the rows in player order itself (the lock order every batch keeps).
+    rows = db.append_outcomes(rows=list(added.items()), returning=quitters)
     updates: list[CooldownUpdate] = []
     for player_id, outcomes in quitters.items():
         recent, until, seconds, started, last_quit = rows[player_id]
