@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -235,6 +236,11 @@ class Floor:
             cur.execute("UPDATE ratings_ratingstage SET last_seq = %b WHERE title = %b", [last_seq, FLOOR_TITLE])
 
 
+# Per batch pair (with, without reputation): the ratios of their times. Their median is the steadier figure on a
+# shared machine, where a load spike during one batch moves the totals.
+PAIR_RATIOS: list[float] = []
+
+
 def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float, float, float]:
     """Floor batch i, then our batch i and the same batch without reputation (in turns: which goes first
     alternates), so all three see the same machine load and table sizes."""
@@ -257,13 +263,15 @@ def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float,
         started = time.perf_counter()
         floor.run(index)
         floor_time += time.perf_counter() - started
-        if index % 2:
-            base_time += without_reputation()
+        base = without_reputation() if index % 2 else 0.0
         started = time.perf_counter()
         done += rate_pending(title=TITLE, limit=batch).games
-        batch_time += time.perf_counter() - started
+        real = time.perf_counter() - started
         if not index % 2:
-            base_time += without_reputation()
+            base = without_reputation()
+        batch_time += real
+        base_time += base
+        PAIR_RATIOS.append(real / base)
     assert rate_pending(title=TITLE, limit=batch).games == 0
     assert rate_pending(title=BASE_TITLE, limit=batch).games == 0
     return done, floor_time, batch_time, base_time
@@ -429,6 +437,7 @@ def main() -> None:
         ("", None, f"{batch_rate / naive_rate:.1f}x naive (>= 10)", verdict(batch_rate >= 10 * naive_rate)),
         ("Elo batch without reputation", base_rate, "", ""),
         ("", None, f"{batch / base:.3f}x the time without (<= 1.05)", verdict(batch <= 1.05 * base)),
+        ("", None, f"{statistics.median(PAIR_RATIOS):.3f}x per batch pair, median", ""),
         ("bare trueskill.rate loop", bare_rate, "", ""),
         ("TrueSkill stage", stage_rate, f"{stage_rate / bare_rate:.2f}x bare (>= 0.8)",
          verdict(stage_rate >= 0.8 * bare_rate)),
