@@ -7,11 +7,15 @@ class ArenaError(Exception):
 
     status = 400
 
-    def __init__(self, code: str, message: str, fields: dict[str, str] | None = None, status: int | None = None):
+    def __init__(self, code: str, message: str, fields: dict[str, str] | None = None, status: int | None = None,
+                 extra: dict[str, object] | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         self.fields = fields or {}
+        # Further machine-readable members of the error object, beside code and message (e.g. ``status`` of a game
+        # not rated yet, ``retry_after`` of a cool-down): docs/api.md lists them per code.
+        self.extra = extra or {}
         if status is not None:
             self.status = status
 

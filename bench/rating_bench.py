@@ -10,7 +10,10 @@ In one run, over the same 50,000 four-player pending games (inserted with COPY, 
 - floor:   the rows one Elo batch writes (history COPY, ratings UPDATE ... FROM / INSERT, games UPDATE ... FROM),
            with precomputed dummy values, plain psycopg, no reads and no logic: what the disk and server cost;
 - naive:   one game per transaction through the ORM (a sample of games of another title);
-- batch:   ``ratings.elo_batch.rate_pending`` until nothing is pending (the real Elo stage);
+- batch:   ``ratings.elo_batch.rate_pending`` until nothing is pending (the real Elo stage, reputation included);
+- before reputation: the same stage with its reputation step (``fold_reputations``) switched off, over a twin
+           copy of the same games (title "spades"), batch by batch in turn with the real one: the "before" of
+           issue 15 (reputation may cost the stage at most 5 %);
 - skill:   ``ratings.trueskill_batch.rate_trueskill_pending`` over the first games, against a bare in-memory loop of
            ``trueskill.rate`` over the same games.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -38,10 +42,11 @@ from django.db import connection, transaction  # noqa: E402
 
 from arena.announcements import silenced  # noqa: E402
 from arena.models import Game, GameServer, Player, Seat  # noqa: E402
+from ratings import elo_batch  # noqa: E402
 from ratings.config import elo_config  # noqa: E402
 from ratings.elo import Standing, rate_sides  # noqa: E402
 from ratings.elo_batch import rate_pending  # noqa: E402
-from ratings.models import Rating, RatingChange, RatingStage  # noqa: E402
+from ratings.models import Rating, RatingChange, RatingStage, Reputation  # noqa: E402
 from ratings.rebuild import rebuild  # noqa: E402
 from ratings.store.tables import CHANGE_TYPES  # noqa: E402
 from ratings.trueskill_batch import rate_trueskill_pending  # noqa: E402
@@ -49,6 +54,10 @@ from ratings.trueskill_batch import rate_trueskill_pending  # noqa: E402
 TITLE = "wizard"
 NAIVE_TITLE = "tokaido"
 FLOOR_TITLE = "floor"
+# The twin rated without reputation: a competitive title the bench rates nothing else in.
+BASE_TITLE = "spades"
+# Share of the games with four distinct places whose last player quit: the cool-down path runs too.
+QUIT_SHARE = 0.05
 EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 
 
@@ -58,12 +67,12 @@ def say(*parts: object) -> None:
 
 def reset_database() -> None:
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE ratings_ratingchange, ratings_rating, ratings_ratingstage, arena_seat, arena_game, "
-                    "arena_player, arena_gameserver RESTART IDENTITY CASCADE")
+        cur.execute("TRUNCATE ratings_ratingchange, ratings_rating, ratings_ratingstage, ratings_reputation, "
+                    "arena_seat, arena_game, arena_player, arena_gameserver RESTART IDENTITY CASCADE")
 
 
-def make_games(title: str, count: int, players: list[int], server_id: int, rnd: random.Random, first_id: int
-               ) -> list[list[tuple[int, int, int]]]:
+def make_games(title: str, count: int, players: list[int], server_id: int, rnd: random.Random, first_id: int,
+               quits: dict[int, int] | None = None) -> list[list[tuple[int, int, int]]]:
     """COPY ``count`` pending four-player games; returns each game's seats as (player_id, side, place)."""
     games = []
     seats = []
@@ -76,6 +85,10 @@ def make_games(title: str, count: int, players: list[int], server_id: int, rnd: 
         else:
             places = [1, 2, 3, 4]
         rnd.shuffle(places)
+        quitter = places.index(4) if quits is not None and len(set(places)) == 4 and rnd.random() < QUIT_SHARE \
+            else None
+        if quitter is not None:
+            quits[n] = quitter
         # Sides best first, ties in position order (what recording stores).
         order = sorted(range(4), key=lambda i: (places[i], i))
         side_of = {pos: side for side, pos in enumerate(order)}
@@ -84,8 +97,8 @@ def make_games(title: str, count: int, players: list[int], server_id: int, rnd: 
                       "{}", "pending", 4, None, "[]", False, "bench", None, False))
         game_seats = []
         for pos, player_id in enumerate(table):
-            seats.append((game_id, player_id, pos, 100 - 10 * places[pos], False, None, side_of[pos], places[pos],
-                          "{}", "bench-ip", None))
+            seats.append((game_id, player_id, pos, 100 - 10 * places[pos], pos == quitter, None, side_of[pos],
+                          places[pos], "{}", "bench-ip", None))
             game_seats.append((player_id, side_of[pos], places[pos]))
         layout.append(game_seats)
     with connection.cursor() as cur:
@@ -124,6 +137,25 @@ def copy_games(*, first_id: int, layout: list, server_id: int) -> None:
         cur.execute("SELECT setval(pg_get_serial_sequence('arena_game', 'id'), (SELECT max(id) FROM arena_game))")
 
 
+def copy_twin(*, first_id: int, layout: list, quits: dict[int, int], server_id: int) -> None:
+    """The games again under BASE_TITLE, quits included: what the stage rates with reputation switched off."""
+    with connection.cursor() as cur:
+        with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
+                             "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
+                             "trueskill_done) FROM STDIN") as copy:
+            for n in range(len(layout)):
+                finished = EPOCH + timedelta(seconds=n)
+                copy.write_row((first_id + n, server_id, f"twin-{n}", BASE_TITLE, "{}", True, finished, finished,
+                                "{}", "pending", 4, "[]", False, "bench", False))
+        with cur.cursor.copy("COPY arena_seat (game_id, player_id, position, score, quit, side, place, fields, "
+                             "ip_hash) FROM STDIN") as copy:
+            for n, seats in enumerate(layout):
+                for pos, (player_id, side, place) in enumerate(seats):
+                    copy.write_row((first_id + n, player_id, pos, 0, quits.get(n) == pos, side, place, "{}",
+                                    "bench-ip"))
+        cur.execute("SELECT setval(pg_get_serial_sequence('arena_game', 'id'), (SELECT max(id) FROM arena_game))")
+
+
 def setup(games: int, naive: int, player_count: int, seed: int) -> tuple[list, int]:
     rnd = random.Random(seed)
     reset_database()
@@ -135,9 +167,12 @@ def setup(games: int, naive: int, player_count: int, seed: int) -> tuple[list, i
         for i in range(player_count):
             copy.write_row((f"bench{i}", "active", now))
     players = list(Player.objects.values_list("id", flat=True))
-    layout = make_games(TITLE, games, players, server.pk, rnd, 1)
+    quits: dict[int, int] = {}
+    layout = make_games(TITLE, games, players, server.pk, rnd, 1, quits)
     make_games(NAIVE_TITLE, naive, players, server.pk, rnd, games + 1)
     copy_games(first_id=games + naive + 1, layout=layout, server_id=server.pk)
+    copy_twin(first_id=2 * games + naive + 1, layout=layout, quits=quits, server_id=server.pk)
+    say(f"  {len(quits)} games end with a quit")
     return layout, games + naive + 1
 
 
@@ -201,21 +236,45 @@ class Floor:
             cur.execute("UPDATE ratings_ratingstage SET last_seq = %b WHERE title = %b", [last_seq, FLOOR_TITLE])
 
 
-def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float, float]:
-    """Floor batch i, then our batch i, alternately: both see the same machine load and table sizes."""
+# Per batch pair (with, without reputation): the ratios of their times. Their median is the steadier figure on a
+# shared machine, where a load spike during one batch moves the totals.
+PAIR_RATIOS: list[float] = []
+
+
+def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float, float, float]:
+    """Floor batch i, then our batch i and the same batch without reputation (in turns: which goes first
+    alternates), so all three see the same machine load and table sizes."""
     floor = Floor(layout, batch, floor_first_id)
     RatingStage.objects.create(title=FLOOR_TITLE, stage=RatingStage.Stage.ELO)
-    floor_time = batch_time = 0.0
+    floor_time = batch_time = base_time = 0.0
     done = 0
+    real_fold = elo_batch.fold_reputations
+
+    def without_reputation() -> float:
+        elo_batch.fold_reputations = lambda games: None
+        try:
+            started = time.perf_counter()
+            assert rate_pending(title=BASE_TITLE, limit=batch).games
+            return time.perf_counter() - started
+        finally:
+            elo_batch.fold_reputations = real_fold
+
     for index in range(len(floor.prepared)):
         started = time.perf_counter()
         floor.run(index)
-        middle = time.perf_counter()
+        floor_time += time.perf_counter() - started
+        base = without_reputation() if index % 2 else 0.0
+        started = time.perf_counter()
         done += rate_pending(title=TITLE, limit=batch).games
-        batch_time += time.perf_counter() - middle
-        floor_time += middle - started
+        real = time.perf_counter() - started
+        if not index % 2:
+            base = without_reputation()
+        batch_time += real
+        base_time += base
+        PAIR_RATIOS.append(real / base)
     assert rate_pending(title=TITLE, limit=batch).games == 0
-    return done, floor_time, batch_time
+    assert rate_pending(title=BASE_TITLE, limit=batch).games == 0
+    return done, floor_time, batch_time, base_time
 
 
 def drop_floor() -> None:
@@ -341,13 +400,17 @@ def main() -> None:
     # The stage alone: its listeners (the boards, detection) run in other workers and have benchmarks of their own;
     # embedded, detection would run inside each timed batch, over a pool whose seats all share one address.
     with silenced():
-        games, floor, batch = elo_runs(layout, args.batch, floor_first_id)
+        games, floor, batch, base = elo_runs(layout, args.batch, floor_first_id)
     if profiler is not None:
         import pstats
 
         profiler.disable()
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
-    say(f"floor: {games} games in {floor:.2f}s; batch: {games} games in {batch:.2f}s (alternating batch by batch)")
+    say(f"floor: {games} games in {floor:.2f}s; batch: {games} games in {batch:.2f}s; without reputation: "
+        f"{base:.2f}s (alternating batch by batch)")
+    reputations = Reputation.objects.count()
+    cooling = Reputation.objects.filter(cooldown_until__isnull=False).count()
+    say(f"reputation rows: {reputations}, of which {cooling} with a cool-down")
     drop_floor()
     check = rebuild(title=TITLE, check=True)
     say(f"rebuild --check after the batch run: {len(check.mismatches)} mismatches over {check.games} games")
@@ -359,7 +422,7 @@ def main() -> None:
         skill_games, stage, bare = skill_runs(layout, args.skill, args.batch)
     say(f"trueskill: {skill_games} games, stage {stage:.2f}s, bare loop {bare:.2f}s (alternating batch by batch)")
 
-    floor_rate, batch_rate = games / floor, games / batch
+    floor_rate, batch_rate, base_rate = games / floor, games / batch, games / base
     naive_rate = naive_games / naive
     stage_rate, bare_rate = skill_games / stage, skill_games / bare
 
@@ -372,6 +435,9 @@ def main() -> None:
         ("Elo batch (rate_pending)", batch_rate, f"{batch_rate / floor_rate:.2f}x floor (>= 0.5)",
          verdict(batch_rate >= 0.5 * floor_rate)),
         ("", None, f"{batch_rate / naive_rate:.1f}x naive (>= 10)", verdict(batch_rate >= 10 * naive_rate)),
+        ("Elo batch without reputation", base_rate, "", ""),
+        ("", None, f"{batch / base:.3f}x the time without (<= 1.05)", verdict(batch <= 1.05 * base)),
+        ("", None, f"{statistics.median(PAIR_RATIOS):.3f}x per batch pair, median", ""),
         ("bare trueskill.rate loop", bare_rate, "", ""),
         ("TrueSkill stage", stage_rate, f"{stage_rate / bare_rate:.2f}x bare (>= 0.8)",
          verdict(stage_rate >= 0.8 * bare_rate)),

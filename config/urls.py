@@ -14,6 +14,7 @@ api_v1 = [
     path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
     path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
     path("", include("ratings.api.players")),
+    path("", include("ratings.api.explain")),
     path("", include("leaderboards.api")),
     path("", include("matchmaking.api")),
     path("", include("moderation.api")),

@@ -82,6 +82,9 @@ class Member:
     skill: tuple[float, float]
     refuses_same_ip: bool = False
     blocked: frozenset[str] = frozenset()
+    # docs/matchmaking.md, "Reputation": the friend's (None: under 10 games) and the minimum the friend asks.
+    reputation: float | None = None
+    min_reputation: float | None = None
 
 
 @dataclass(slots=True)
@@ -107,6 +110,10 @@ class Ticket:
     # Handles of the players this player blocked.
     blocked: frozenset[str] = frozenset()
     party: tuple[Member, ...] = ()
+    # The player's reputation in percent (None: under 10 games, which meets every minimum) and the least reputation
+    # the ticket accepts at its table (None: any); a party's minimum is the strictest of its players'.
+    reputation: float | None = None
+    min_reputation: float | None = None
 
     @property
     def seats(self) -> int:
@@ -124,6 +131,56 @@ class Ticket:
         if not self.party:
             return self.elo
         return (self.elo + sum(m.elo for m in self.party)) / self.seats
+
+
+def lowest_reputation(ticket: Ticket) -> float:
+    """The least known reputation among the ticket's players; +inf when none is known yet (meets any minimum)."""
+    known = [r for r in (ticket.reputation, *(m.reputation for m in ticket.party)) if r is not None]
+    return min(known) if known else math.inf
+
+
+def strictest_minimum(ticket: Ticket) -> float:
+    """The ticket's minimum: the strictest of its players' (docs/matchmaking.md); -inf when nobody asks one."""
+    asked = [r for r in (ticket.min_reputation, *(m.min_reputation for m in ticket.party)) if r is not None]
+    return max(asked) if asked else -math.inf
+
+
+def reputations_fit(a: Ticket, b: Ticket) -> bool:
+    """Neither ticket's minimum excludes a player of the other (within a ticket, its friends are its own choice)."""
+    return strictest_minimum(a) <= lowest_reputation(b) and strictest_minimum(b) <= lowest_reputation(a)
+
+
+def minimum_excludes(ticket: Ticket, pool: Sequence[Ticket], now: float) -> int:
+    """How many waiting tickets of ``pool`` the ticket would accept, and be accepted by, on every rule between two
+    tickets (Elo both ways, table sizes, blocks, same-IP refusals) but its own minimum reputation: what the GET of a
+    waiting ticket reports as kept away by that minimum. Rules about a whole table are not judged here."""
+    if strictest_minimum(ticket) == -math.inf:
+        return 0
+    mine = set(ticket.players)
+    my_blocked = ticket.blocked.union(*(m.blocked for m in ticket.party))
+    my_ips = {ticket.ip_hash, *(m.ip_hash for m in ticket.party)}
+    my_refusal = ticket.refuses_same_ip or any(m.refuses_same_ip for m in ticket.party)
+    minimum, my_low = strictest_minimum(ticket), lowest_reputation(ticket)
+    count = 0
+    for other in pool:
+        if other.id == ticket.id or is_expired(other, now):
+            continue
+        players = set(other.players)
+        if players & mine or not (accepts(ticket, other, now) and accepts(other, ticket, now)):
+            continue
+        if max(ticket.min_players, other.min_players) > min(ticket.max_players, other.max_players):
+            continue
+        if my_blocked & players or other.blocked.union(*(m.blocked for m in other.party)) & mine:
+            continue
+        ips = {other.ip_hash, *(m.ip_hash for m in other.party)}
+        refusal = my_refusal or other.refuses_same_ip or any(m.refuses_same_ip for m in other.party)
+        if refusal and ips & my_ips:
+            continue
+        if strictest_minimum(other) > my_low:
+            continue  # the other ticket's own minimum, not this one's
+        if lowest_reputation(other) < minimum:
+            count += 1
+    return count
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,8 +348,17 @@ class _Pass:
         self.blocked = [u.blocked.union(*(m.blocked for m in u.party)) if u.party else u.blocked for u in units]
         self.refuses = [u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) if u.party
                         else u.refuses_same_ip for u in units]
-        # Between two plain tickets only Elo and the handles need comparing.
+        # Between two plain tickets only Elo, the handles and reputations need comparing.
         self.plain = [not (u.party or u.blocked or u.refuses_same_ip) for u in units]
+        # Reputation (docs/matchmaking.md): each ticket's least known reputation (+inf: none known, meets every
+        # minimum) and its strictest minimum (-inf: none). Two tickets fit when neither minimum exceeds the other's
+        # least reputation; with nobody asking a minimum the checks are skipped (``reputation_rule`` False).
+        inf = math.inf
+        self.rep_low = [(inf if u.reputation is None else u.reputation) if not u.party else lowest_reputation(u)
+                        for u in units]
+        self.rep_min = [(-inf if u.min_reputation is None else u.min_reputation) if not u.party
+                        else strictest_minimum(u) for u in units]
+        self.reputation_rule = any(m > -inf for m in self.rep_min)
         with_party = [i for i, p in enumerate(parties) if p]
         self.party_players = {i: frozenset(units[i].players) for i in with_party}
         self.party_ips = {i: frozenset((units[i].ip_hash, *(m.ip_hash for m in units[i].party))) for i in with_party}
@@ -362,6 +428,8 @@ class _Pass:
             gap = -gap
         if gap > self.tol[a] or gap > self.tol[b]:
             return False
+        if self.reputation_rule and (self.rep_min[a] > self.rep_low[b] or self.rep_min[b] > self.rep_low[a]):
+            return False
         players_a, players_b = self._handles(a), self._handles(b)
         if not players_a.isdisjoint(players_b):
             return False
@@ -381,6 +449,9 @@ class _Pass:
         below, above = before[served], after[served]
         tol, plain, handle = self.tol, self.plain, self.handle
         plain_served, name = plain[served], handle[served]
+        rule = self.reputation_rule
+        rep_low, rep_min = self.rep_low, self.rep_min
+        low_served, min_served = rep_low[served], rep_min[served]
         inf = math.inf
         found: list[int] = []
         add = found.append
@@ -400,6 +471,8 @@ class _Pass:
                 other, above = above, after[above]
                 gap_above = elo[above] - centre if above < end else inf
             scanned += 1
+            if rule and (min_served > rep_low[other] or rep_min[other] > low_served):
+                continue  # a minimum reputation keeps the two apart (counted as scanned: the bound holds)
             if least[other] <= high and most[other] >= low and seats[other] <= room:
                 if plain_served and plain[other]:
                     # Two lone players who block nobody and refuse nothing: mutual acceptance is all (the
@@ -467,6 +540,10 @@ class _Pass:
                 narrowest = tol[c]
         if highest - lowest > narrowest:
             return False
+        if self.reputation_rule:
+            rep_low, rep_min = self.rep_low, self.rep_min
+            if max(rep_min[c] for c in cands) > min(rep_low[c] for c in cands):
+                return False
         handle = self.handle
         return len({handle[c] for c in cands}) == len(cands)
 
@@ -474,6 +551,7 @@ class _Pass:
         m = len(cands)
         fits = [0] * m
         elo, tol, plain, handle = self.elo, self.tol, self.plain, self.handle
+        rule, rep_low, rep_min = self.reputation_rule, self.rep_low, self.rep_min
         for i in range(m):
             a = cands[i]
             elo_a, tol_a, plain_a = elo[a], tol[a], plain[a]
@@ -483,6 +561,8 @@ class _Pass:
                 if gap < 0:
                     gap = -gap
                 if gap > tol_a or gap > tol[b]:
+                    continue
+                if rule and (rep_min[a] > rep_low[b] or rep_min[b] > rep_low[a]):
                     continue
                 if (handle[a] != handle[b]) if plain_a and plain[b] else self.pair_allowed(a, b):
                     fits[i] |= 1 << j

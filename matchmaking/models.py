@@ -56,6 +56,9 @@ class Table(models.Model):
     players = models.JSONField(default=list, help_text="Handles, in seating order.")
     warnings = models.JSONField(default=list, blank=True)
     formed_at = models.DateTimeField()
+    # [elo, rated games] of each player at formation, in seating order: what the stakes are computed from
+    # (docs/matchmaking.md, "Stakes"), so a table's GET and its pushes quote the same figures whenever they are read.
+    standings = models.JSONField(default=list, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["formed_at"], name="mm_table_formed")]
@@ -92,6 +95,8 @@ class Ticket(models.Model):
     fingerprint = models.CharField(max_length=64, help_text="Keyed hash of the request, to tell a retry.")
     min_players = models.PositiveSmallIntegerField()
     max_players = models.PositiveSmallIntegerField()
+    # The least reputation (percent) accepted at the table: the strictest its players asked; null for any.
+    min_reputation = models.FloatField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
     created_at = models.DateTimeField(help_text="When the ticket started waiting.")
     closed_at = models.DateTimeField(null=True, blank=True)

@@ -7,9 +7,13 @@ from typing import Any
 from django.utils import timezone
 
 from arena.errors import NotFound
+from arena.games import get_game
 from arena.models import GameServer, Player, is_player_id
-from matchmaking import engine
+from matchmaking import engine, store
 from matchmaking.models import OpenSeat, Preferences, Ticket, TicketSeat
+from ratings import hanabi, stages, stakes
+from ratings.config import elo_config
+from ratings.elo import Standing, k_factor
 
 
 def ticket_get_for_server(*, server: GameServer, ticket_id: str) -> Ticket:
@@ -43,6 +47,7 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
         "max_players": ticket.max_players,
         "request_id": ticket.request_id,
         "created_at": ticket.created_at,
+        "min_reputation": ticket.min_reputation,
     }
     if ticket.status == Ticket.Status.CANCELLED and ticket.cancel_reason:
         body["reason"] = ticket.cancel_reason  # deleted, player_banned or server_revoked
@@ -54,9 +59,21 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
             "pool_waiting": OpenSeat.objects.filter(pool=pool, position=0).count(),
             "expires_in": round(max(0.0, engine.EXPIRES_AFTER - waited), 1),
         }
+        if ticket.min_reputation is not None:
+            body["waiting"]["min_reputation"] = _minimum_holding(ticket)
     if ticket.status == Ticket.Status.MATCHED and ticket.table is not None:
         body["table"] = table_present(table=ticket.table)
     return body
+
+
+def _minimum_holding(ticket: Ticket) -> dict[str, Any]:
+    """Whether the ticket's minimum reputation is what keeps it waiting: how many waiting tickets would fit with it
+    but for that minimum (``engine.minimum_excludes``). One query: the pool as a pass loads it."""
+    loaded = store.pool_load(pool=ticket.pool)
+    # The load's ids are the database's text of the uuid (hex without dashes on SQLite): compare as uuids.
+    mine = next((t for t in loaded.tickets if uuid.UUID(t.id) == ticket.pk), None)
+    excludes = 0 if mine is None else engine.minimum_excludes(mine, loaded.tickets, timezone.now().timestamp())
+    return {"minimum": ticket.min_reputation, "excludes": excludes, "holding": excludes > 0}
 
 
 def table_present(*, table: Any) -> dict[str, Any]:
@@ -68,7 +85,32 @@ def table_present(*, table: Any) -> dict[str, Any]:
         "players": table.players,
         "warnings": table.warnings,
         "formed_at": table.formed_at,
+        "stakes": table_stakes(table=table),
     }
+
+
+def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
+    """docs/matchmaking.md, "Stakes": per seat (seating order), the rating change if the seat places first and if
+    it places last (Hanabi: at the threshold score and at a perfect score), from the standings at formation and
+    the rating rules' functions (``ratings.stakes``). None for an unrated table, or one formed before stakes."""
+    standings = table.standings
+    if not table.rated or not standings or len(standings) != len(table.players):
+        return None
+    players = [(handle, Standing(float(elo), int(games))) for handle, (elo, games) in zip(table.players, standings,
+                                                                                           strict=True)]
+    config = elo_config()
+    rules = get_game(table.title)
+    if rules.cooperative:
+        hanabi_rules = stages.hanabi_rules(table.title)
+        found = stakes.hanabi_stakes(players, table.variant[hanabi.DECK_VARIANT], hanabi_rules.table,
+                                     hanabi_rules.below_rule, config)
+        names = ("at_perfect", "at_threshold")
+    else:
+        found = stakes.competitive_stakes(players, rules.recommended_players, config)
+        names = ("if_first", "if_last")
+    return [{"player": handle, "rating": standing.rating, "games": standing.games,
+             "k": k_factor(standing.games, config), names[0]: found[handle].best, names[1]: found[handle].worst}
+            for handle, standing in players]
 
 
 def preferences_get(*, handle: str) -> dict[str, Any]:

@@ -29,6 +29,8 @@ from arena.players import players_fetch_or_create
 from matchmaking import engine, metrics, store
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Ticket, TicketSeat
 from matchmaking.sizes import pool_sizes, rated_allowed
+from ratings import reputation
+from ratings.models import Reputation
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,8 @@ PARTY_MAX = 3
 class SeatInput:
     player: str
     ip_hash: str
+    # The least reputation (percent) this player accepts at the table (docs/matchmaking.md); None for any.
+    min_reputation: float | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,12 @@ class TicketInput:
     party: tuple[SeatInput, ...]
     request_id: str | None
     fingerprint: str
+
+    @property
+    def min_reputation(self) -> float | None:
+        """The ticket's minimum: the strictest its players asked (docs/matchmaking.md), None when nobody asked."""
+        asked = [seat.min_reputation for seat in (self.player, *self.party) if seat.min_reputation is not None]
+        return max(asked) if asked else None
 
 
 @dataclass(frozen=True)
@@ -134,12 +144,13 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
                 if players[seat.player].is_banned:
                     raise Forbidden("player_banned", f"{seat.player} is banned and cannot queue.",
                                     {_seat_path(index): "Banned."})
+            _refuse_cooldown(seats, players, now or timezone.now())
             _refuse_open(server, rules.title, seats, players)
             _refuse_too_many_waiting(server)
             ticket = Ticket.objects.create(
                 server=server, pool=pool, player=players[data.player.player], request_id=data.request_id,
                 fingerprint=data.fingerprint, min_players=low, max_players=high,
-                created_at=now or timezone.now(),
+                min_reputation=data.min_reputation, created_at=now or timezone.now(),
             )
             TicketSeat.objects.bulk_create([
                 TicketSeat(ticket=ticket, player=players[seat.player], position=index, ip_hash=seat.ip_hash)
@@ -182,6 +193,22 @@ def _refuse_too_many_waiting(server: GameServer) -> None:
 
 def _seat_path(index: int) -> str:
     return "player" if index == 0 else f"party.{index - 1}.player"
+
+
+def _refuse_cooldown(seats: Sequence[SeatInput], players: dict[str, Player], now: datetime) -> None:
+    """403 ``cooldown`` while any of the ticket's players sits out a quit cool-down (docs/matchmaking.md), with
+    ``retry_after``: the seconds until every one of them may queue again. One query."""
+    ids = {players[seat.player].pk: index for index, seat in enumerate(seats)}
+    running = dict(Reputation.objects.filter(player_id__in=ids, cooldown_until__gt=now)
+                   .values_list("player_id", "cooldown_until"))
+    if not running:
+        return
+    left = {pk: reputation.seconds_left(reputation.Cooldown(until=until), now) for pk, until in running.items()}
+    fields = {_seat_path(ids[pk]): f"In a quit cool-down for {seconds} more seconds."
+              for pk, seconds in sorted(left.items(), key=lambda item: ids[item[0]])}
+    first = min(running, key=ids.__getitem__)
+    raise Forbidden("cooldown", f"{seats[ids[first]].player} quit too many recent games and cannot queue for "
+                    f"{left[first]} more seconds.", fields, extra={"retry_after": max(left.values())})
 
 
 def _retried(server: GameServer, data: TicketInput) -> Ticket | None:

@@ -26,7 +26,8 @@ from arena.models import Player
 from matchmaking import engine
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat
 from ratings.config import elo_config
-from ratings.models import Rating
+from ratings.models import Rating, Reputation
+from ratings.reputation import reputation
 from ratings.skill import DEFAULT_SKILL
 
 _TICKET = Ticket._meta.db_table
@@ -36,18 +37,20 @@ _TABLE = Table._meta.db_table
 _PLAYER = Player._meta.db_table
 _RATING = Rating._meta.db_table
 _PREFS = Preferences._meta.db_table
+_REPUTATION = Reputation._meta.db_table
 
 # The waiting players are the pool's open seats (deleted as tickets close), so the ticket table, which only grows,
 # is read by primary key alone. Unordered: sorting 100,000 rows cost the database more than grouping a ticket's
 # seats costs Python (_tickets), and the engine's result does not depend on the order of the pool.
 _LOAD_SQL = f"""
 SELECT {{ident}}, {{queued}}, t.min_players, t.max_players, t.server_id, s.position, p.handle, s.ip_hash,
-       r.elo, r.ts_mu, r.ts_sigma, pr.refuse_same_ip, pr.blocked
+       r.elo, r.ts_mu, r.ts_sigma, pr.refuse_same_ip, pr.blocked, t.min_reputation, r.games, rep.recent
 FROM {_OPEN} s
 JOIN {_TICKET} t ON t.id = s.ticket_id
 JOIN {_PLAYER} p ON p.id = s.player_id
 LEFT JOIN {_RATING} r ON r.player_id = s.player_id AND r.title = %s
 LEFT JOIN {_PREFS} pr ON pr.player_id = s.player_id
+LEFT JOIN {_REPUTATION} rep ON rep.player_id = s.player_id
 WHERE s.pool_id = %s AND t.status = 'waiting'
 """
 
@@ -59,6 +62,8 @@ class Loaded:
     tickets: list[engine.Ticket]
     server_of: dict[str, int]
     key_of: dict[str, Any]
+    # handle -> (elo, rated games) in the pool's title: the standings a formed table stores for its stakes.
+    standing_of: dict[str, tuple[float, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -83,8 +88,11 @@ def _tickets(rows: Sequence[tuple]) -> Loaded:
     tickets: list[engine.Ticket] = []
     server_of: dict[str, int] = {}
     key_of: dict[str, Any] = {}
+    standing_of: dict[str, tuple[float, int]] = {}
     Ticket_, none = engine.Ticket, _NONE
-    for key, queued, low, high, server, position, handle, ip, elo, mu, sigma, refuses, blocked in rows:
+    for (key, queued, low, high, server, position, handle, ip, elo, mu, sigma, refuses, blocked, least, games,
+         recent) in rows:
+        standing_of[handle] = (initial if elo is None else elo, games or 0)
         if position:
             continue
         ident = key if isinstance(key, str) else str(key)
@@ -97,15 +105,16 @@ def _tickets(rows: Sequence[tuple]) -> Loaded:
             ident, handle, ip, initial if elo is None else elo, default_skill if mu is None else (mu, sigma),
             low, high, bool(refuses), queued if isinstance(queued, float) else _epoch(queued),
             _blocked(blocked) if blocked else none, _party(party, initial, default_skill) if party else (),
+            reputation(recent).percent if recent else None, least,
         ))
-    return Loaded(tickets, server_of, key_of)
+    return Loaded(tickets, server_of, key_of, standing_of)
 
 
 def _party(rows: list[tuple], initial: float, default_skill: tuple[float, float]) -> tuple[engine.Member, ...]:
     return tuple(
         engine.Member(player=row[6], ip_hash=row[7], elo=initial if row[8] is None else row[8],
                       skill=default_skill if row[9] is None else (row[9], row[10]), refuses_same_ip=bool(row[11]),
-                      blocked=_blocked(row[12]))
+                      blocked=_blocked(row[12]), reputation=reputation(row[15]).percent if row[15] else None)
         for row in sorted(rows, key=_position)
     )
 
@@ -140,6 +149,12 @@ def _epoch(value: Any) -> float:
 def table_json(table: engine.Table) -> tuple[list[str], list[dict[str, Any]]]:
     """A formed table's players (seating order) and warnings, as stored and shown."""
     return list(table.players), [{"code": w.code, "players": list(w.players)} for w in table.warnings]
+
+
+def table_standings(players: list[str], loaded: Loaded) -> list[list[float | int]]:
+    """[elo, rated games] of each player at formation, seating order: what its stakes are computed from."""
+    standing_of = loaded.standing_of
+    return [list(standing_of[player]) for player in players]
 
 
 def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], expired: Sequence[str],
@@ -189,7 +204,7 @@ class _PostgresPass:
 
     def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],
               expired: list[Any], loaded: Loaded, now: datetime) -> None:
-        _write_postgres(pool, rows, seats, expired, now)
+        _write_postgres(pool, rows, seats, expired, loaded, now)
 
 
 class _PortablePass:
@@ -216,9 +231,9 @@ def _backend() -> _PostgresPass | _PortablePass:
 # waiting), and the caller checks that every seated ticket was updated (StaleTicket otherwise, rolled back).
 _WRITE_SQL = f"""
 WITH formed AS (
-    INSERT INTO {_TABLE} (id, pool_id, title, variant, rated, players, warnings, formed_at)
-    SELECT x.i, %(pool)s, %(title)s, %(variant)s::jsonb, %(rated)s, x.p, x.w, %(now)s
-    FROM jsonb_to_recordset(%(tables)s::jsonb) AS x(i uuid, p jsonb, w jsonb)
+    INSERT INTO {_TABLE} (id, pool_id, title, variant, rated, players, warnings, formed_at, standings)
+    SELECT x.i, %(pool)s, %(title)s, %(variant)s::jsonb, %(rated)s, x.p, x.w, %(now)s, x.s
+    FROM jsonb_to_recordset(%(tables)s::jsonb) AS x(i uuid, p jsonb, w jsonb, s jsonb)
 ), matched AS (
     UPDATE {_TICKET} t SET status = 'matched', table_id = u.tb, closed_at = %(now)s
     FROM unnest(%(seated)s::uuid[], %(seated_at)s::uuid[]) AS u(id, tb)
@@ -240,8 +255,8 @@ SELECT count(*) FROM matched
 
 
 def _write_postgres(pool: Pool, rows: list[tuple[str, engine.Table]],
-                    seats: list[tuple[Any, str]], expired: list[Any], now: datetime) -> None:
-    doc = [{"i": key, "p": players, "w": warnings}
+                    seats: list[tuple[Any, str]], expired: list[Any], loaded: Loaded, now: datetime) -> None:
+    doc = [{"i": key, "p": players, "w": warnings, "s": table_standings(players, loaded)}
            for key, table in rows for players, warnings in [table_json(table)]]
     with pg_cursor(binary=False) as cur:
         cur.execute(_WRITE_SQL, {
@@ -261,7 +276,8 @@ def _write_orm(pool: Pool, rows: list[tuple[str, engine.Table]], expired: list[A
     for key, table in rows:
         players, warnings = table_json(table)
         objects.append(Table(id=key, pool=pool, title=pool.title, variant=pool.variant, rated=pool.rated,
-                             players=players, warnings=warnings, formed_at=now))
+                             players=players, warnings=warnings, formed_at=now,
+                             standings=table_standings(players, loaded)))
     Table.objects.bulk_create(objects)
     closed = []
     for key, table in rows:

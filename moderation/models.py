@@ -184,6 +184,7 @@ class AuditEntry(models.Model):
         BAN = "ban"
         UNBAN = "unban"
         RESET = "reset"
+        LIFT_COOLDOWN = "lift_cooldown"
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
                                   related_name="moderation_actions")

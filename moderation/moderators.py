@@ -33,6 +33,7 @@ ACTIONS = {
     "ban_player": "Can ban a player",
     "unban_player": "Can unban a player",
     "reset_rating": "Can reset a player's ratings",
+    "lift_cooldown": "Can lift a player's quit cool-down",
 }
 ACTION_MODEL = ("moderation", "auditentry")
 

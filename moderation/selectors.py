@@ -14,7 +14,7 @@ from moderation import rules
 from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Link
 
-__all__ = ["confirm_warnings", "detection_lag", "linked_accounts", "refunds_of"]
+__all__ = ["confirm_warnings", "detection_lag", "linked_accounts", "refunds_of", "void_of_game"]
 
 
 def _link_row(link: Link, other: Player) -> dict[str, Any]:
@@ -61,3 +61,18 @@ def refunds_of(*, entry: AuditEntry) -> dict[str, Any]:
     details = entry.details or {}
     return {"pending": list(details.get("pending_titles", [])), "refunds": details.get("refunds", {}),
             "rebuilt_at": details.get("rebuilt_at")}
+
+
+def void_of_game(*, game_id: int, title: str) -> dict[str, Any] | None:
+    """The public face of a game's void (the rating explanation of a void game): when, which games went with it,
+    and the refunds the rebuild of ``title`` caused (``pending`` until the worker has written them). No note and
+    no moderator: those are the panel's. Two queries."""
+    entry = (AuditEntry.objects.filter(action=AuditEntry.Action.VOID_GAMES, games__pk=game_id)
+             .order_by("-created_at", "-id").first())
+    if entry is None:
+        return None
+    details = entry.details or {}
+    refunds = [{"player": r["handle"], "before": r["before"], "after": r["after"], "delta": r["delta"]}
+               for r in details.get("refunds", {}).get(title, [])]
+    return {"voided_at": entry.created_at, "games": sorted(entry.games.values_list("pk", flat=True)),
+            "pending": title in details.get("pending_titles", []), "refunds": refunds}

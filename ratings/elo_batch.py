@@ -2,18 +2,20 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from arena.models import Game
-from ratings import metrics
+from ratings import metrics, reputation
 from ratings.config import elo_config
 from ratings.models import RatingStage
-from ratings.plan import EloPlan
+from ratings.plan import EloPlan, RatedGame
 from ratings.stages import BatchResult, advance_stage, announce_ratings, deck_key, hanabi_rules, lock_stage, no_gc
-from ratings.store import EloUpdate, NewRating, store
+from ratings.store import CooldownUpdate, EloUpdate, NewRating, store
 
 
 def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
@@ -40,6 +42,7 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
                 seq += 1
                 plan.apply_game(game, seq)
         _write(title=title, plan=plan, game_seqs=[(game.id, first + i) for i, game in enumerate(games)])
+        fold_reputations(games)
         advance_stage(stage, seq)
         announce_ratings(title=title, player_ids=plan.touched, cause="batch", game_ids=[game.id for game in games])
     # Only batches that rated something: the empty look that ends every run would drown the figures.
@@ -64,6 +67,40 @@ def _write(*, title: str, plan: EloPlan, game_seqs: list[tuple[int, int]]) -> No
     db.update_elo(rows=updated)
     db.insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
     db.mark_games_rated(rows=game_seqs)
+
+
+def fold_reputations(games: Sequence[RatedGame]) -> None:
+    """Every player's outcomes of the batch appended to their reputation, and the quitters' cool-downs decided
+    (docs/matchmaking.md): one statement for everyone, one more when a quit started or renewed a cool-down; no
+    query per game. Inside the batch's transaction, so a rolled-back batch leaves reputation untouched too."""
+    added: dict[int, str] = {}
+    quitters: dict[int, list[tuple[bool, datetime]]] = {}
+    get = added.get
+    finished, quit_mark = reputation.FINISHED, reputation.QUIT
+    for game in games:
+        for player_id, _, _, quit_ in game.seats:
+            # Strings, not lists: most players meet once or twice in a batch, and a short concatenation is cheap.
+            added[player_id] = get(player_id, "") + (quit_mark if quit_ else finished)
+            if quit_:
+                quitters[player_id] = []
+    if quitters:
+        for game in games:
+            for player_id, _, _, quit_ in game.seats:
+                if player_id in quitters:
+                    quitters[player_id].append((quit_, game.finished_at))
+    db = store()
+    # Unsorted: the statement takes the rows in player order itself (the lock order every batch keeps).
+    rows = db.append_outcomes(rows=list(added.items()), returning=quitters)
+    updates: list[CooldownUpdate] = []
+    for player_id, outcomes in quitters.items():
+        recent, until, seconds, started, last_quit = rows[player_id]
+        before = recent[:max(0, len(recent) - len(outcomes))]
+        state = reputation.Cooldown(until, timedelta(seconds=seconds), started, last_quit)
+        _, after = reputation.fold(before, state, outcomes)
+        if after != state:
+            updates.append((player_id, after.until, int(after.length.total_seconds()), after.started_at,
+                            after.last_quit_at))
+    db.update_cooldowns(rows=updates)
 
 
 def pending_titles() -> list[str]:

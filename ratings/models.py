@@ -108,3 +108,23 @@ class RatingStage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.title}/{self.stage}"
+
+
+class Reputation(models.Model):
+    """A player's recent outcomes across titles (``ratings.reputation``) and their quit cool-down.
+
+    Written by the Elo stage, one statement per batch (the database appends the batch's outcomes); a moderator may
+    lift a running cool-down (``lifted_at``), an audited action of moderation.
+    """
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="reputation")
+    recent = models.CharField(max_length=200, default="", blank=True,
+                              help_text="Outcomes of the latest rated games, oldest first: f finished, q quit.")
+    cooldown_until = models.DateTimeField(null=True, blank=True)
+    cooldown_seconds = models.PositiveIntegerField(default=0, help_text="Length of the latest cool-down.")
+    cooldown_started_at = models.DateTimeField(null=True, blank=True)
+    last_quit_at = models.DateTimeField(null=True, blank=True)
+    lifted_at = models.DateTimeField(null=True, blank=True, help_text="When a moderator last lifted a cool-down.")
+
+    def __str__(self) -> str:
+        return f"reputation of {self.player_id}"

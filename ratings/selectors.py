@@ -6,12 +6,15 @@ worked out from the unrounded rating, as docs/ratings.md defines it (``floor(rat
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 from typing import Any
 
-from arena.errors import NotFound
+from django.utils import timezone
+
+from arena.errors import Conflict, NotFound
 from arena.games import GAMES
-from arena.models import Player, is_player_id
-from ratings import elo
+from arena.models import Game, Player, Seat, is_player_id
+from ratings import elo, explain, hanabi, reputation
 from ratings.config import elo_config
 from ratings.models import RatingChange
 
@@ -39,14 +42,15 @@ def player_page(*, handle: str) -> dict[str, Any]:
     rows = list(
         Player.objects.filter(handle=handle)
         .order_by("ratings__title")
-        .values_list("pk", "status", "ratings__title", "ratings__elo", "ratings__games")
+        .values_list("pk", "status", "ratings__title", "ratings__elo", "ratings__games", "reputation__recent",
+                     "reputation__cooldown_until")
     )
     if not rows:
         raise NotFound("player_not_found", f"No player {handle!r}.")
     player_id, status = rows[0][0], rows[0][1]
     ratings: dict[str, dict[str, Any]] = {}
     initial = elo_config().initial
-    for _, _, title, rating, games in rows:
+    for _, _, title, rating, games, _, _ in rows:
         if title is None:
             continue
         ratings[title] = {
@@ -54,7 +58,21 @@ def player_page(*, handle: str) -> dict[str, Any]:
             "level": elo.level(rating, initial=initial),
             "games": games,
         }
-    return {"player": handle, "id": player_id, "status": status, "ratings": ratings}
+    return {"player": handle, "id": player_id, "status": status, "ratings": ratings,
+            "reputation": reputation_present(rows[0][5] or ""), "cooldown": cooldown_present(rows[0][6])}
+
+
+def reputation_present(recent: str) -> dict[str, Any]:
+    """docs/matchmaking.md, "Reputation": the percentage (null under 10 games), with the games and quits counted."""
+    found = reputation.reputation(recent)
+    return {"percent": None if found.percent is None else round(found.percent, 2), "games": found.games,
+            "quits": found.quits}
+
+
+def cooldown_present(until: datetime | None, now: datetime | None = None) -> dict[str, Any] | None:
+    """A running cool-down: its end and the seconds left (``retry_after`` of a refused ticket); None otherwise."""
+    left = reputation.seconds_left(reputation.Cooldown(until=until), now or timezone.now())
+    return {"until": until, "retry_after": left} if left else None
 
 
 def rating_history(*, player: Player, title: str, limit: int, before: int | None = None) -> dict[str, Any]:
@@ -104,3 +122,108 @@ def rating_changes_by_game(*, game_ids: list[int]) -> dict[int, dict[str, dict[s
                 "player": handle, "before": round(before, 2), "after": round(after, 2), "delta": round(delta, 2),
             }
     return changes
+
+
+# ---- Explanations (docs/ratings.md, "Reading an explanation") -------------------------------------------------
+
+def game_explanations(*, game_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """game id -> its explanation, from the stored history rows and the rules (``ratings.explain``): four queries
+    whatever the number of games (games, seats, history rows, earlier resets). A game that is not rated maps to
+    ``{"game", "title", "status"}`` alone; an unknown id is left out.
+    """
+    games = {row[0]: row for row in Game.objects.filter(pk__in=game_ids).values_list(
+        "pk", "title", "status", "recommended_sides", "coop_score", "variant", "rating_seq")}
+    rated = [pk for pk, row in games.items() if row[2] == Game.Status.RATED]
+    seats: dict[int, list[tuple]] = defaultdict(list)
+    for row in Seat.objects.filter(game_id__in=rated).order_by("game_id", "position").values_list(
+            "game_id", "player_id", "player__handle", "side", "place", "quit"):
+        seats[row[0]].append(row)
+    changes = {(row[0], row[1]): row for row in RatingChange.objects.filter(
+        game_id__in=rated, kind=RatingChange.Kind.GAME).values_list(
+        "game_id", "player_id", "before", "delta", "k", "games_before", "opponent")}
+    resets = _resets_before(games, rated, seats)
+    config = elo_config()
+    out: dict[int, dict[str, Any]] = {}
+    for pk, (_, title, status, rec, coop_score, variant, _seq) in games.items():
+        head = {"game": pk, "title": title, "status": status}
+        if pk not in rated:
+            out[pk] = head
+            continue
+        stored = [explain.StoredSeat(
+            player=handle, side=side, place=place, quit=quit_, before=changes[(pk, player_id)][2],
+            delta=changes[(pk, player_id)][3], k=changes[(pk, player_id)][4],
+            games_before=changes[(pk, player_id)][5], reset_before=player_id in resets.get(pk, ()))
+            for _, player_id, handle, side, place, quit_ in seats[pk]]
+        if rec is None:  # cooperative: the team against Hanabot, the bot it met stored with every row
+            bot = changes[(pk, seats[pk][0][1])][6]
+            explanation = explain.explain_hanabi(stored, deck=variant[hanabi.DECK_VARIANT], rating_score=coop_score,
+                                                 bot=bot, config=config)
+        else:
+            explanation = explain.explain_competitive(stored, rec, config)
+        out[pk] = {**head, **explanation_present(explanation)}
+    return out
+
+
+def _resets_before(games: dict[int, tuple], rated: list[int], seats: dict[int, list[tuple]]) -> dict[int, set[int]]:
+    """game id -> the players of that game a moderator had reset in its title before it: one query."""
+    players = {row[1] for pk in rated for row in seats[pk]}
+    titles = {games[pk][1] for pk in rated}
+    if not players:
+        return {}
+    resets: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for player_id, title, seq in RatingChange.objects.filter(
+            kind=RatingChange.Kind.RESET, player_id__in=players, title__in=titles).values_list(
+            "player_id", "title", "seq"):
+        resets[(player_id, title)].append(seq)
+    out: dict[int, set[int]] = {}
+    for pk in rated:
+        title, seq = games[pk][1], games[pk][6]
+        out[pk] = {row[1] for row in seats[pk] if any(s < seq for s in resets.get((row[1], title), ()))}
+    return out
+
+
+def explanation_present(explanation: explain.Explanation) -> dict[str, Any]:
+    """The API's shape of an explanation (docs/api.md): numbers unrounded, so the sum checks to the last digit."""
+    body: dict[str, Any] = {
+        "sides": explanation.sides,
+        "recommended_sides": explanation.recommended_sides,
+        "multiplier": explanation.multiplier,
+        "rules": list(explanation.rules),
+        "seats": [seat_present(seat) for seat in explanation.seats],
+    }
+    if explanation.hanabot is not None:
+        row = explanation.hanabot
+        body["team_rating"] = explanation.team_rating
+        body["hanabot"] = {"variant": row.deck, "variant_class": row.variant_class, "team_size": row.team_size,
+                           "score": row.score, "threshold": row.threshold, "max_score": row.max_score,
+                           "rule": row.rule, "rating": row.rating, "perfect_score_rule": row.perfect_score_rule}
+    return body
+
+
+def seat_present(seat: explain.SeatExplanation) -> dict[str, Any]:
+    return {
+        "player": seat.player, "before": seat.before, "k": seat.k, "k_reason": seat.k_reason,
+        "games_before": seat.games_before, "place": seat.place, "quit": seat.quit,
+        "side_rating": seat.side_rating, "team": list(seat.team),
+        "terms": [{"against": t.against, "against_players": list(t.against_players), "rating": t.rating,
+                   "expected": t.expected, "score": t.score, "term": t.term} for t in seat.terms],
+        "quit_penalty": seat.quit_penalty, "floor": seat.floor, "delta": seat.delta, "terms_sum": seat.terms_sum,
+        "rules": list(seat.rules),
+    }
+
+
+def game_explanation(*, game_id: int) -> dict[str, Any]:
+    """One game's explanation; 404 ``game_not_found``, 409 ``not_rated_yet`` (pending) or ``not_rated`` (recorded
+    without rating). A void game is answered as ``{"game", "title", "status": "void"}``: its void is the doors'
+    to add (moderation sits above ratings)."""
+    found = game_explanations(game_ids=[game_id]).get(game_id)
+    if found is None:
+        raise NotFound("game_not_found", f"No game {game_id}.")
+    status = found["status"]
+    if status == Game.Status.PENDING:
+        raise Conflict("not_rated_yet", f"Game {game_id} is waiting for the rating workers; ask again shortly.",
+                       extra={"status": status})
+    if status == Game.Status.UNRATED:
+        raise Conflict("not_rated", f"Game {game_id} was recorded without rating (rated: false, a single player "
+                       "or a banned player at the table): it changed no rating.", extra={"status": status})
+    return found

@@ -7,6 +7,7 @@ writes go through ``ratings.store``.
 from __future__ import annotations
 
 from ratings.config import elo_config
+from ratings.cooldowns import cooldown_lift, cooldown_state
 from ratings.elo_batch import pending_titles, rate_pending
 from ratings.rebuild import Mismatch, RebuildResult, rated_titles, rebuild
 from ratings.resets import ResetResult, rating_reset
@@ -19,6 +20,8 @@ __all__ = [
     "RebuildResult",
     "ResetResult",
     "announce_ratings",
+    "cooldown_lift",
+    "cooldown_state",
     "elo_config",
     "pending_titles",
     "rate_pending",

@@ -63,7 +63,10 @@ def refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, An
         return status.HTTP_400_BAD_REQUEST, error_body(refusal.code, refusal.message, fields)
     if refusal.code == "unknown_game":
         return refusal.status, _unknown_game_body(refusal)
-    return refusal.status, error_body(refusal.code, refusal.message, refusal.fields)
+    body = error_body(refusal.code, refusal.message, refusal.fields)
+    if refusal.extra:
+        body["error"].update(refusal.extra)
+    return refusal.status, body
 
 
 def _unknown_game_body(refusal: ArenaError) -> dict[str, Any]:
@@ -98,7 +101,10 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, (ArenaError, RuleViolation)):
         code, body = refusal_body(exc)
-        return Response(body, status=code)
+        retry_after = getattr(exc, "extra", {}).get("retry_after")
+        # A refusal that lifts by itself (a cool-down) says when, in the header HTTP clients already read too.
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+        return Response(body, status=code, headers=headers)
     if isinstance(exc, DatabaseError) and is_transient(exc):
         return busy_response(exc)
     if isinstance(exc, DatabaseError) and connection_lost(exc):

@@ -14,7 +14,19 @@ from arena.hashing import fingerprint, hash_ip
 from arena.models import is_player_id
 from matchmaking.services import PARTY_MAX, SeatInput, TicketInput, blocked_refuse_too_many
 
-TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id"}
+TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id",
+             "min_reputation"}
+_MIN_REPUTATION = "Must be a number from 0 to 100 (a percentage), or null for any."
+
+
+def _min_reputation(raw: Any, path: str, errors: dict[str, str]) -> float | None:
+    """A percentage, 0 to 100; None when absent or null (docs/matchmaking.md, "Reputation")."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 100:
+        errors[path] = _MIN_REPUTATION
+        return None
+    return float(raw)
 # Far above any game's table: the service compares with the game's own limits, this keeps types sane.
 MAX_COUNT = 64
 
@@ -28,8 +40,9 @@ def _seat(raw: Any, path: str, errors: dict[str, str]) -> SeatInput | None:
         errors[path or "body"] = "Must be an object."
         return None
     prefix = f"{path}." if path else ""
-    for key in raw.keys() - {"player", "ip"} if path else ():
+    for key in raw.keys() - {"player", "ip", "min_reputation"} if path else ():
         errors[f"{prefix}{key}"] = "Unknown field."
+    least = _min_reputation(raw.get("min_reputation"), f"{prefix}min_reputation", errors)
     player, ip = raw.get("player"), raw.get("ip")
     if not is_player_id(player):
         errors[f"{prefix}player"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
@@ -41,7 +54,7 @@ def _seat(raw: Any, path: str, errors: dict[str, str]) -> SeatInput | None:
     except ValueError:
         errors[f"{prefix}ip"] = "Not a valid IPv4 or IPv6 address."
         return None
-    return SeatInput(player, ip_hash) if is_player_id(player) else None
+    return SeatInput(player, ip_hash, least) if is_player_id(player) else None
 
 
 def parse_ticket(body: Any) -> TicketInput:

@@ -11,6 +11,8 @@ from arena.models import PLAYER_ID_PATTERN
 class PartyMemberIn(serializers.Serializer):
     player = serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z")
     ip = serializers.IPAddressField(help_text="Stored only as a keyed hash.")
+    min_reputation = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=100,
+                                            help_text="The least reputation (%) this friend accepts at the table.")
 
 
 class TicketIn(serializers.Serializer):
@@ -24,6 +26,20 @@ class TicketIn(serializers.Serializer):
     party = PartyMemberIn(many=True, required=False, help_text="Up to 3 friends seated together or not at all.")
     request_id = serializers.CharField(required=False, max_length=64,
                                        help_text="Your own id: sending it again returns the same ticket (200).")
+    min_reputation = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=100,
+                                            help_text="Never seat a player whose reputation (%) is below this; a "
+                                                      "party's minimum is the strictest of its players'.")
+
+
+class StakeOut(serializers.Serializer):
+    player = serializers.CharField()
+    rating = serializers.FloatField(help_text="Elo at formation, unrounded.")
+    games = serializers.IntegerField(help_text="Rated games at formation (decides K).")
+    k = serializers.IntegerField()
+    if_first = serializers.FloatField(required=False, help_text="Change if this seat places first alone.")
+    if_last = serializers.FloatField(required=False, help_text="Change if this seat places last alone.")
+    at_threshold = serializers.FloatField(required=False, help_text="Hanabi: change at the threshold score.")
+    at_perfect = serializers.FloatField(required=False, help_text="Hanabi: change at a perfect score.")
 
 
 class MatchTableOut(serializers.Serializer):
@@ -34,6 +50,7 @@ class MatchTableOut(serializers.Serializer):
     players = serializers.ListField(child=serializers.CharField())
     warnings = SameIpWarning(many=True)  # the same warning a recorded game carries
     formed_at = serializers.DateTimeField()
+    stakes = StakeOut(many=True, allow_null=True, help_text="Per seat, what the table puts at stake; null unrated.")
 
 
 class TicketWaitOut(serializers.Serializer):
@@ -41,6 +58,8 @@ class TicketWaitOut(serializers.Serializer):
     elo_tolerance = serializers.FloatField(help_text="The Elo gap it accepts now: 150 + 10 per second, up to 800.")
     pool_waiting = serializers.IntegerField(help_text="Tickets waiting in its pool, this one included.")
     expires_in = serializers.FloatField(help_text="Seconds until it expires (10 minutes of waiting).")
+    min_reputation = serializers.DictField(required=False, help_text="With a minimum: {minimum, excludes, holding}: "
+                                                                     "how many waiting tickets it keeps away.")
 
 
 class TicketOut(serializers.Serializer):
@@ -55,6 +74,7 @@ class TicketOut(serializers.Serializer):
     max_players = serializers.IntegerField()
     request_id = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
+    min_reputation = serializers.FloatField(allow_null=True)
     waiting = TicketWaitOut(required=False, help_text="Only while waiting.")
     table = MatchTableOut(required=False, help_text="Only when matched.")
     reason = serializers.ChoiceField(choices=["deleted", "player_banned", "server_revoked"], required=False,

@@ -17,6 +17,7 @@ from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
 from moderation.admin.confirm import Action, NoteForm
+from moderation.admin.explanation import explanation_context
 from moderation.moderators import perm
 
 # A ring's games fit many times over; a whole title does not belong on one confirmation page.
@@ -101,7 +102,7 @@ class GameAdmin(PanelAdmin):
         return queryset.filter(seats__player=player) | queryset.filter(pk__in=by_table), False
 
     def panel_context(self, request: HttpRequest, obj: Game) -> dict[str, Any]:
-        return reads.game_page(game=obj)
+        return {**reads.game_page(game=obj), **explanation_context(game=obj)}
 
     def has_void_games_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(perm("void_games"))

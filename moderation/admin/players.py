@@ -13,6 +13,7 @@ from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
 from moderation.admin.confirm import Action, RequiredNoteForm
+from moderation.admin.explanation import LIFT_COOLDOWN, cooldown_context
 from ratings.models import Rating
 
 
@@ -63,6 +64,7 @@ PLAYER_ACTIONS = {
         ],
         perform=_reset,
     ),
+    "lift_cooldown": LIFT_COOLDOWN,
 }
 
 
@@ -83,4 +85,4 @@ class PlayerAdmin(PanelAdmin):
         """The page's reads, and the link to all the player's games (on the page ``PanelAdmin`` already loaded,
         not a second lookup of the player)."""
         games_url = reverse("admin:arena_game_changelist") + "?" + urlencode({"q": obj.handle})
-        return {**reads.player_page(player=obj), "games_url": games_url}
+        return {**reads.player_page(player=obj), "games_url": games_url, **cooldown_context(player=obj)}

@@ -21,6 +21,10 @@ Penalties (``moderation.services.penalties``), each returning the ``AuditEntry``
 - ``dismiss_report(*, moderator: User, report: Report, note: str) -> AuditEntry``
 - ``uphold_report(*, moderator: User, report: Report, note: str = "") -> AuditEntry``
 
+Cool-downs (``moderation.services.cooldowns``):
+
+- ``lift_cooldown(*, moderator: User, player: Player, note: str) -> AuditEntry`` ends a running quit cool-down.
+
 Reports (``moderation.services.reports``):
 
 - ``report_create(*, server: GameServer, reporter: str, accused: Sequence[str], reasons: Sequence[str],
@@ -28,6 +32,7 @@ Reports (``moderation.services.reports``):
 
 Reads for the panel are in ``moderation.selectors`` (``confirm_warnings``, ``refunds_of``, ``linked_accounts``).
 """
+from moderation.services.cooldowns import lift_cooldown
 from moderation.services.penalties import (
     ban,
     confirm_multiple_accounts,
@@ -46,6 +51,7 @@ __all__ = [
     "confirm_multiple_accounts",
     "dismiss_flag",
     "dismiss_report",
+    "lift_cooldown",
     "report_create",
     "reset",
     "unban",

@@ -19,13 +19,15 @@ from arena.games import UnknownGame, get_game
 from arena.replica import on_replica
 from leaderboards.selectors import rank_of
 from ratings.api import serializers
-from ratings.selectors import player_get_by_handle, player_page, rating_history
+from ratings.selectors import game_explanations, player_get_by_handle, player_page, rating_history
 
 PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="The site's player id.")
 GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
                         description="The game, e.g. wizard (docs/games.md lists them).")
 LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY, description="Entries per page, 1 to 200.",
                          default=50)
+EXPLAIN = OpenApiParameter("explain", OpenApiTypes.BOOL, OpenApiParameter.QUERY, default=False,
+                           description="Inline each change's explanation (as GET /games/{id}/explain/ gives it).")
 BEFORE = OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
                           description="Cursor: the `next` of the previous page; only older entries are returned.")
 
@@ -50,7 +52,7 @@ class PlayerDetailApi(PublicReadApi):
 
 
 class PlayerHistoryApi(PublicReadApi):
-    @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE],
+    @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE, EXPLAIN],
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
     @on_replica
     def get(self, request: Request, player: str, game: str) -> Response:
@@ -63,7 +65,24 @@ class PlayerHistoryApi(PublicReadApi):
             fields = {name: " ".join(str(e) for e in errors) for name, errors in query.errors.items()}
             raise InvalidInput("invalid_input", "Some query parameters are invalid; see fields.", fields)
         found = player_get_by_handle(handle=player)
-        return Response(rating_history(player=found, title=title, **query.validated_data))
+        params = dict(query.validated_data)
+        explained = params.pop("explain", False)
+        history = rating_history(player=found, title=title, **params)
+        if explained:
+            # Each change with its own seat's explanation (docs/api.md): four more queries for the whole page.
+            by_game = game_explanations(game_ids=[e["game_id"] for e in history["entries"] if e["game_id"]])
+            for entry in history["entries"]:
+                entry["explanation"] = seat_explanation(by_game.get(entry["game_id"]), player)
+        return Response(history)
+
+
+def seat_explanation(game: dict | None, handle: str) -> dict | None:
+    """The seat of ``handle`` in a game's explanation, with the game-wide figures beside it; None for a reset."""
+    if game is None or "seats" not in game:
+        return None
+    seat = next(s for s in game["seats"] if s["player"] == handle)
+    shared = {key: value for key, value in game.items() if key not in ("seats", "game", "status")}
+    return {**shared, **seat}
 
 
 urlpatterns = [

@@ -11,6 +11,7 @@ _MAX_SEQ = 2**63 - 1
 class HistoryQueryIn(serializers.Serializer):
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=200)
     before = serializers.IntegerField(required=False, min_value=0, max_value=_MAX_SEQ)
+    explain = serializers.BooleanField(required=False, default=False)
 
 
 class PlayerRatingOut(serializers.Serializer):
@@ -23,10 +24,24 @@ class PlayerRatingOut(serializers.Serializer):
     rank = serializers.IntegerField(allow_null=True, help_text="Leaderboard rank; null when not on it (Hanabi never).")
 
 
+class ReputationOut(serializers.Serializer):
+    percent = serializers.FloatField(allow_null=True, help_text="Share of the last 100 rated games (any game) not "
+                                                                "quit, in %; null under 10 games.")
+    games = serializers.IntegerField(help_text="Games counted (at most 100).")
+    quits = serializers.IntegerField()
+
+
+class CooldownOut(serializers.Serializer):
+    until = serializers.DateTimeField()
+    retry_after = serializers.IntegerField(help_text="Seconds left; a ticket is refused (403 cooldown) until then.")
+
+
 class PlayerOut(serializers.Serializer):
     player = serializers.CharField()
     status = serializers.ChoiceField(choices=["active", "banned"])
     ratings = serializers.DictField(child=PlayerRatingOut(), help_text="One entry per game the player is rated in.")
+    reputation = ReputationOut()
+    cooldown = CooldownOut(allow_null=True, help_text="A running quit cool-down (docs/matchmaking.md), else null.")
 
 
 class HistoryEntryOut(serializers.Serializer):
@@ -37,8 +52,82 @@ class HistoryEntryOut(serializers.Serializer):
     delta = serializers.FloatField()
     place = serializers.IntegerField(allow_null=True, help_text="1 = best; null for resets and cooperative games.")
     kind = serializers.ChoiceField(choices=["game", "reset"])
+    explanation = serializers.DictField(required=False, allow_null=True,
+                                        help_text="With ?explain=true: this player's seat of GET /games/{id}/explain/ "
+                                                  "with the game-wide figures beside it; null for a reset.")
 
 
 class HistoryOut(serializers.Serializer):
     entries = HistoryEntryOut(many=True, help_text="Newest first.")
     next = serializers.IntegerField(allow_null=True, help_text="Pass as `before` for older entries; null at the end.")
+
+
+# ---- Explanations (docs/ratings.md, "Reading an explanation") -------------------------------------------------
+
+class ExplanationTermOut(serializers.Serializer):
+    against = serializers.CharField(help_text="The opposing side: a player, a team's players joined by ' & ', or "
+                                              "Hanabot.")
+    against_players = serializers.ListField(child=serializers.CharField(), help_text="Empty for Hanabot.")
+    rating = serializers.FloatField(help_text="The opposing side's rating before the game (a team's mean).")
+    expected = serializers.FloatField(help_text="E(own side, opposing side).")
+    score = serializers.FloatField(help_text="S: 1 placed better, 0.5 tied, 0 worse (Hanabi: the duel's outcome).")
+    term = serializers.FloatField(help_text="K · P(n) · (S − E); Hanabi K · (S − E).")
+
+
+class ExplanationSeatOut(serializers.Serializer):
+    player = serializers.CharField()
+    before = serializers.FloatField()
+    k = serializers.IntegerField()
+    k_reason = serializers.CharField()
+    games_before = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True)
+    quit = serializers.BooleanField()
+    side_rating = serializers.FloatField(help_text="The side's rating as the rules compute it (a team's mean).")
+    team = serializers.ListField(child=serializers.CharField(), help_text="Teammates with the player; empty alone.")
+    terms = ExplanationTermOut(many=True)
+    quit_penalty = serializers.FloatField()
+    floor = serializers.FloatField(help_text="What ELO_FLOOR gave back; 0 without a floor.")
+    delta = serializers.FloatField(help_text="The stored change: terms_sum + quit_penalty + floor.")
+    terms_sum = serializers.FloatField()
+    rules = serializers.ListField(child=serializers.CharField())
+
+
+class HanabotRowOut(serializers.Serializer):
+    variant = serializers.CharField()
+    variant_class = serializers.CharField()
+    team_size = serializers.IntegerField()
+    score = serializers.IntegerField(help_text="The rating score (0 after three strikes).")
+    threshold = serializers.IntegerField()
+    max_score = serializers.IntegerField()
+    rule = serializers.ChoiceField(choices=["table", "below_threshold_tie_with_1000",
+                                            "below_threshold_lose_to_weakest"])
+    rating = serializers.FloatField(help_text="Hanabot's rating the team met.")
+    perfect_score_rule = serializers.BooleanField()
+
+
+class RefundOut(serializers.Serializer):
+    player = serializers.CharField()
+    before = serializers.FloatField(allow_null=True)
+    after = serializers.FloatField(allow_null=True)
+    delta = serializers.FloatField()
+
+
+class VoidOut(serializers.Serializer):
+    voided_at = serializers.DateTimeField()
+    games = serializers.ListField(child=serializers.IntegerField(), help_text="Every game voided with this one.")
+    pending = serializers.BooleanField(help_text="The rebuild has not written the refunds yet.")
+    refunds = RefundOut(many=True)
+
+
+class ExplanationOut(serializers.Serializer):
+    game = serializers.IntegerField()
+    title = serializers.CharField(help_text="What was played (the API's `game` elsewhere).")
+    status = serializers.ChoiceField(choices=["rated", "void"])
+    sides = serializers.IntegerField(required=False)
+    recommended_sides = serializers.IntegerField(required=False, allow_null=True)
+    multiplier = serializers.FloatField(required=False, allow_null=True, help_text="P(n); null for Hanabi.")
+    rules = serializers.ListField(child=serializers.CharField(), required=False)
+    seats = ExplanationSeatOut(many=True, required=False)
+    team_rating = serializers.FloatField(required=False, help_text="Hanabi only.")
+    hanabot = HanabotRowOut(required=False, help_text="Hanabi only.")
+    void = VoidOut(required=False, allow_null=True, help_text="A void game only.")

@@ -32,6 +32,11 @@ NewRating = tuple[int, float, int, "datetime | None", "float | None", "float | N
 EloUpdate = tuple[int, float, int, "datetime | None"]
 # A TrueSkill update of an existing Rating row: (rating_id, mu, sigma).
 SkillUpdate = tuple[int, float, float]
+# A player's Reputation row as the stage reads it back: (recent, cooldown_until, cooldown_seconds,
+# cooldown_started_at, last_quit_at).
+ReputationRow = tuple[str, "datetime | None", int, "datetime | None", "datetime | None"]
+# A cool-down written back: (player_id, cooldown_until, cooldown_seconds, cooldown_started_at, last_quit_at).
+CooldownUpdate = tuple[int, "datetime | None", int, "datetime | None", "datetime | None"]
 
 
 class RatingStore(Protocol):
@@ -85,6 +90,15 @@ class RatingStore(Protocol):
 
     def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
         """Games the TrueSkill stage has applied."""
+
+    def append_outcomes(self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
+                        ) -> dict[int, ReputationRow]:
+        """Append each player's outcomes of this batch (``f``/``q``, oldest first) to their Reputation row, creating
+        it when missing, keeping the last ``ratings.reputation.KEEP``; rows locked in player order. Returns the rows
+        of the ``returning`` players after the append (the batch's quitters, whose cool-down the stage decides)."""
+
+    def update_cooldowns(self, *, rows: Sequence[CooldownUpdate]) -> None:
+        """The cool-down columns of Reputation rows the batch already locked."""
 
 
 def store() -> RatingStore:

@@ -11,10 +11,11 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from arena.models import Game, Seat
-from ratings.models import Rating
+from ratings.models import Rating, Reputation
 from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
+from ratings.reputation import KEEP
 from ratings.skill import DEFAULT_SKILL, Skill
-from ratings.store import EloUpdate, NewRating, SkillUpdate
+from ratings.store import CooldownUpdate, EloUpdate, NewRating, ReputationRow, SkillUpdate
 from ratings.store.tables import CHANGE, CHANGE_COLUMNS, GAME, PENDING, RATED, RATING
 
 _GAME_COLUMNS = ("id", "recommended_sides", "coop_score", "finished_at")
@@ -123,3 +124,31 @@ class PortableStore:
     def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
         if ids:
             Game.objects.filter(id__in=list(ids)).update(trueskill_done=True)
+
+    def append_outcomes(self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
+                        ) -> dict[int, ReputationRow]:
+        if not rows:
+            return {}
+        ids = [player_id for player_id, _ in rows]
+        found = {r.player_id: r for r in Reputation.objects.select_for_update().filter(player_id__in=ids)}
+        new, changed = [], []
+        for player_id, added in rows:
+            row = found.get(player_id)
+            if row is None:
+                row = found[player_id] = Reputation(player_id=player_id, recent=added[-KEEP:])
+                new.append(row)
+            else:
+                row.recent = (row.recent + added)[-KEEP:]
+                changed.append(row)
+        Reputation.objects.bulk_create(new)
+        Reputation.objects.bulk_update(changed, ["recent"])
+        return {pk: (found[pk].recent, found[pk].cooldown_until, found[pk].cooldown_seconds,
+                     found[pk].cooldown_started_at, found[pk].last_quit_at) for pk in returning if pk in found}
+
+    def update_cooldowns(self, *, rows: Sequence[CooldownUpdate]) -> None:
+        if rows:
+            Reputation.objects.bulk_update(
+                [Reputation(player_id=player_id, cooldown_until=until, cooldown_seconds=seconds,
+                            cooldown_started_at=started, last_quit_at=last_quit)
+                 for player_id, until, seconds, started, last_quit in rows],
+                ["cooldown_until", "cooldown_seconds", "cooldown_started_at", "last_quit_at"])

@@ -12,9 +12,10 @@ from datetime import datetime
 
 from arena.db import columns, pg_cursor
 from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
+from ratings.reputation import KEEP
 from ratings.skill import DEFAULT_SKILL, Skill
-from ratings.store import EloUpdate, NewRating, SkillUpdate
-from ratings.store.tables import CHANGE, CHANGE_COLUMNS, CHANGE_TYPES, GAME, PENDING, RATED, RATING, SEAT
+from ratings.store import CooldownUpdate, EloUpdate, NewRating, ReputationRow, SkillUpdate
+from ratings.store.tables import CHANGE, CHANGE_COLUMNS, CHANGE_TYPES, GAME, PENDING, RATED, RATING, REPUTATION, SEAT
 
 _GAME_COLUMNS = "id, recommended_sides, coop_score, finished_at"
 
@@ -145,3 +146,34 @@ class PostgresStore:
             return
         with pg_cursor() as cur:
             cur.execute(f"UPDATE {GAME} SET trueskill_done = true WHERE id = ANY(%b::int8[])", [list(ids)])
+
+    def append_outcomes(self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
+                        ) -> dict[int, ReputationRow]:
+        if not rows:
+            return {}
+        # One statement: the upsert concatenates on the server, so concurrent batches of other titles append to
+        # the latest committed string (ON CONFLICT re-reads the row it waited for); rows are taken in player order.
+        with pg_cursor() as cur:
+            cur.execute(
+                f"WITH v AS (SELECT * FROM unnest(%b::int8[], %b::text[]) AS v(player_id, added) "
+                f"ORDER BY player_id), up AS ("
+                f"INSERT INTO {REPUTATION} AS r (player_id, recent, cooldown_seconds) "
+                f"SELECT player_id, right(added, {KEEP}), 0 FROM v "
+                f"ON CONFLICT (player_id) DO UPDATE SET recent = right(r.recent || EXCLUDED.recent, {KEEP}) "
+                "RETURNING r.player_id, r.recent, r.cooldown_until, r.cooldown_seconds, r.cooldown_started_at, "
+                "r.last_quit_at) SELECT * FROM up WHERE player_id = ANY(%b::int8[])",
+                [[r[0] for r in rows], [r[1] for r in rows], list(returning)],
+            )
+            return {row[0]: row[1:] for row in cur.fetchall()}
+
+    def update_cooldowns(self, *, rows: Sequence[CooldownUpdate]) -> None:
+        if not rows:
+            return
+        with pg_cursor() as cur:
+            cur.execute(
+                f"UPDATE {REPUTATION} AS r SET cooldown_until = v.until, cooldown_seconds = v.seconds, "
+                "cooldown_started_at = v.started, last_quit_at = v.quit "
+                "FROM unnest(%b::int8[], %b::timestamptz[], %b::int4[], %b::timestamptz[], %b::timestamptz[]) "
+                "AS v(id, until, seconds, started, quit) WHERE r.player_id = v.id",
+                columns(rows),
+            )

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from arena.models import Game, Seat
-from ratings.models import Rating, RatingChange
+from ratings.models import Rating, RatingChange, Reputation
 
 GAME = Game._meta.db_table
 SEAT = Seat._meta.db_table
 RATING = Rating._meta.db_table
 CHANGE = RatingChange._meta.db_table
+REPUTATION = Reputation._meta.db_table
 PENDING = Game.Status.PENDING.value
 RATED = Game.Status.RATED.value
 # Columns of a history row, in ChangeRow order plus the title and the write time, with their PostgreSQL types.

@@ -26,6 +26,8 @@ def test_player_page_shape_with_hand_worked_values(db, anon):
     assert response.json() == {
         "player": "alice", "status": "active",
         "ratings": {"wizard": {"elo": 1530.0, "level": "Apprentice", "games": 1, "rank": None}},
+        # Ratings made by hand, no game went through the Elo stage: no reputation yet, no cool-down.
+        "reputation": {"percent": None, "games": 0, "quits": 0}, "cooldown": None,
     }
     assert anon.get(URL.format("bob")).json()["ratings"]["wizard"] == {
         "elo": 1470.0, "level": "Beginner", "games": 1, "rank": None,
@@ -49,7 +51,9 @@ def test_one_entry_per_rated_title_and_nothing_else(db, anon):
 
 def test_player_without_ratings_and_banned_status(db, anon):
     make_player("mallory", status=Player.Status.BANNED)
-    assert anon.get(URL.format("mallory")).json() == {"player": "mallory", "status": "banned", "ratings": {}}
+    assert anon.get(URL.format("mallory")).json() == {"player": "mallory", "status": "banned", "ratings": {},
+                                                      "reputation": {"percent": None, "games": 0, "quits": 0},
+                                                      "cooldown": None}
 
 
 @pytest.mark.parametrize(

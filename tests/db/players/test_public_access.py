@@ -67,9 +67,9 @@ def test_schema_documents_the_player_reads(db, anon):
     assert history["security"] == [{}]  # OpenAPI for "no key needed"
     components = schema["components"]["schemas"]
     assert set(components["HistoryEntryOut"]["properties"]) == {
-        "game_id", "finished_at", "before", "after", "delta", "place", "kind",
+        "game_id", "finished_at", "before", "after", "delta", "place", "kind", "explanation",
     }
-    assert set(components["PlayerOut"]["properties"]) == {"player", "status", "ratings"}
+    assert set(components["PlayerOut"]["properties"]) == {"player", "status", "ratings", "reputation", "cooldown"}
     assert set(components["PlayerRatingOut"]["properties"]) == {"elo", "level", "games", "rank"}
     assert set(components["HistoryOut"]["properties"]) == {"entries", "next"}
     ok = paths["/api/v1/players/{player}/"]["get"]["responses"]

@@ -169,7 +169,8 @@ def test_a_batch_costs_the_same_queries_whatever_its_size(api):
         assert rate_pending(title="wizard", limit=3).games == 3
     with CaptureQueriesContext(connection) as large:
         assert rate_pending(title="wizard", limit=60).games > 40
-    assert len(large.captured_queries) == len(small.captured_queries) <= 12
+    # 12 for the ratings; reputation (docs/matchmaking.md) adds its statements per batch, never per game.
+    assert len(large.captured_queries) == len(small.captured_queries) <= 14
 
 
 def test_a_player_banned_after_recording_is_rated_as_recorded(api):

@@ -1,0 +1,21 @@
+"""Lifting a quit cool-down (docs/matchmaking.md, "Cool-down"; docs/moderation.md): one transaction, one audit
+entry. The cool-down itself is the ratings app's (``ratings.services.cooldown_lift``)."""
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from arena.models import Player
+from moderation.models import AuditEntry
+from moderation.services.penalties import _audit, _need_note
+from ratings.services import cooldown_lift
+
+
+def lift_cooldown(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
+    """End ``player``'s running cool-down now, with a note; 409 ``no_cooldown`` when none runs. The audit entry's
+    details keep what was lifted: ``{"until", "seconds_left", "length_seconds"}``."""
+    note = _need_note(note)
+    with transaction.atomic():
+        lifted = cooldown_lift(player=player)
+        return _audit(moderator=moderator, action=AuditEntry.Action.LIFT_COOLDOWN, note=note, players=[player],
+                      details=lifted)
