@@ -25,7 +25,6 @@ Nothing here punishes anyone: "if there is any possible doubt, a player should b
 """
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,12 +33,12 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Min, Q, Sum
+from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from arena.games import all_games
 from arena.models import Game, Player, Seat
-from moderation import rules
+from moderation import crowds, rules
 from moderation.models import DetectionState, Flag, FlagFeeder, Link
 from ratings.models import Rating, RatingChange
 
@@ -72,7 +71,7 @@ def _chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
 
 
 def _digest(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()[:16]
+    return crowds.hash_digest(value)
 
 
 def detect(*, now: datetime | None = None, limit: int | None = None,
@@ -215,32 +214,47 @@ def _run(new_ids: list[int], rated_ids: list[int], now: datetime, result: Detect
 # ---------------------------------------------------------------------------------------------------------------
 
 def _update_links(seats: list[tuple], result: DetectionResult) -> set[tuple[int, int]]:
-    """Merge the links the new seats create; returns the pairs whose links were created or widened."""
+    """Merge the links the new seats create; returns the pairs whose links were created or widened.
+
+    A hash's crowd (accounts seen on it within ``LINK_WINDOW`` of the new uses) is counted in the database first.
+    A crowded hash (``rules.is_crowded``: a carrier's NAT) links only the accounts seated at one new table through
+    it (``rules.table_pairs``), so neither its uses nor its N(N-1)/2 pairs are ever loaded; every other hash links
+    every pair of uses within the window (``rules.close_pairs``), as before.
+    """
     touched: set[tuple[int, int]] = set()
     for kind, column, index in ((Link.Kind.IP, "ip_hash", 2), (Link.Kind.DEVICE, "device_hash", 3)):
-        new_uses: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
+        new_uses: dict[str, list[tuple[int, datetime, int]]] = defaultdict(list)
         for seat in seats:
             if seat[index]:
-                new_uses[seat[index]].append((seat[1], seat[4]))
+                new_uses[seat[index]].append((seat[1], seat[4], seat[0]))
         if not new_uses:
             continue
-        times = [t for uses in new_uses.values() for _, t in uses]
+        times = [t for uses in new_uses.values() for _, t, _ in uses]
         lo, hi = min(times) - rules.LINK_WINDOW, max(times) + rules.LINK_WINDOW
+        in_window = {f"{column}__in": (), "game__finished_at__gte": lo, "game__finished_at__lte": hi}
+        crowds: dict[str, int] = {}
+        for chunk in _chunks(sorted(new_uses)):
+            in_window[f"{column}__in"] = chunk
+            crowds.update(Seat.objects.filter(**in_window).values_list(column).annotate(
+                n=Count("player_id", distinct=True)).values_list(column, "n"))
+        plain = sorted(key for key in new_uses if not rules.is_crowded(crowds.get(key, 0)))
         known: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
-        keys = sorted(new_uses)
-        for chunk in _chunks(keys):
-            rows = Seat.objects.filter(**{f"{column}__in": chunk}, game__finished_at__gte=lo,
-                                       game__finished_at__lte=hi).values_list(column, "player_id", "game__finished_at")
-            for key, player, at in rows:
+        for chunk in _chunks(plain):
+            in_window[f"{column}__in"] = chunk
+            for key, player, at in Seat.objects.filter(**in_window).values_list(column, "player_id",
+                                                                                 "game__finished_at"):
                 known[key].append((player, at))
         spans: dict[tuple[int, int], tuple[datetime, datetime, set[str], int]] = {}
         for key, uses in new_uses.items():
-            everyone = known.get(key) or uses
-            crowd = len({player for player, _ in everyone})
+            crowd = crowds.get(key) or len({player for player, _, _ in uses})
             if crowd < 2:
                 continue
+            if rules.is_crowded(crowd):
+                pairs = rules.table_pairs(uses)
+            else:
+                pairs = rules.close_pairs(known.get(key) or [(p, t) for p, t, _ in uses], [(p, t) for p, t, _ in uses])
             digest = _digest(key)
-            for pair, span in rules.close_pairs(everyone, uses).items():
+            for pair, span in pairs.items():
                 old = spans.get(pair)
                 if old is None:
                     spans[pair] = (span.first, span.last, {digest}, crowd)
@@ -353,10 +367,22 @@ def _account(player: Player, games: int, now: datetime) -> dict[str, Any]:
             "age_days": max((now - player.created_at).days, 0), "games": games, "status": player.status}
 
 
-def _link_evidence(links: list[Link]) -> list[dict[str, Any]]:
-    return [{"kind": link.kind, "keys": link.keys, "first_seen": link.first_seen.isoformat(),
-             "last_seen": link.last_seen.isoformat(), "crowd": link.crowd, "crowded": rules.is_crowded(link.crowd),
-             "weight": round(rules.link_weight(link.kind, link.crowd), 3)} for link in links]
+def _link_evidence(links: list[Link], strangers: dict[str, int]) -> list[dict[str, Any]]:
+    """A link as the flag shows it: ``crowd`` counts the accounts outside the flag on its least crowded hash
+    (``crowds.pair_strangers``), ``accounts_on_hash`` everyone detection saw on it."""
+    out = []
+    for link in links:
+        crowd = strangers.get(link.kind, link.crowd)
+        out.append({"kind": link.kind, "keys": link.keys, "first_seen": link.first_seen.isoformat(),
+                    "last_seen": link.last_seen.isoformat(), "crowd": crowd, "accounts_on_hash": link.crowd,
+                    "crowded": rules.is_crowded(crowd), "weight": round(rules.link_weight(link.kind, crowd), 3)})
+    return out
+
+
+def _hash_evidence(shared: crowds.SharedHash, players: dict[int, Player]) -> dict[str, Any]:
+    return {"kind": shared.kind, "digest": shared.digest, "first": shared.first.isoformat(),
+            "last": shared.last.isoformat(), "strangers": shared.strangers, "widely_shared": shared.widely_shared,
+            "accounts": [players[p].handle for p in shared.accounts if p in players]}
 
 
 def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
@@ -375,17 +401,21 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
     # Rated games over every title, one grouped query for the whole ring rather than one per account.
     played = dict(Rating.objects.filter(player_id__in=players).values("player_id").annotate(n=Sum("games"))
                   .values_list("player_id", "n"))
+    # Each shared hash's crowd without the flag's own accounts (``crowds``): a ring is not its own crowd.
+    hashes = crowds.shared_hashes(accounts=[b, *feeders], since=since - rules.LINK_WINDOW)
     rows, parts, feeder_evidence = [], [], []
     for f, stats in sorted(feeders.items()):
         links = pairs.get((min(b, f), max(b, f)), [])
-        weight = max((rules.link_weight(link.kind, link.crowd) for link in links), default=0.0)
+        strangers = crowds.pair_strangers(hashes, b, f)
+        weight = max((rules.link_weight(link.kind, strangers.get(link.kind, link.crowd)) for link in links),
+                     default=0.0)
         gained = round(sum(gains.get(g, 0.0) for g in stats.game_ids), 2)
         parts.append(rules.feeder_score(stats, weight))
         feeder_evidence.append({
             **_account(players[f], played.get(f) or 0, now), "shared_games": stats.shared_games, "wins": stats.wins,
             "win_share": round(stats.win_share, 4), "concentration": round(stats.concentration, 4),
             "shared_any": stats.shared_any, "rated_games_in_window": stats.feeder_games, "elo_gained": gained,
-            "weight": round(weight, 3), "links": _link_evidence(links), "game_ids": stats.game_ids,
+            "weight": round(weight, 3), "links": _link_evidence(links, strangers), "game_ids": stats.game_ids,
         })
         rows.append(FlagFeeder(feeder_id=f, shared_games=stats.shared_games, wins=stats.wins,
                                win_share=stats.win_share, concentration=stats.concentration, elo_gained=gained,
@@ -393,7 +423,8 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
     elo_gained = round(sum(gains.get(g, 0.0) for g in all_ids), 2)
     evidence = {"game": title, "beneficiary": _account(players[b], played.get(b) or 0, now),
                 "window": {"from": since.isoformat(), "to": now.isoformat()},
-                "feeders": feeder_evidence, "elo_gained": elo_gained, "game_ids": all_ids}
+                "feeders": feeder_evidence, "elo_gained": elo_gained, "game_ids": all_ids,
+                "hashes": [_hash_evidence(h, players) for h in hashes]}
     score = rules.flag_score(parts, elo_gained)
     if open_flag is None:
         open_flag = Flag.objects.create(beneficiary_id=b, title=title, score=score, evidence=evidence, game_ids=all_ids)

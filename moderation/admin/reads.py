@@ -171,6 +171,14 @@ def _link_label(kind: str, keys: int, crowd: int) -> str:
     return text + (f" ({crowd})" if widely_shared(crowd) else "")
 
 
+def _strangers(evidence: dict[str, Any], kind: str, a: str, b: str, default: int) -> int:
+    """The accounts outside the flag on the least crowded hash of ``kind`` tying ``a`` and ``b`` (the evidence's
+    ``hashes``, ``moderation.crowds``); ``default`` for a flag raised before detection wrote them."""
+    counts = [int(h.get("strangers") or 0) for h in evidence.get("hashes", [])
+              if h.get("kind") == kind and a in h.get("accounts", []) and b in h.get("accounts", [])]
+    return min(counts) if counts else default
+
+
 def flag_ring(*, flag: Flag, banned: set[int]) -> SafeString:
     """The picture of the ring: the beneficiary, every feeder, the games between them (with B's win share), every
     shared-hash link the evidence lists and those among the feeders, the crowded ones marked."""
@@ -194,8 +202,9 @@ def flag_ring(*, flag: Flag, banned: set[int]) -> SafeString:
     # Links among the feeders themselves (alts on one machine): not evidence against B, but part of the picture.
     by_id = {f.get("id"): f.get("handle", "") for f in evidence.get("feeders", []) if f.get("id") is not None}
     for link in Link.objects.filter(player_a__in=list(by_id), player_b__in=list(by_id)).order_by("pk"):
-        links.append(RingLink(a=by_id[link.player_a_id], b=by_id[link.player_b_id], kind=link.kind, label="",
-                              widely_shared=widely_shared(link.crowd)))
+        a, b = by_id[link.player_a_id], by_id[link.player_b_id]
+        links.append(RingLink(a=a, b=b, kind=link.kind, label="",
+                              widely_shared=widely_shared(_strangers(evidence, link.kind, a, b, link.crowd))))
     return _safe_svg(ring_svg(Ring(nodes=nodes, links=links)))
 
 
