@@ -31,7 +31,8 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
 - ``Report``: a player's report sent by a game server. ``reason`` is the leading reason, ``reasons`` all of
   them; ``status`` open, upheld, dismissed or closed (closed at once: ``same_ip`` alone, with ``answer``).
   ``score`` sorts the queue and rises with the reporter's track record.
-- ``AuditEntry``: every moderator action: who (``moderator``), when, ``action`` (typed), targets (players, games,
+- ``AuditEntry``: every moderator action: who (``moderator``, and ``moderator_name``, their username at the time,
+  which a later rename leaves as it was), when, ``action`` (typed), targets (players, games,
   flags, reports), ``note``, and ``details`` JSON. ``void_games``: ``{"titles": [...], "pending_titles": [...]
   (emptied as the worker rebuilds each), "refunds": {title: [{"player", "handle", "before", "after", "delta"}]},
   "rebuilt_at": iso}`` (``after`` null when the player has no game left in the title). ``confirm_multiple_accounts``:
@@ -187,6 +188,9 @@ class AuditEntry(models.Model):
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
                                   related_name="moderation_actions")
+    # The moderator's username as it was when they acted: renaming the account later does not rewrite history.
+    moderator_name = models.CharField(max_length=150, blank=True, default="",
+                                      help_text="The moderator's username at the time of the action.")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     action = models.CharField(max_length=32, choices=Action.choices)
     players = models.ManyToManyField(Player, blank=True, related_name="audit_entries")

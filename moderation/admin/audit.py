@@ -15,12 +15,12 @@ class AuditEntryAdmin(PanelAdmin):
     """Nobody adds, changes or deletes an entry here: ``PanelAdmin`` refuses all three to every user, and the
     services are the only writers."""
 
-    list_display = ("created_at", "moderator", "action", "targets", "note")
+    list_display = ("created_at", "moderator_name", "action", "targets", "note")
     list_filter = ("action",)
     list_select_related = ("moderator",)
     search_fields = ("players__handle",)
     search_help_text = "A player id (exact): the actions that concerned that player."
-    fields = ("created_at", "moderator", "action", "targets", "note", "details")
+    fields = ("created_at", "moderator_name", "moderator", "action", "targets", "note", "details")
     readonly_fields = fields
     date_hierarchy = "created_at"
 

@@ -27,10 +27,16 @@ Action = AuditEntry.Action
 REFUND_EPSILON = 1e-9
 
 
+def moderator_name(moderator: AbstractBaseUser | None) -> str:
+    """The username the audit entry keeps as it is now (``AuditEntry.moderator_name``); empty for the system."""
+    return moderator.get_username() if moderator is not None and moderator.is_authenticated else ""
+
+
 def _audit(*, moderator: AbstractBaseUser | None, action: str, note: str = "", players: Sequence[Player] = (),
            games: Sequence[Game] = (), flags: Sequence[Flag] = (), reports: Sequence[Report] = (),
            details: dict[str, Any] | None = None) -> AuditEntry:
-    entry = AuditEntry.objects.create(moderator=moderator, action=action, note=note, details=details or {})
+    entry = AuditEntry.objects.create(moderator=moderator, moderator_name=moderator_name(moderator), action=action,
+                                      note=note, details=details or {})
     if players:
         entry.players.add(*players)
     if games:
