@@ -185,6 +185,10 @@ class AuditEntry(models.Model):
         BAN = "ban"
         UNBAN = "unban"
         RESET = "reset"
+        # A superuser's edit of a table rating or detection reads (Hanabot table, callbacks, game servers):
+        # details {"model", "object", "object_repr", "operation": add|change|delete, "changes": {field: {before,
+        # after}}} (moderation.admin.rules_audit).
+        ADMIN_EDIT = "admin_edit"
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
                                   related_name="moderation_actions")
