@@ -157,6 +157,8 @@ CELERY_BEAT_SCHEDULE = {
                            "options": {"expires": 5.0}},
     # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
     "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
+    # docs/moderation.md: a timed ban is lifted (an audited unban by the system) within a minute of its end.
+    "lift-expired-bans": {"task": "moderation.tasks.lift_expired_bans", "schedule": 60.0},
 }
 
 # =============================================================================

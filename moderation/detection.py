@@ -25,6 +25,7 @@ Nothing here punishes anyone: "if there is any possible doubt, a player should b
 """
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
@@ -177,9 +178,13 @@ def _run(new_ids: list[int], rated_ids: list[int], now: datetime, result: Detect
     say(f"links: {result.links_created} new, {result.links_updated} widened; {len(touched)} players touched")
     since = now - rules.SUSPECT_WINDOW
     candidates = co_seated | relinked
-    pairs = {pair: links for pair, links in _links_of({p for pair in candidates for p in pair}).items()
-             if pair in candidates}
-    found = _suspects(pairs, since, result)
+    # Only a pair with enough shared rated games can be suspect: that is checked on the seats first, so the links
+    # read are those few pairs' (a crowded address's table pairs are many, and nearly all played once).
+    seats_by_player = _rated_seats({p for pair in candidates for p in pair}, since)
+    enough = {(a, b) for a, b in candidates
+              if len(seats_by_player.get(a, {}).keys() & seats_by_player.get(b, {}).keys()) >= rules.MIN_SHARED_GAMES}
+    pairs = _links_of_pairs(enough)
+    found = _suspects(pairs, since, result, seats=seats_by_player)
     beneficiaries = {b for b, _f, _title in found}
     # Open flags about anyone who played or was linked anew are brought up to date (or left as they stand).
     for chunk in _chunks(sorted(touched)):
@@ -267,12 +272,7 @@ def _update_links(seats: list[tuple], result: DetectionResult) -> set[tuple[int,
 
 
 def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: DetectionResult) -> set[tuple[int, int]]:
-    existing: dict[tuple[int, int], Link] = {}
-    firsts = sorted({a for a, _ in spans})
-    for chunk in _chunks(firsts):
-        for link in Link.objects.filter(kind=kind, player_a_id__in=chunk):
-            if (link.player_a_id, link.player_b_id) in spans:
-                existing[(link.player_a_id, link.player_b_id)] = link
+    existing = {pair: links[0] for pair, links in _links_of_pairs(set(spans), kind=kind).items()}
     create, update = [], []
     touched: set[tuple[int, int]] = set()
     for (a, b), (first, last, digests, crowd) in spans.items():
@@ -292,7 +292,7 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
         link.updated_at = timezone.now()
         update.append(link)
         touched.add((a, b))
-    Link.objects.bulk_create(create, batch_size=CHUNK)
+    _insert_links(create)
     # One UPDATE per widened link: Django's bulk_update builds a CASE per column per row, which costs more to
     # compile than these few hundred single-row updates by primary key cost to run.
     for link in update:
@@ -302,6 +302,42 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
     result.links_created += len(create)
     result.links_updated += len(update)
     return touched
+
+
+def _insert_links(links: list[Link]) -> None:
+    """New links in as few statements as possible: on PostgreSQL one ``INSERT ... SELECT unnest(...)`` per chunk of
+    arrays (a crowded address's tables make tens of thousands at once, and ``bulk_create`` builds a row of
+    placeholders per link and returns every id, which nobody reads here); elsewhere ``bulk_create``."""
+    if connection.vendor != "postgresql":
+        Link.objects.bulk_create(links, batch_size=CHUNK)
+        return
+    now = timezone.now()
+    table = connection.ops.quote_name(Link._meta.db_table)
+    with connection.cursor() as cur:
+        for chunk in _chunks(links, 10 * CHUNK):
+            cur.execute(
+                f"INSERT INTO {table} (player_a_id, player_b_id, kind, keys, key_digests, first_seen, last_seen, "
+                "crowd, updated_at) SELECT a, b, k, n, d::jsonb, f, l, c, %s FROM unnest(%s::bigint[], "
+                "%s::bigint[], %s::text[], %s::int[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::int[]) "
+                "AS t(a, b, k, n, d, f, l, c)",
+                [now, [x.player_a_id for x in chunk], [x.player_b_id for x in chunk], [x.kind for x in chunk],
+                 [x.keys for x in chunk], [json.dumps(x.key_digests) for x in chunk], [x.first_seen for x in chunk],
+                 [x.last_seen for x in chunk], [x.crowd for x in chunk]])
+
+
+def _links_of_pairs(pairs: set[tuple[int, int]], kind: str | None = None) -> dict[tuple[int, int], list[Link]]:
+    """The links of exactly these (lower id, higher id) pairs (of one ``kind`` if given)."""
+    out: dict[tuple[int, int], list[Link]] = defaultdict(list)
+    by_first: dict[int, set[int]] = defaultdict(set)
+    for a, b in pairs:
+        by_first[a].add(b)
+    for chunk in _chunks(sorted(by_first)):
+        for seconds in _chunks(sorted({b for a in chunk for b in by_first[a]})):
+            rows = Link.objects.filter(player_a_id__in=chunk, player_b_id__in=seconds)
+            for link in rows.filter(kind=kind) if kind else rows:
+                if (link.player_a_id, link.player_b_id) in pairs:
+                    out[(link.player_a_id, link.player_b_id)].append(link)
+    return out
 
 
 def _links_of(players: Iterable[int]) -> dict[tuple[int, int], list[Link]]:
@@ -334,12 +370,15 @@ def _rated_seats(players: set[int], since: datetime) -> dict[int, dict[int, tupl
 
 
 def _suspects(pairs: dict[tuple[int, int], list[Link]], since: datetime, result: DetectionResult,
-              beneficiaries: set[int] | None = None) -> dict[tuple[int, int, str], rules.PairStats]:
-    """(B, F, title) -> stats for every suspect orientation of the given pairs (B restricted if given)."""
+              beneficiaries: set[int] | None = None,
+              seats: dict[int, dict[int, tuple[str, int | None]]] | None = None,
+              ) -> dict[tuple[int, int, str], rules.PairStats]:
+    """(B, F, title) -> stats for every suspect orientation of the given pairs (B restricted if given); ``seats``
+    when the caller already read them (``_rated_seats`` of at least these pairs' players)."""
     if not pairs:
         return {}
-    players = {p for pair in pairs for p in pair}
-    seats = _rated_seats(players, since)
+    if seats is None:
+        seats = _rated_seats({p for pair in pairs for p in pair}, since)
     found: dict[tuple[int, int, str], rules.PairStats] = {}
     for a, b in pairs:
         games_a, games_b = seats.get(a, {}), seats.get(b, {})

@@ -189,6 +189,10 @@ class AuditEntry(models.Model):
         # details {"model", "object", "object_repr", "operation": add|change|delete, "changes": {field: {before,
         # after}}} (moderation.admin.rules_audit).
         ADMIN_EDIT = "admin_edit"
+        # A recorded warning to a player, the first step short of a ban (shown on their page).
+        WARN = "warn"
+        # A moderator's private note about a player (lichess's mod notes): never shown to the player.
+        NOTE = "note"
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
                                   related_name="moderation_actions")
@@ -210,6 +214,19 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
+
+
+class BanTerm(models.Model):
+    """When a timed ban ends: a banned player with a term is unbanned by the beat (``lift_expired_bans``) once
+    ``until`` is past, as an audited action. A ban without a term lasts until a moderator lifts it."""
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="ban_term")
+    until = models.DateTimeField(db_index=True)
+    entry = models.ForeignKey(AuditEntry, on_delete=models.PROTECT, related_name="+",
+                              help_text="The ban that set this term.")
+
+    def __str__(self) -> str:
+        return f"ban of {self.player_id} until {self.until:%Y-%m-%d %H:%M}"
 
 
 class DetectionState(models.Model):

@@ -33,6 +33,8 @@ ACTIONS = {
     "ban_player": "Can ban a player",
     "unban_player": "Can unban a player",
     "reset_rating": "Can reset a player's ratings",
+    "warn_player": "Can warn a player (recorded, shown on their page)",
+    "note_player": "Can write private moderator notes on a player",
 }
 ACTION_MODEL = ("moderation", "auditentry")
 

@@ -62,3 +62,13 @@ def void_rebuild(entry_id: int, title: str) -> int:
     refunds = penalties.void_rebuild_title(entry_id=entry_id, title=title)
     rate_elo.delay(title)
     return len(refunds)
+
+
+@shared_task(name="moderation.tasks.lift_expired_bans")
+def lift_expired_bans() -> int:
+    """The beat's sweep of timed bans (``penalties.lift_expired_bans``): reads its work from the database, so a
+    lost or repeated run costs nothing. Returns how many bans it lifted."""
+    lifted = penalties.lift_expired_bans()
+    if lifted:
+        log.info("timed bans: %d lifted", len(lifted))
+    return len(lifted)

@@ -96,6 +96,9 @@ class Action:
     warnings: Callable[[Any], list[str]] = lambda obj: []
     available: Callable[[Any], str | None] = lambda obj: None  # a reason the action does not apply, or None
     prepare: Callable[[Any], Any] = lambda obj: obj
+    # Each title's rating before and after, shown before the button is pressed: [{"title", "before", "after",
+    # "delta", "games"}], or per account [{"account", "rows": [...]}] when the form picks who is reset.
+    preview: Callable[[Any], list[dict[str, Any]]] = lambda obj: []
     danger: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -134,6 +137,7 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         "form": form,
         "consequences": action.consequences(subject),
         "warnings": action.warnings(subject),
+        "preview": action.preview(subject),
         "change_url": change_url,
         **action.extra,
     }

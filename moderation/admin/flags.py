@@ -12,6 +12,7 @@ from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
 from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, with_policy
 from moderation.admin.games import TitleFilter
+from moderation.admin.players import ring_preview
 from moderation.models import Flag
 from moderation.selectors import confirm_warnings
 
@@ -58,7 +59,8 @@ FLAG_ACTIONS = {
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
         consequences=_confirm_consequences, warnings=_confirm_warnings, perform=_confirm, available=_open_only,
-        prepare=_ring, form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
+        prepare=_ring, preview=lambda ring: ring_preview(ring.candidates),
+        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this flag", danger=False,

@@ -19,7 +19,7 @@ from arena.games import GAMES
 from arena.models import Game, Player, Seat
 from moderation import rules
 from moderation.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
-from moderation.models import AuditEntry, Flag, Link, Report
+from moderation.models import AuditEntry, BanTerm, Flag, Link, Report
 from moderation.selectors import linked_accounts, refunds_of
 from ratings import elo
 from ratings.config import elo_config
@@ -91,9 +91,21 @@ def player_audit(*, player: Player) -> list[AuditEntry]:
     return list(AuditEntry.objects.filter(players=player).select_related("moderator").order_by("-created_at")[:20])
 
 
+def player_standing(*, player: Player) -> dict[str, Any]:
+    """When the ban ends (a timed ban's term, or "until lifted"), the recorded warnings and the moderators' private
+    notes, newest first (``moderation.services.standing``)."""
+    term = BanTerm.objects.filter(player=player).first()
+    entries = list(player.audit_entries.filter(action__in=[AuditEntry.Action.WARN, AuditEntry.Action.NOTE])
+                   .order_by("-created_at", "-pk"))
+    return {"banned": player.is_banned, "ban_until": term.until if term else None,
+            "warnings": [e for e in entries if e.action == AuditEntry.Action.WARN],
+            "notes": [e for e in entries if e.action == AuditEntry.Action.NOTE]}
+
+
 def player_page(*, player: Player) -> dict[str, Any]:
     now = timezone.now()
     return {
+        "standing": player_standing(player=player),
         "age_days": (now - player.created_at).days,
         "ratings": player_ratings(player=player),
         "plots": player_plots(player=player),

@@ -11,6 +11,7 @@ from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
 from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, with_policy
+from moderation.admin.players import ring_preview
 from moderation.models import Report
 from moderation.selectors import confirm_warnings
 from moderation.services.reports import reporter_record
@@ -68,7 +69,8 @@ REPORT_ACTIONS = {
             "mark the report upheld.",
         ],
         warnings=_confirm_warnings, perform=_confirm, available=_accounts_unavailable,
-        prepare=_ring, form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
+        prepare=_ring, preview=lambda ring: ring_preview(ring.candidates),
+        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this report", danger=False,

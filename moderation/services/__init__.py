@@ -14,12 +14,17 @@ Penalties (``moderation.services.penalties``), each returning the ``AuditEntry``
   writes the refunds into ``entry.details["refunds"]`` (``{title: [{player, handle, before, after, delta}]}``).
 - ``void_refusal(*, games: Sequence[Game]) -> Conflict | None`` why these games cannot be voided (the rule
   ``void_games`` enforces), for the panel to offer or withhold the action.
-- ``ban(*, moderator: User, player: Player, note: str) -> AuditEntry``
+- ``ban(*, moderator: User, player: Player, note: str, duration: timedelta | None = None) -> AuditEntry``
+  a timed ban (``duration``) keeps a ``BanTerm``; ``lift_expired_bans(*, now=None) -> list[AuditEntry]`` (the
+  beat) lifts the bans whose term is past, each an audited ``unban`` by the system.
 - ``unban(*, moderator: User, player: Player, note: str) -> AuditEntry``
 - ``reset(*, moderator: User, player: Player, titles: Sequence[str] | None = None, note: str = "") -> AuditEntry``
 - ``dismiss_flag(*, moderator: User, flag: Flag, note: str) -> AuditEntry``
 - ``dismiss_report(*, moderator: User, report: Report, note: str) -> AuditEntry``
 - ``uphold_report(*, moderator: User, report: Report, note: str = "") -> AuditEntry``
+
+Standing (``moderation.services.standing``): ``warn(*, moderator, player, note) -> AuditEntry`` (a recorded
+warning) and ``add_note(*, moderator, player, note) -> AuditEntry`` (a private moderator note).
 
 Reports (``moderation.services.reports``):
 
@@ -33,6 +38,7 @@ from moderation.services.penalties import (
     confirm_multiple_accounts,
     dismiss_flag,
     dismiss_report,
+    lift_expired_bans,
     reset,
     unban,
     uphold_report,
@@ -40,16 +46,20 @@ from moderation.services.penalties import (
     void_refusal,
 )
 from moderation.services.reports import report_create
+from moderation.services.standing import add_note, warn
 
 __all__ = [
+    "add_note",
     "ban",
     "confirm_multiple_accounts",
     "dismiss_flag",
     "dismiss_report",
+    "lift_expired_bans",
     "report_create",
     "reset",
     "unban",
     "uphold_report",
     "void_games",
     "void_refusal",
+    "warn",
 ]

@@ -7,6 +7,7 @@ needs no call into matchmaking (and works the same with or without it installed)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -17,7 +18,7 @@ from arena.announcements import GamesVoided, announce
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player, Seat
 from arena.players import player_ban, player_unban
-from moderation.models import AuditEntry, Flag, Report
+from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
 from ratings.models import Rating, RatingStage
 from ratings.services import rating_reset, rebuild
@@ -118,6 +119,8 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
             if not player.is_banned:
                 player_ban(player=player)
                 banned.append(player.handle)
+        # A secondary account is banned for good: a timed ban it was serving does not lift it any more.
+        BanTerm.objects.filter(player__in=secondaries).delete()
         resets = rating_reset(player=primary)
         if locked_flag is not None:
             _resolve(locked_flag, Flag.Status.CONFIRMED, moderator, note)
@@ -134,15 +137,26 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
 # Ban, unban, reset
 # ---------------------------------------------------------------------------------------------------------------
 
-def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
-    """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody."""
+def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
+        duration: timedelta | None = None) -> AuditEntry:
+    """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody.
+
+    With ``duration`` the ban is timed: a ``BanTerm`` says when it ends, and the beat lifts it then
+    (``lift_expired_bans``, an audited unban). Without, it lasts until a moderator lifts it."""
     note = _need_note(note)
+    if duration is not None and duration <= timedelta(0):
+        raise InvalidInput("invalid_duration", "A timed ban lasts a positive time.", {"duration": "Must be > 0."})
     with transaction.atomic():
         _lock_statuses([player])
         if player.is_banned:
             raise Conflict("already_banned", f"{player.handle} is already banned.")
         player_ban(player=player)
-        return _audit(moderator=moderator, action=Action.BAN, note=note, players=[player])
+        until = timezone.now() + duration if duration is not None else None
+        entry = _audit(moderator=moderator, action=Action.BAN, note=note, players=[player],
+                       details={"until": until.isoformat() if until else None})
+        if until is not None:
+            BanTerm.objects.update_or_create(player=player, defaults={"until": until, "entry": entry})
+        return entry
 
 
 def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
@@ -153,7 +167,34 @@ def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> A
         if not player.is_banned:
             raise Conflict("not_banned", f"{player.handle} is not banned.")
         player_unban(player=player)
+        BanTerm.objects.filter(player=player).delete()
         return _audit(moderator=moderator, action=Action.UNBAN, note=note, players=[player])
+
+
+def lift_expired_bans(*, now: datetime | None = None) -> list[AuditEntry]:
+    """The beat's sweep: every timed ban whose term is past is lifted, each as an audited ``unban`` by the system
+    (no moderator), in its own transaction. Safe to run twice or at once: terms are locked and skipped if taken,
+    and a term whose player is no longer banned (lifted by hand meanwhile) is simply removed."""
+    now = now or timezone.now()
+    lifted = []
+    for player_id in list(BanTerm.objects.filter(until__lte=now).order_by("until").values_list("player_id",
+                                                                                                  flat=True)):
+        with transaction.atomic():
+            term = (BanTerm.objects.select_for_update(skip_locked=True).filter(player_id=player_id, until__lte=now)
+                    .select_related("player").first())
+            if term is None:
+                continue
+            player = term.player
+            _lock_statuses([player])
+            until = term.until
+            term.delete()
+            if not player.is_banned:
+                continue
+            player_unban(player=player)
+            lifted.append(_audit(moderator=None, action=Action.UNBAN, players=[player],
+                                 note=f"The timed ban ended ({until:%Y-%m-%d %H:%M} UTC).",
+                                 details={"ban_ended": until.isoformat()}))
+    return lifted
 
 
 def reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequence[str] | None = None,

@@ -27,7 +27,8 @@ def root() -> Client:
 
 
 def edits() -> list[dict]:
-    return [e.details | {"who": e.moderator_name} for e in AuditEntry.objects.filter(action="admin_edit").order_by("pk")]
+    entries = AuditEntry.objects.filter(action="admin_edit").order_by("pk")
+    return [e.details | {"who": e.moderator_name} for e in entries]
 
 
 def test_every_rule_table_admin_is_wrapped():
