@@ -84,6 +84,8 @@ class Flag(models.Model):
         # Detection itself closed it: re-evaluated on later games, no feeder meets the thresholds any more (an
         # early run of luck that evened out). Not a verdict; raised again as a new flag if the pattern returns.
         WITHDRAWN = "withdrawn"
+        # A moderator closed it as the same case as another flag (``duplicate_of``): not a verdict on anyone.
+        DUPLICATE = "duplicate"
 
     beneficiary = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="flags")
     title = models.CharField(max_length=32)
@@ -97,6 +99,13 @@ class Flag(models.Model):
     resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
     note = models.TextField(blank=True, default="")
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                     help_text="Closed as the same case as this one.")
+    # Discourse-style claims: a moderator takes the case, others see who holds it; a claim lapses at
+    # ``claimed_until`` (an hour after it was taken) without anyone releasing it.
+    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -107,7 +116,8 @@ class Flag(models.Model):
         ordering = ["-score", "id"]
 
     def __str__(self) -> str:
-        return f"flag {self.pk}: {self.beneficiary_id} in {self.title} ({self.status})"
+        """Handles, not database ids: this is the breadcrumb a moderator reads."""
+        return f"flag #{self.pk}: {self.beneficiary.handle} in {self.title} ({self.status})"
 
 
 class FlagFeeder(models.Model):
@@ -144,6 +154,7 @@ class Report(models.Model):
         UPHELD = "upheld"
         DISMISSED = "dismissed"
         CLOSED = "closed"
+        DUPLICATE = "duplicate"  # the same case as another report (``duplicate_of``): counts for no track record
 
     server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="reports")
     reporter = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="reports_made")
@@ -161,6 +172,13 @@ class Report(models.Model):
     resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
     note = models.TextField(blank=True, default="")
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                     help_text="Closed as the same case as this one.")
+    # Discourse-style claims: a moderator takes the case, others see who holds it; a claim lapses at
+    # ``claimed_until`` (an hour after it was taken) without anyone releasing it.
+    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -170,7 +188,7 @@ class Report(models.Model):
         ordering = ["-score", "created_at"]
 
     def __str__(self) -> str:
-        return f"report {self.pk} by {self.reporter_id}: {self.reason} ({self.status})"
+        return f"report #{self.pk} by {self.reporter.handle}: {self.reason} ({self.status})"
 
 
 class AuditEntry(models.Model):
@@ -193,6 +211,10 @@ class AuditEntry(models.Model):
         WARN = "warn"
         # A moderator's private note about a player (lichess's mod notes): never shown to the player.
         NOTE = "note"
+        # A flag or report closed as the same case as another (details {"duplicate_of": id}).
+        CLOSE_DUPLICATE = "close_duplicate"
+        # A moderator takes a flag or report (details {"until": iso}), or gives it back (details {"released": true}).
+        CLAIM = "claim"
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
                                   related_name="moderation_actions")

@@ -35,6 +35,7 @@ ACTIONS = {
     "reset_rating": "Can reset a player's ratings",
     "warn_player": "Can warn a player (recorded, shown on their page)",
     "note_player": "Can write private moderator notes on a player",
+    "claim": "Can claim flags and reports (others see who holds them)",
 }
 ACTION_MODEL = ("moderation", "auditentry")
 

@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
+from moderation.admin.cases import ClaimForm, DuplicateForm, flag_context
 from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, with_policy
 from moderation.admin.games import TitleFilter
 from moderation.admin.players import ring_preview
@@ -55,6 +56,22 @@ def _dismiss(request: HttpRequest, flag: Flag, form: Any) -> str:
     return f"Flag #{flag.pk} dismissed."
 
 
+def _duplicate(request: HttpRequest, flag: Flag, form: Any) -> str:
+    of = form.cleaned_data["duplicate_of"]
+    services.close_as_duplicate(moderator=request.user, obj=flag, of=of, note=form.cleaned_data["note"])
+    return f"Flag #{flag.pk} closed as a duplicate of #{of}."
+
+
+def _claim(request: HttpRequest, flag: Flag, form: Any) -> str:
+    entry = services.claim(moderator=request.user, obj=flag)
+    return f"You hold flag #{flag.pk} until {entry.details['until'][11:16]} UTC."
+
+
+def _release(request: HttpRequest, flag: Flag, form: Any) -> str:
+    services.release(moderator=request.user, obj=flag)
+    return f"Flag #{flag.pk} released."
+
+
 FLAG_ACTIONS = {
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
@@ -68,14 +85,32 @@ FLAG_ACTIONS = {
                                    "suspect game it did not cite."],
         perform=_dismiss, form=lambda flag, data: RequiredNoteForm(data), available=_open_only,
     ),
+    "duplicate": Action(
+        codename="dismiss", title="Duplicate of…", button="Close as a duplicate", danger=False,
+        consequences=lambda flag: ["close this flag as the same case as the flag you name: no verdict on anyone, "
+                                   "the case is judged on the other flag."],
+        perform=_duplicate, form=lambda flag, data: DuplicateForm(data), available=_open_only,
+    ),
+    "claim": Action(
+        codename="claim", title="Claim", button="Claim this flag", danger=False,
+        consequences=lambda flag: ["hold this flag for an hour: other moderators see that you are working it."],
+        perform=_claim, form=lambda flag, data: ClaimForm(data), available=_open_only,
+    ),
+    "release": Action(
+        codename="claim", title="Release", button="Release this flag", danger=False,
+        consequences=lambda flag: ["give this flag back to the queue."],
+        perform=_release, form=lambda flag, data: ClaimForm(data),
+        available=lambda flag: None if services.holder(flag) else "Nobody holds this flag.",
+    ),
 }
 
 
 @admin.register(Flag)
 class FlagAdmin(PanelAdmin):
-    list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "created_at", "updated_at")
+    list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "held_by", "created_at",
+                    "updated_at")
     list_filter = ("status", TitleFilter)
-    list_select_related = ("beneficiary",)
+    list_select_related = ("beneficiary", "claimed_by")
     search_fields = ("beneficiary__handle",)  # shows the search box; PanelAdmin's handle search answers it
     handle_search = "beneficiary__handle"
     search_help_text = "The beneficiary's player id (exact, or the start of one)."
@@ -95,4 +130,9 @@ class FlagAdmin(PanelAdmin):
         return f"Flag #{obj.pk}: {obj.beneficiary.handle} in {obj.title} ({obj.get_status_display().lower()})"
 
     def panel_context(self, request: HttpRequest, obj: Flag) -> dict[str, Any]:
-        return reads.flag_page(flag=obj)
+        return {**reads.flag_page(flag=obj), "case": flag_context(flag=obj)}
+
+    @admin.display(description="Held by")
+    def held_by(self, flag: Flag) -> str:
+        current = services.holder(flag)
+        return current.get_username() if current else ""

@@ -27,6 +27,7 @@ class BanForm(RequiredNoteForm):
     """A ban's note and how long it lasts: a timed ban is lifted by the beat when its time is up, audited."""
 
     duration = forms.TypedChoiceField(label="Duration", choices=BAN_DURATIONS, coerce=int, initial=0,
+                                      required=False, empty_value=0,
                                       help_text="A timed ban ends by itself (an audited unban by the system).")
     field_order = ("duration", "note")
 
@@ -58,7 +59,8 @@ def _ban(request: HttpRequest, player: Player, form: Any) -> str:
     entry = services.ban(moderator=request.user, player=player, note=form.cleaned_data["note"],
                          duration=form.duration_delta())
     until = entry.details.get("until")
-    return f"{player.handle} is banned " + (f"until {until[:16].replace('T', ' ')} UTC." if until else "until lifted.")
+    # Never a handle first: the admin capitalises a message's first letter, and ids are case-sensitive.
+    return f"Banned {player.handle} " + (f"until {until[:16].replace('T', ' ')} UTC." if until else "until lifted.")
 
 
 def _warn(request: HttpRequest, player: Player, form: Any) -> str:
@@ -73,13 +75,13 @@ def _note(request: HttpRequest, player: Player, form: Any) -> str:
 
 def _unban(request: HttpRequest, player: Player, form: Any) -> str:
     services.unban(moderator=request.user, player=player, note=form.cleaned_data["note"])
-    return f"{player.handle} is no longer banned."
+    return f"Lifted the ban of {player.handle}."
 
 
 def _reset(request: HttpRequest, player: Player, form: Any) -> str:
     entry = services.reset(moderator=request.user, player=player, note=form.cleaned_data["note"])
     titles = ", ".join(r["title"] for r in entry.details.get("resets", [])) or "no title (no ratings)"
-    return f"{player.handle}'s rating was reset to R0 in {titles}."
+    return f"Reset the rating of {player.handle} to R0 in {titles}."
 
 
 PLAYER_ACTIONS = {

@@ -26,6 +26,10 @@ Penalties (``moderation.services.penalties``), each returning the ``AuditEntry``
 Standing (``moderation.services.standing``): ``warn(*, moderator, player, note) -> AuditEntry`` (a recorded
 warning) and ``add_note(*, moderator, player, note) -> AuditEntry`` (a private moderator note).
 
+The queue (``moderation.services.queue``): ``close_as_duplicate(*, moderator, obj, of, note="")`` closes a flag
+or report as the same case as #``of``; ``claim(*, moderator, obj)`` / ``release(*, moderator, obj)`` take and give
+back a case for an hour (``CLAIM_FOR``); ``holder(obj)`` says who holds it now.
+
 Reports (``moderation.services.reports``):
 
 - ``report_create(*, server: GameServer, reporter: str, accused: Sequence[str], reasons: Sequence[str],
@@ -45,16 +49,21 @@ from moderation.services.penalties import (
     void_games,
     void_refusal,
 )
+from moderation.services.queue import claim, close_as_duplicate, holder, release
 from moderation.services.reports import report_create
 from moderation.services.standing import add_note, warn
 
 __all__ = [
     "add_note",
     "ban",
+    "claim",
+    "close_as_duplicate",
     "confirm_multiple_accounts",
     "dismiss_flag",
     "dismiss_report",
+    "holder",
     "lift_expired_bans",
+    "release",
     "report_create",
     "reset",
     "unban",

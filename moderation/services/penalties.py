@@ -57,8 +57,10 @@ def _need_note(note: str) -> str:
 
 
 def _resolve(obj: Flag | Report, status: str, moderator: AbstractBaseUser | None, note: str) -> None:
+    """Close the case; whoever held its claim holds nothing any more."""
     obj.status, obj.resolved_by, obj.resolved_at, obj.note = status, moderator, timezone.now(), note
-    obj.save(update_fields=["status", "resolved_by", "resolved_at", "note"])
+    obj.claimed_by, obj.claimed_until = None, None
+    obj.save(update_fields=["status", "resolved_by", "resolved_at", "note", "claimed_by", "claimed_until"])
 
 
 def _lock_open(model: type[Flag] | type[Report], obj: Flag | Report) -> Flag | Report:

@@ -27,7 +27,7 @@ EXPECTED = {
     "moderation.view_flag", "moderation.view_report", "moderation.view_auditentry",
     "moderation.confirm_multiple_accounts", "moderation.void_games", "moderation.dismiss",
     "moderation.uphold_report", "moderation.ban_player", "moderation.unban_player", "moderation.reset_rating",
-    "moderation.warn_player", "moderation.note_player",
+    "moderation.warn_player", "moderation.note_player", "moderation.claim",
 }
 
 
