@@ -194,6 +194,11 @@ def _run(new_ids: list[int], rated_ids: list[int], now: datetime, result: Detect
         return
     # Phase 2: each beneficiary against all their links, so the flag aggregates the whole ring.
     ring_pairs = _links_of(beneficiaries)
+    # A beneficiary on a crowded address has a link per stranger it met there: only partners with enough shared
+    # rated games (counted from the beneficiaries' own tables) are read in full.
+    shared = _shared_counts(beneficiaries, since)
+    ring_pairs = {pair: links for pair, links in ring_pairs.items()
+                  if shared.get(pair, 0) >= rules.MIN_SHARED_GAMES}
     ring_found = _suspects(ring_pairs, since, result, beneficiaries=beneficiaries)
     result.suspect_pairs = len(ring_found)
     by_flag: dict[tuple[int, str], dict[int, rules.PairStats]] = defaultdict(dict)
@@ -356,6 +361,24 @@ def _links_of(players: Iterable[int]) -> dict[tuple[int, int], list[Link]]:
 # ---------------------------------------------------------------------------------------------------------------
 # Suspect pairs
 # ---------------------------------------------------------------------------------------------------------------
+
+def _shared_counts(players: set[int], since: datetime) -> dict[tuple[int, int], int]:
+    """(lower id, higher id) -> at least the rated games inside the window one of ``players`` shared with the other
+    (a prefilter: a game of two of them counts twice, never less than once), read
+    from those players' own tables (their seats' games, then every seat of those games)."""
+    games: dict[int, list[int]] = defaultdict(list)
+    for chunk in _chunks(sorted(players)):
+        for player, game in Seat.objects.filter(player_id__in=chunk, game__status=Game.Status.RATED,
+                                                game__finished_at__gte=since).values_list("player_id", "game_id"):
+            games[game].append(player)
+    out: dict[tuple[int, int], int] = defaultdict(int)
+    for chunk in _chunks(sorted(games)):
+        for game, other in Seat.objects.filter(game_id__in=chunk).values_list("game_id", "player_id"):
+            for player in games[game]:
+                if player != other:
+                    out[(player, other) if player < other else (other, player)] += 1
+    return out
+
 
 def _rated_seats(players: set[int], since: datetime) -> dict[int, dict[int, tuple[str, int | None]]]:
     """player -> {game_id: (title, place)} over the rated games inside the window."""
