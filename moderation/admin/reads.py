@@ -157,8 +157,34 @@ def game_page(*, game: Game) -> dict[str, Any]:
         "rows": rows, "cooperative": coop, "coop_score": game.coop_score,
         "any_banned": any(s.player.is_banned for s in seats),
         "same_ip_groups": len({m for m in ip_marks if m}),
-        "void_entries": [{"entry": e, **void_refunds(e)} for e in voids],
+        "void_entries": [{"entry": e, "summary": void_summary(e),
+                          "changes_before": (e.details or {}).get("game_changes", {}).get(str(game.pk), [])}
+                         for e in voids],
     }
+
+
+# A refund smaller than a hundredth of a point shows as 0.00: not a refund a moderator needs to read.
+REFUND_SHOWN = 0.005
+
+
+def void_summary(entry: AuditEntry) -> dict[str, Any]:
+    """One void action's refunds as a moderator reads them (issue 20 §3): per title, the victims (accounts banned
+    now are the abusers, not victims, and are left out), no zero rows, largest refund first, a total per title,
+    and player ids for links. ``pending`` while the worker still rebuilds a title."""
+    outcome = refunds_of(entry=entry)
+    ids = {row.get("player") for rows in outcome["refunds"].values() for row in rows}
+    banned = set(Player.objects.filter(pk__in=ids, status=Player.Status.BANNED).values_list("pk", flat=True))
+    titles = []
+    for title, refunds in sorted(outcome["refunds"].items()):
+        rows = [r for r in refunds if r.get("player") not in banned and abs(r.get("delta") or 0) >= REFUND_SHOWN]
+        rows.sort(key=lambda r: (-(r.get("delta") or 0), r.get("handle") or ""))
+        # Victims are those who got points back; an unbanned account that gives some back (a main whose alt fed
+        # it) is listed too, but is no victim and not in the total refunded.
+        refunded = [r["delta"] for r in rows if r["delta"] > 0]
+        titles.append({"title": title, "rows": rows, "total": round(sum(refunded), 2), "victims": len(refunded),
+                       "left_out": len(refunds) - len(rows)})
+    return {"titles": titles, "pending": outcome["pending"], "rebuilt_at": outcome["rebuilt_at"],
+            "games": entry.games.count()}
 
 
 def void_refunds(entry: AuditEntry) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from arena.models import Game, Player, Seat
 from arena.players import player_ban, player_unban
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
-from ratings.models import Rating, RatingStage
+from ratings.models import Rating, RatingChange, RatingStage
 from ratings.services import rating_reset, rebuild
 
 Action = AuditEntry.Action
@@ -245,8 +245,10 @@ def uphold_report(*, moderator: AbstractBaseUser | None, report: Report, note: s
 # Void and refund
 # ---------------------------------------------------------------------------------------------------------------
 
-def _games_named(ids: Sequence[int]) -> str:
-    return f"game {ids[0]}" if len(ids) == 1 else "games " + ", ".join(str(pk) for pk in ids)
+def _games_named(games: Sequence[Game]) -> str:
+    """Games as moderators know them: by the game server's table id, never the database id."""
+    names = [g.table_id for g in sorted(games, key=lambda g: g.pk)]
+    return f"game {names[0]}" if len(names) == 1 else "games " + ", ".join(names)
 
 
 def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
@@ -258,12 +260,12 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
     never disagree about which games qualify. One query at most, whatever the number of games.
     """
     ids = sorted(g.pk for g in games)
-    already = [g.pk for g in sorted(games, key=lambda g: g.pk) if g.status == Game.Status.VOID]
+    already = [g for g in games if g.status == Game.Status.VOID]
     if already:
         return Conflict("already_void", f"Already void: {_games_named(already)}.", {"games": "Already void."})
     with_banned = set(Seat.objects.filter(game_id__in=ids, player__status=Player.Status.BANNED)
                       .values_list("game_id", flat=True))
-    innocent = [pk for pk in ids if pk not in with_banned]
+    innocent = [g for g in games if g.pk not in with_banned]
     if innocent:
         return Conflict("no_banned_player", "Only games played with a banned account can be voided (ban the "
                         f"account first): {_games_named(innocent)}.", {"games": "Ban the account first."})
@@ -289,10 +291,19 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
         if refusal is not None:
             raise refusal
         titles = sorted({g.title for g in locked if g.status == Game.Status.RATED})
+        # Each game's own rating changes as they stood, before the rebuild removes them: its page still shows
+        # what the game did (``details["game_changes"]``, by game id).
+        game_changes: dict[str, list[dict[str, Any]]] = {}
+        for change in (RatingChange.objects.filter(game_id__in=ids, kind=RatingChange.Kind.GAME)
+                       .select_related("player").order_by("game_id", "seq")):
+            game_changes.setdefault(str(change.game_id), []).append(
+                {"player": change.player_id, "handle": change.player.handle, "before": change.before,
+                 "after": change.after, "delta": change.delta})
         Game.objects.filter(pk__in=ids).update(status=Game.Status.VOID)
         players = list(Player.objects.filter(seats__game_id__in=ids).distinct())
         entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
-                       details={"titles": titles, "pending_titles": titles, "refunds": {}})
+                       details={"titles": titles, "pending_titles": titles, "refunds": {},
+                                "game_changes": game_changes})
         announce(GamesVoided(game_ids=tuple(ids), titles=tuple(titles), action_id=entry.pk))
     return entry
 

@@ -361,7 +361,11 @@ def test_void_a_rings_games_at_once_from_the_games_list(arena, mod_client, djang
     assert set(refunds) == {"kim", "kim_alt"} and refunds["kim"] < 0
     assert refunds["kim"] == pytest.approx(-refunds["kim_alt"])
     page = _text(mod_client.get(f"/admin/arena/game/{ids[0]}/change/"))
-    assert 'class="refunds"' in page and 'data-player="kim_alt"' in page
+    assert f'href="/admin/moderation/auditentry/{entry.pk}/change/" class="refund-summary"' in page
+    # One summary for the six games: kim the only victim (kim_alt is banned, not a victim), once, with a total.
+    summary = _text(mod_client.get(f"/admin/moderation/auditentry/{entry.pk}/change/"))
+    assert summary.count('<tr data-player="kim">') == 1 and 'data-player="kim_alt"' not in summary
+    assert f"{refunds['kim']:.2f}" in summary and "Refunds of this void (6 games)" in summary
 
 
 def test_void_is_not_offered_without_its_permission(arena):
