@@ -20,6 +20,8 @@ class PanelSite(admin.AdminSite):
     site_title = "Arena admin"
     index_title = "Dashboard"
     index_template = "admin/moderation/dashboard.html"
+    # Arena has no public site at "/" (the API lives under /api/): no "View site" link that answers 404.
+    site_url = None
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
         from moderation.admin.dashboard import dashboard_context

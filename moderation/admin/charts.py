@@ -145,12 +145,28 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
             elif dots:
                 tip = f"game {p.game_id} ({p.at:%Y-%m-%d}): {p.before:.2f} → {p.after:.2f} ({p.after - p.before:+.2f})"
                 parts.append(f'<circle class="dot" cx="{px}" cy="{py}" r="2.5"><title>{_text(tip)}</title></circle>')
+    # Voids that fall in one slot (a ring's games, between two remaining entries) are one mark, "void ×N", and a
+    # label is dropped where it would touch the previous one (its mark and tooltip stay): 54 voids over 7 slots
+    # read as 7 marks, not a pile of overlapping words.
+    grouped: dict[float, list[datetime]] = {}
     for at, slot in zip(plot.voids, _void_slots(points, plot.voids), strict=True):
-        vx = x(min(slot, slots))
+        grouped.setdefault(min(slot, slots), []).append(at)
+    last_label_end = -1e9
+    for slot, times_in_slot in sorted(grouped.items()):
+        vx = x(slot)
+        word = "void" if len(times_in_slot) == 1 else f"void ×{len(times_in_slot)}"
+        half = len(word) * 3.6
+        label = ""
+        if vx - half > last_label_end + 2:
+            label = f'<text x="{_num(vx)}" y="{_num(base - 8)}" text-anchor="middle">{_text(word)}</text>'
+            last_label_end = vx + half
+        tip = ", ".join(at.strftime("%Y-%m-%d %H:%M") for at in sorted(times_in_slot)[:10])
+        tip += f" and {len(times_in_slot) - 10} more" if len(times_in_slot) > 10 else ""
         parts.append(
-            f'<g class="void"><path d="M{_num(vx - 4)},{_num(base - 4)} l8,8 m0,-8 l-8,8"/>'
-            f'<text x="{_num(vx)}" y="{_num(base - 8)}" text-anchor="middle">void</text>'
-            f"<title>{_text('voided game of ' + at.strftime('%Y-%m-%d %H:%M'))}</title></g>")
+            f'<g class="void" data-count="{len(times_in_slot)}"><path d="M{_num(vx - 4)},{_num(base - 4)} '
+            f'l8,8 m0,-8 l-8,8"/>{label}'
+            f"<title>{_text(('voided game of ' if len(times_in_slot) == 1 else 'voided games of ') + tip)}</title>"
+            "</g>")
     parts.append("</svg>")
     return "".join(parts)
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.db.models import Model
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -106,12 +105,12 @@ class Action:
 def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, action: Action) -> HttpResponse:
     """The one door of every action: permission, object, then the confirm page (GET) or the service (POST)."""
     if not request.user.has_perm(perm(action.codename)):
-        raise PermissionDenied
+        return refused(model_admin, request, action)
     obj = model_admin.get_object(request, object_id)
     if obj is None:
         raise Http404("No such object.")
     if not model_admin.has_view_permission(request, obj):  # acting on what one may not even see: no
-        raise PermissionDenied
+        return refused(model_admin, request, action)
     change_url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
     unavailable = action.available(obj)
     if unavailable:
@@ -142,6 +141,14 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         **action.extra,
     }
     return TemplateResponse(request, "admin/moderation/confirm.html", context)
+
+
+def refused(model_admin: admin.ModelAdmin, request: HttpRequest, action: Action) -> TemplateResponse:
+    """A refusal in the admin's own layout, with the way back, not a bare "403 Forbidden" (still a 403)."""
+    context = {**model_admin.admin_site.each_context(request), "title": "Not allowed", "action": action,
+               "back_url": reverse(f"admin:{model_admin.model._meta.app_label}_"
+                                   f"{model_admin.model._meta.model_name}_changelist")}
+    return TemplateResponse(request, "admin/moderation/refused.html", context, status=403)
 
 
 def action_buttons(request: HttpRequest, obj: Model, actions: dict[str, Action]) -> list[dict[str, str]]:

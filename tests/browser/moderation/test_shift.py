@@ -179,3 +179,25 @@ def test_a_timed_ban_a_warning_and_a_note_on_the_player_page(page, live_server, 
     expect(page.locator("#player-standing .ban-term")).to_contain_text(f"Banned until {until:%Y-%m-%d %H:%M} UTC")
     page.screenshot(path=str(artifacts / f"shift_player_standing_{theme}.png"), full_page=True)
     assert list(AuditEntry.objects.order_by("pk").values_list("action", flat=True)) == ["warn", "note", "ban"]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_refusal_keeps_the_admin_layout_and_a_way_back(page, live_server, artifacts, theme, transactional_db):
+    from django.contrib.auth.models import User
+
+    from tests.db.moderation.panel_helpers import PASSWORD
+
+    Arena().game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    staff = User.objects.create_user("helpdesk", password=PASSWORD, is_staff=True)
+    themed(page, theme)
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/")
+    page.fill("#id_username", staff.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("#login-form input[type=submit]")
+    response = page.goto(f"{live_server.url}/admin/arena/player/{player('kim').pk}/ban/")
+    assert response is not None and response.status == 403
+    expect(page.locator("#header")).to_be_visible()
+    expect(page.locator(".refusal")).to_contain_text("may not ban here")
+    page.screenshot(path=str(artifacts / f"shift_refusal_{theme}.png"), full_page=True)
+    page.click("text=Dashboard")
+    expect(page).to_have_url(f"{live_server.url}/admin/")

@@ -119,8 +119,19 @@ def test_staff_outside_the_group_cannot_warn_or_note(duel):
     assert client.login(username="staff", password=PASSWORD)
     kim = player("kim")
     for slug in ("warn", "note"):
-        assert client.post(f"/admin/arena/player/{kim.pk}/{slug}/", {"note": "x"}).status_code == 403
+        response = client.post(f"/admin/arena/player/{kim.pk}/{slug}/", {"note": "x"})
+        assert response.status_code == 403
+        # A refusal in the admin's layout with a way back, not a bare "403 Forbidden".
+        page = response.content.decode()
+        assert 'id="header"' in page and 'href="/admin/arena/player/" class="button">Back to the list' in page
     assert not AuditEntry.objects.exists()
+
+
+def test_no_view_site_link_and_a_favicon_that_exists(mod_client, duel):
+    page_ = page(mod_client, f"/admin/arena/player/{player('kim').pk}/change/")
+    assert "View site" not in page_
+    assert 'rel="icon" type="image/svg+xml" href="/static/moderation/favicon.svg"' in page_
+    assert mod_client.get("/static/moderation/favicon.svg").status_code == 200
 
 
 def test_the_reset_page_shows_each_titles_rating_before_and_after(mod_client, duel):
