@@ -66,7 +66,8 @@ def reset_database() -> None:
         cur.execute("TRUNCATE moderation_flagfeeder, moderation_flag, moderation_link, moderation_report_accused, "
                     "moderation_report, moderation_auditentry_players, moderation_auditentry_games, "
                     "moderation_auditentry_flags, moderation_auditentry_reports, moderation_auditentry, "
-                    "moderation_detectionstate, ratings_ratingchange, ratings_rating, ratings_ratingstage, "
+                    "moderation_banterm, moderation_detectionstate, ratings_ratingchange, ratings_rating, "
+                    "ratings_ratingstage, "
                     "arena_seat, arena_game, arena_player, arena_gameserver RESTART IDENTITY CASCADE")
 
 

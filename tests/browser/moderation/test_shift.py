@@ -201,3 +201,36 @@ def test_a_refusal_keeps_the_admin_layout_and_a_way_back(page, live_server, arti
     page.screenshot(path=str(artifacts / f"shift_refusal_{theme}.png"), full_page=True)
     page.click("text=Dashboard")
     expect(page).to_have_url(f"{live_server.url}/admin/")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_rings_voided_games_draw_as_counted_marks_and_one_readable_refund_summary(page, live_server, moderator,
+                                                                                      artifacts, theme):
+    """kim beat kim_alt 8 times between honest games with olga; kim_alt is banned and the 8 games voided at once.
+    kim's Tokaido plot draws each slot's voids as one mark (no pile of overlapping labels), every text inside the
+    SVG, apart and readable; the void's summary lists olga and kim once each, never the banned alt."""
+    from moderation import services
+
+    arena = Arena()
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    for _ in range(4):
+        arena.game([("kim", fresh_ip()), ("kim_alt", fresh_ip())])
+    arena.game([("olga", fresh_ip()), ("kim", fresh_ip())])
+    for _ in range(4):
+        arena.game([("kim", fresh_ip()), ("kim_alt", fresh_ip())])
+    arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
+    services.ban(moderator=None, player=player("kim_alt"), note="alt")
+    entry = services.void_games(moderator=None, games=games_of("kim_alt"), note="ring")
+    themed(page, theme)
+    login(page, live_server, moderator)
+    page.goto(f"{live_server.url}/admin/arena/player/{player('kim').pk}/change/")
+    plot = page.locator("figure.plot[data-title=tokaido] svg")
+    expect(plot.locator("g.void")).to_have_count(2)  # 4 + 4 voids, in two slots
+    expect(plot.locator("g.void text")).to_have_text(["void ×4", "void ×4"])
+    check_drawing(page, "figure.plot[data-title=tokaido] svg")
+    page.screenshot(path=str(artifacts / f"shift_plot_voids_{theme}.png"), full_page=True)
+    page.goto(f"{live_server.url}/admin/moderation/auditentry/{entry.pk}/change/")
+    rows = page.locator("#refund-summary table.refunds tbody tr")
+    handles = [rows.nth(i).get_attribute("data-player") for i in range(rows.count())]
+    assert "kim_alt" not in handles and sorted(handles) == ["kim", "olga"]
+    page.screenshot(path=str(artifacts / f"shift_refund_summary_{theme}.png"), full_page=True)
