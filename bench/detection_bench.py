@@ -17,6 +17,11 @@ lacks "bench". For each history size, from scratch:
 4. void-and-rebuild: one ring's alt is banned and its games of the biggest title voided, then the worker's
    ``void_rebuild_title`` (rebuild and refunds) is timed, as games replayed per second. Compare it with the
    "raw-SQL floor" line of ``bench/rating_bench.py`` (the writes of an Elo batch alone, no reads, no logic).
+
+``--crowded N`` measures the crowded-address cap instead (docs/moderation.md, "Crowded addresses"): the same
+history and the same timed day are built twice from the seed, once with ``N`` of the day's active accounts each on
+their own address (the baseline) and once with all ``N`` behind one address (a carrier's NAT). Target: the crowded
+pass costs at most 1.5x the baseline pass (without the cap it would make N(N-1)/2 links).
 """
 from __future__ import annotations
 
@@ -61,7 +66,8 @@ def reset_database() -> None:
         cur.execute("TRUNCATE moderation_flagfeeder, moderation_flag, moderation_link, moderation_report_accused, "
                     "moderation_report, moderation_auditentry_players, moderation_auditentry_games, "
                     "moderation_auditentry_flags, moderation_auditentry_reports, moderation_auditentry, "
-                    "moderation_detectionstate, ratings_ratingchange, ratings_rating, ratings_ratingstage, "
+                    "moderation_banterm, moderation_detectionstate, ratings_ratingchange, ratings_rating, "
+                    "ratings_ratingstage, "
                     "arena_seat, arena_game, arena_player, arena_gameserver RESTART IDENTITY CASCADE")
 
 
@@ -93,9 +99,12 @@ class Population:
             self.rings.append((main, alts))
         self.alts = {a for _, alts in self.rings for a in alts}
         self.honest = [p for p in self.ids if p not in self.alts]
+        self.nat: set[int] = set()  # accounts behind one carrier's address (--crowded), on the timed day only
 
     def seat_hashes(self, p: int) -> tuple[str, str]:
         r = self.rnd.random()
+        if p in self.nat:
+            return "carrier-nat", self.device[p]
         if p in self.cafe and r < 0.2:
             return self.cafe[p], self.device[p]
         if r > 0.9:
@@ -202,6 +211,44 @@ def build(history: int, new: int, seed: int) -> tuple[Population, int, datetime]
     return pop, server.pk, now
 
 
+def crowded_run(history: int, new: int, seed: int, active: int, accounts: int, behind_one: bool) -> dict[str, float]:
+    """The timed day with ``accounts`` of its active players each on their own address, or all behind one."""
+    announcements._subscribers.clear()
+    pop, server_id, now = build(history, new, seed)
+    today = copy.copy(pop)
+    today.honest = pop.honest[:active]
+    today.rings = pop.rings[: max(1, active // 300)]
+    today.nat = set(today.honest[:accounts]) if behind_one else set()
+    first = (Game.objects.aggregate(m=Max("pk"))["m"] or 0) + 1
+    make_games(today, new, first, server_id, now - timedelta(days=1), now - timedelta(minutes=1))
+    rate_everything()
+    vacuum()
+    started = time.perf_counter()
+    result = detection.detect_all(now=now)
+    elapsed = time.perf_counter() - started
+    nat_accounts = (Game.objects.filter(seats__ip_hash="carrier-nat").values("seats__player_id").distinct().count()
+                    if behind_one else 0)
+    say(f"  pass ({'behind one address' if behind_one else 'own addresses'}): {result.games} new games in "
+        f"{elapsed:.2f}s, {nat_accounts} accounts on the crowded address: {result.links_created} links new, "
+        f"{result.links_updated} widened, {result.pairs_evaluated} pairs, {result.suspect_pairs} suspect, flags "
+        f"{result.flags_created} new / {result.flags_updated} updated")
+    return {"pass": elapsed, "links": result.links_created, "nat_accounts": nat_accounts}
+
+
+def crowded_main(args: argparse.Namespace) -> None:
+    size = (args.history or [20_000])[0]
+    say(f"crowded address: history {size:,}, {args.new:,} new games, {args.crowded:,} accounts, "
+        f"database {connection.settings_dict['NAME']}")
+    base = crowded_run(size, args.new, args.seed, args.active, args.crowded, behind_one=False)
+    crowded = crowded_run(size, args.new, args.seed, args.active, args.crowded, behind_one=True)
+    ratio = crowded["pass"] / base["pass"]
+    say("")
+    say(f"{'day':>22} {'pass (s)':>9} {'links new':>10} {'on the address':>15}")
+    say(f"{'own addresses':>22} {base['pass']:>9.2f} {base['links']:>10,} {'-':>15}")
+    say(f"{'behind one address':>22} {crowded['pass']:>9.2f} {crowded['links']:>10,} {crowded['nat_accounts']:>15,}")
+    say(f"crowded / baseline = {ratio:.2f}x (target <= 1.5): {'ok' if ratio <= 1.5 else 'MISSED'}")
+
+
 def run(history: int, new: int, seed: int, active: int, reuse: bool, rebuild: bool) -> dict[str, float]:
     # Each stage is timed alone: no listener (boards, detection after every batch) runs while the history is rated.
     announcements._subscribers.clear()
@@ -256,11 +303,16 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true",
                         help="keep a database already holding the history (one size per database then)")
     parser.add_argument("--no-rebuild", action="store_true", help="skip the void-and-rebuild step")
+    parser.add_argument("--crowded", type=int, default=0,
+                        help="measure the crowded-address cap: this many active accounts behind one address")
     args = parser.parse_args()
     sizes = sorted(args.history or [100_000, 1_000_000])
     name = connection.settings_dict["NAME"]
     if connection.vendor != "postgresql" or "bench" not in name:
         sys.exit(f"refusing to run on {connection.vendor} database {name!r}: point DATABASE_URL at a *bench* db")
+    if args.crowded:
+        crowded_main(args)
+        return
     results = {}
     for size in sizes:
         say(f"history {size:,}, {args.new:,} new games, database {name}")

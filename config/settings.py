@@ -270,6 +270,8 @@ CELERY_BEAT_SCHEDULE = {
     "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
     # Beat's heartbeat (arena/beat.py): the "no beat tick for 10 s" alert reads its time.
     "beat-heartbeat": {"task": "arena.tasks.beat_tick", "schedule": 1.0, "options": {"expires": 5.0}},
+    # docs/moderation.md: a timed ban is lifted (an audited unban by the system) within a minute of its end.
+    "lift-expired-bans": {"task": "moderation.tasks.lift_expired_bans", "schedule": 60.0},
 }
 
 # =============================================================================

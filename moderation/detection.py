@@ -25,7 +25,7 @@ Nothing here punishes anyone: "if there is any possible doubt, a player should b
 """
 from __future__ import annotations
 
-import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -33,13 +33,13 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from arena.games import all_games
 from arena.models import Game, Player, Seat
-from moderation import rules
+from moderation import crowds, rules
 from moderation.models import DetectionState, Flag, FlagFeeder, Link
 from ratings.models import Rating, RatingChange
 
@@ -72,7 +72,7 @@ def _chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
 
 
 def _digest(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()[:16]
+    return crowds.hash_digest(value)
 
 
 def detect(*, now: datetime | None = None, limit: int | None = None,
@@ -178,9 +178,13 @@ def _run(new_ids: list[int], rated_ids: list[int], now: datetime, result: Detect
     say(f"links: {result.links_created} new, {result.links_updated} widened; {len(touched)} players touched")
     since = now - rules.SUSPECT_WINDOW
     candidates = co_seated | relinked
-    pairs = {pair: links for pair, links in _links_of({p for pair in candidates for p in pair}).items()
-             if pair in candidates}
-    found = _suspects(pairs, since, result)
+    # Only a pair with enough shared rated games can be suspect: that is checked on the seats first, so the links
+    # read are those few pairs' (a crowded address's table pairs are many, and nearly all played once).
+    seats_by_player = _rated_seats({p for pair in candidates for p in pair}, since)
+    enough = {(a, b) for a, b in candidates
+              if len(seats_by_player.get(a, {}).keys() & seats_by_player.get(b, {}).keys()) >= rules.MIN_SHARED_GAMES}
+    pairs = _links_of_pairs(enough)
+    found = _suspects(pairs, since, result, seats=seats_by_player)
     beneficiaries = {b for b, _f, _title in found}
     # Open flags about anyone who played or was linked anew are brought up to date (or left as they stand).
     for chunk in _chunks(sorted(touched)):
@@ -190,6 +194,11 @@ def _run(new_ids: list[int], rated_ids: list[int], now: datetime, result: Detect
         return
     # Phase 2: each beneficiary against all their links, so the flag aggregates the whole ring.
     ring_pairs = _links_of(beneficiaries)
+    # A beneficiary on a crowded address has a link per stranger it met there: only partners with enough shared
+    # rated games (counted from the beneficiaries' own tables) are read in full.
+    shared = _shared_counts(beneficiaries, since)
+    ring_pairs = {pair: links for pair, links in ring_pairs.items()
+                  if shared.get(pair, 0) >= rules.MIN_SHARED_GAMES}
     ring_found = _suspects(ring_pairs, since, result, beneficiaries=beneficiaries)
     result.suspect_pairs = len(ring_found)
     by_flag: dict[tuple[int, str], dict[int, rules.PairStats]] = defaultdict(dict)
@@ -215,32 +224,47 @@ def _run(new_ids: list[int], rated_ids: list[int], now: datetime, result: Detect
 # ---------------------------------------------------------------------------------------------------------------
 
 def _update_links(seats: list[tuple], result: DetectionResult) -> set[tuple[int, int]]:
-    """Merge the links the new seats create; returns the pairs whose links were created or widened."""
+    """Merge the links the new seats create; returns the pairs whose links were created or widened.
+
+    A hash's crowd (accounts seen on it within ``LINK_WINDOW`` of the new uses) is counted in the database first.
+    A crowded hash (``rules.is_crowded``: a carrier's NAT) links only the accounts seated at one new table through
+    it (``rules.table_pairs``), so neither its uses nor its N(N-1)/2 pairs are ever loaded; every other hash links
+    every pair of uses within the window (``rules.close_pairs``), as before.
+    """
     touched: set[tuple[int, int]] = set()
     for kind, column, index in ((Link.Kind.IP, "ip_hash", 2), (Link.Kind.DEVICE, "device_hash", 3)):
-        new_uses: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
+        new_uses: dict[str, list[tuple[int, datetime, int]]] = defaultdict(list)
         for seat in seats:
             if seat[index]:
-                new_uses[seat[index]].append((seat[1], seat[4]))
+                new_uses[seat[index]].append((seat[1], seat[4], seat[0]))
         if not new_uses:
             continue
-        times = [t for uses in new_uses.values() for _, t in uses]
+        times = [t for uses in new_uses.values() for _, t, _ in uses]
         lo, hi = min(times) - rules.LINK_WINDOW, max(times) + rules.LINK_WINDOW
+        in_window = {f"{column}__in": (), "game__finished_at__gte": lo, "game__finished_at__lte": hi}
+        crowds: dict[str, int] = {}
+        for chunk in _chunks(sorted(new_uses)):
+            in_window[f"{column}__in"] = chunk
+            crowds.update(Seat.objects.filter(**in_window).values_list(column).annotate(
+                n=Count("player_id", distinct=True)).values_list(column, "n"))
+        plain = sorted(key for key in new_uses if not rules.is_crowded(crowds.get(key, 0)))
         known: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
-        keys = sorted(new_uses)
-        for chunk in _chunks(keys):
-            rows = Seat.objects.filter(**{f"{column}__in": chunk}, game__finished_at__gte=lo,
-                                       game__finished_at__lte=hi).values_list(column, "player_id", "game__finished_at")
-            for key, player, at in rows:
+        for chunk in _chunks(plain):
+            in_window[f"{column}__in"] = chunk
+            for key, player, at in Seat.objects.filter(**in_window).values_list(column, "player_id",
+                                                                                 "game__finished_at"):
                 known[key].append((player, at))
         spans: dict[tuple[int, int], tuple[datetime, datetime, set[str], int]] = {}
         for key, uses in new_uses.items():
-            everyone = known.get(key) or uses
-            crowd = len({player for player, _ in everyone})
+            crowd = crowds.get(key) or len({player for player, _, _ in uses})
             if crowd < 2:
                 continue
+            if rules.is_crowded(crowd):
+                pairs = rules.table_pairs(uses)
+            else:
+                pairs = rules.close_pairs(known.get(key) or [(p, t) for p, t, _ in uses], [(p, t) for p, t, _ in uses])
             digest = _digest(key)
-            for pair, span in rules.close_pairs(everyone, uses).items():
+            for pair, span in pairs.items():
                 old = spans.get(pair)
                 if old is None:
                     spans[pair] = (span.first, span.last, {digest}, crowd)
@@ -253,12 +277,7 @@ def _update_links(seats: list[tuple], result: DetectionResult) -> set[tuple[int,
 
 
 def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: DetectionResult) -> set[tuple[int, int]]:
-    existing: dict[tuple[int, int], Link] = {}
-    firsts = sorted({a for a, _ in spans})
-    for chunk in _chunks(firsts):
-        for link in Link.objects.filter(kind=kind, player_a_id__in=chunk):
-            if (link.player_a_id, link.player_b_id) in spans:
-                existing[(link.player_a_id, link.player_b_id)] = link
+    existing = {pair: links[0] for pair, links in _links_of_pairs(set(spans), kind=kind).items()}
     create, update = [], []
     touched: set[tuple[int, int]] = set()
     for (a, b), (first, last, digests, crowd) in spans.items():
@@ -278,7 +297,7 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
         link.updated_at = timezone.now()
         update.append(link)
         touched.add((a, b))
-    Link.objects.bulk_create(create, batch_size=CHUNK)
+    _insert_links(create)
     # One UPDATE per widened link: Django's bulk_update builds a CASE per column per row, which costs more to
     # compile than these few hundred single-row updates by primary key cost to run.
     for link in update:
@@ -288,6 +307,42 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
     result.links_created += len(create)
     result.links_updated += len(update)
     return touched
+
+
+def _insert_links(links: list[Link]) -> None:
+    """New links in as few statements as possible: on PostgreSQL one ``INSERT ... SELECT unnest(...)`` per chunk of
+    arrays (a crowded address's tables make tens of thousands at once, and ``bulk_create`` builds a row of
+    placeholders per link and returns every id, which nobody reads here); elsewhere ``bulk_create``."""
+    if connection.vendor != "postgresql":
+        Link.objects.bulk_create(links, batch_size=CHUNK)
+        return
+    now = timezone.now()
+    table = connection.ops.quote_name(Link._meta.db_table)
+    with connection.cursor() as cur:
+        for chunk in _chunks(links, 10 * CHUNK):
+            cur.execute(
+                f"INSERT INTO {table} (player_a_id, player_b_id, kind, keys, key_digests, first_seen, last_seen, "
+                "crowd, updated_at) SELECT a, b, k, n, d::jsonb, f, l, c, %s FROM unnest(%s::bigint[], "
+                "%s::bigint[], %s::text[], %s::int[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::int[]) "
+                "AS t(a, b, k, n, d, f, l, c)",
+                [now, [x.player_a_id for x in chunk], [x.player_b_id for x in chunk], [x.kind for x in chunk],
+                 [x.keys for x in chunk], [json.dumps(x.key_digests) for x in chunk], [x.first_seen for x in chunk],
+                 [x.last_seen for x in chunk], [x.crowd for x in chunk]])
+
+
+def _links_of_pairs(pairs: set[tuple[int, int]], kind: str | None = None) -> dict[tuple[int, int], list[Link]]:
+    """The links of exactly these (lower id, higher id) pairs (of one ``kind`` if given)."""
+    out: dict[tuple[int, int], list[Link]] = defaultdict(list)
+    by_first: dict[int, set[int]] = defaultdict(set)
+    for a, b in pairs:
+        by_first[a].add(b)
+    for chunk in _chunks(sorted(by_first)):
+        for seconds in _chunks(sorted({b for a in chunk for b in by_first[a]})):
+            rows = Link.objects.filter(player_a_id__in=chunk, player_b_id__in=seconds)
+            for link in rows.filter(kind=kind) if kind else rows:
+                if (link.player_a_id, link.player_b_id) in pairs:
+                    out[(link.player_a_id, link.player_b_id)].append(link)
+    return out
 
 
 def _links_of(players: Iterable[int]) -> dict[tuple[int, int], list[Link]]:
@@ -307,6 +362,24 @@ def _links_of(players: Iterable[int]) -> dict[tuple[int, int], list[Link]]:
 # Suspect pairs
 # ---------------------------------------------------------------------------------------------------------------
 
+def _shared_counts(players: set[int], since: datetime) -> dict[tuple[int, int], int]:
+    """(lower id, higher id) -> at least the rated games inside the window one of ``players`` shared with the other
+    (a prefilter: a game of two of them counts twice, never less than once), read
+    from those players' own tables (their seats' games, then every seat of those games)."""
+    games: dict[int, list[int]] = defaultdict(list)
+    for chunk in _chunks(sorted(players)):
+        for player, game in Seat.objects.filter(player_id__in=chunk, game__status=Game.Status.RATED,
+                                                game__finished_at__gte=since).values_list("player_id", "game_id"):
+            games[game].append(player)
+    out: dict[tuple[int, int], int] = defaultdict(int)
+    for chunk in _chunks(sorted(games)):
+        for game, other in Seat.objects.filter(game_id__in=chunk).values_list("game_id", "player_id"):
+            for player in games[game]:
+                if player != other:
+                    out[(player, other) if player < other else (other, player)] += 1
+    return out
+
+
 def _rated_seats(players: set[int], since: datetime) -> dict[int, dict[int, tuple[str, int | None]]]:
     """player -> {game_id: (title, place)} over the rated games inside the window."""
     out: dict[int, dict[int, tuple[str, int | None]]] = defaultdict(dict)
@@ -320,12 +393,15 @@ def _rated_seats(players: set[int], since: datetime) -> dict[int, dict[int, tupl
 
 
 def _suspects(pairs: dict[tuple[int, int], list[Link]], since: datetime, result: DetectionResult,
-              beneficiaries: set[int] | None = None) -> dict[tuple[int, int, str], rules.PairStats]:
-    """(B, F, title) -> stats for every suspect orientation of the given pairs (B restricted if given)."""
+              beneficiaries: set[int] | None = None,
+              seats: dict[int, dict[int, tuple[str, int | None]]] | None = None,
+              ) -> dict[tuple[int, int, str], rules.PairStats]:
+    """(B, F, title) -> stats for every suspect orientation of the given pairs (B restricted if given); ``seats``
+    when the caller already read them (``_rated_seats`` of at least these pairs' players)."""
     if not pairs:
         return {}
-    players = {p for pair in pairs for p in pair}
-    seats = _rated_seats(players, since)
+    if seats is None:
+        seats = _rated_seats({p for pair in pairs for p in pair}, since)
     found: dict[tuple[int, int, str], rules.PairStats] = {}
     for a, b in pairs:
         games_a, games_b = seats.get(a, {}), seats.get(b, {})
@@ -353,10 +429,22 @@ def _account(player: Player, games: int, now: datetime) -> dict[str, Any]:
             "age_days": max((now - player.created_at).days, 0), "games": games, "status": player.status}
 
 
-def _link_evidence(links: list[Link]) -> list[dict[str, Any]]:
-    return [{"kind": link.kind, "keys": link.keys, "first_seen": link.first_seen.isoformat(),
-             "last_seen": link.last_seen.isoformat(), "crowd": link.crowd, "crowded": rules.is_crowded(link.crowd),
-             "weight": round(rules.link_weight(link.kind, link.crowd), 3)} for link in links]
+def _link_evidence(links: list[Link], strangers: dict[str, int]) -> list[dict[str, Any]]:
+    """A link as the flag shows it: ``crowd`` counts the accounts outside the flag on its least crowded hash
+    (``crowds.pair_strangers``), ``accounts_on_hash`` everyone detection saw on it."""
+    out = []
+    for link in links:
+        crowd = strangers.get(link.kind, link.crowd)
+        out.append({"kind": link.kind, "keys": link.keys, "first_seen": link.first_seen.isoformat(),
+                    "last_seen": link.last_seen.isoformat(), "crowd": crowd, "accounts_on_hash": link.crowd,
+                    "crowded": rules.is_crowded(crowd), "weight": round(rules.link_weight(link.kind, crowd), 3)})
+    return out
+
+
+def _hash_evidence(shared: crowds.SharedHash, players: dict[int, Player]) -> dict[str, Any]:
+    return {"kind": shared.kind, "digest": shared.digest, "first": shared.first.isoformat(),
+            "last": shared.last.isoformat(), "strangers": shared.strangers, "widely_shared": shared.widely_shared,
+            "accounts": [players[p].handle for p in shared.accounts if p in players]}
 
 
 def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
@@ -375,17 +463,21 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
     # Rated games over every title, one grouped query for the whole ring rather than one per account.
     played = dict(Rating.objects.filter(player_id__in=players).values("player_id").annotate(n=Sum("games"))
                   .values_list("player_id", "n"))
+    # Each shared hash's crowd without the flag's own accounts (``crowds``): a ring is not its own crowd.
+    hashes = crowds.shared_hashes(accounts=[b, *feeders], since=since - rules.LINK_WINDOW)
     rows, parts, feeder_evidence = [], [], []
     for f, stats in sorted(feeders.items()):
         links = pairs.get((min(b, f), max(b, f)), [])
-        weight = max((rules.link_weight(link.kind, link.crowd) for link in links), default=0.0)
+        strangers = crowds.pair_strangers(hashes, b, f)
+        weight = max((rules.link_weight(link.kind, strangers.get(link.kind, link.crowd)) for link in links),
+                     default=0.0)
         gained = round(sum(gains.get(g, 0.0) for g in stats.game_ids), 2)
         parts.append(rules.feeder_score(stats, weight))
         feeder_evidence.append({
             **_account(players[f], played.get(f) or 0, now), "shared_games": stats.shared_games, "wins": stats.wins,
             "win_share": round(stats.win_share, 4), "concentration": round(stats.concentration, 4),
             "shared_any": stats.shared_any, "rated_games_in_window": stats.feeder_games, "elo_gained": gained,
-            "weight": round(weight, 3), "links": _link_evidence(links), "game_ids": stats.game_ids,
+            "weight": round(weight, 3), "links": _link_evidence(links, strangers), "game_ids": stats.game_ids,
         })
         rows.append(FlagFeeder(feeder_id=f, shared_games=stats.shared_games, wins=stats.wins,
                                win_share=stats.win_share, concentration=stats.concentration, elo_gained=gained,
@@ -393,7 +485,8 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats],
     elo_gained = round(sum(gains.get(g, 0.0) for g in all_ids), 2)
     evidence = {"game": title, "beneficiary": _account(players[b], played.get(b) or 0, now),
                 "window": {"from": since.isoformat(), "to": now.isoformat()},
-                "feeders": feeder_evidence, "elo_gained": elo_gained, "game_ids": all_ids}
+                "feeders": feeder_evidence, "elo_gained": elo_gained, "game_ids": all_ids,
+                "hashes": [_hash_evidence(h, players) for h in hashes]}
     score = rules.flag_score(parts, elo_gained)
     if open_flag is None:
         open_flag = Flag.objects.create(beneficiary_id=b, title=title, score=score, evidence=evidence, game_ids=all_ids)

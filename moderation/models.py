@@ -31,7 +31,8 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
 - ``Report``: a player's report sent by a game server. ``reason`` is the leading reason, ``reasons`` all of
   them; ``status`` open, upheld, dismissed or closed (closed at once: ``same_ip`` alone, with ``answer``).
   ``score`` sorts the queue and rises with the reporter's track record.
-- ``AuditEntry``: every moderator action: who (``moderator``), when, ``action`` (typed), targets (players, games,
+- ``AuditEntry``: every moderator action: who (``moderator``, and ``moderator_name``, their username at the time,
+  which a later rename leaves as it was), when, ``action`` (typed), targets (players, games,
   flags, reports), ``note``, and ``details`` JSON. ``void_games``: ``{"titles": [...], "pending_titles": [...]
   (emptied as the worker rebuilds each), "refunds": {title: [{"player", "handle", "before", "after", "delta"}]},
   "rebuilt_at": iso}`` (``after`` null when the player has no game left in the title). ``confirm_multiple_accounts``:
@@ -83,6 +84,8 @@ class Flag(models.Model):
         # Detection itself closed it: re-evaluated on later games, no feeder meets the thresholds any more (an
         # early run of luck that evened out). Not a verdict; raised again as a new flag if the pattern returns.
         WITHDRAWN = "withdrawn"
+        # A moderator closed it as the same case as another flag (``duplicate_of``): not a verdict on anyone.
+        DUPLICATE = "duplicate"
 
     beneficiary = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="flags")
     title = models.CharField(max_length=32)
@@ -96,6 +99,13 @@ class Flag(models.Model):
     resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
     note = models.TextField(blank=True, default="")
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                     help_text="Closed as the same case as this one.")
+    # Discourse-style claims: a moderator takes the case, others see who holds it; a claim lapses at
+    # ``claimed_until`` (an hour after it was taken) without anyone releasing it.
+    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -106,7 +116,8 @@ class Flag(models.Model):
         ordering = ["-score", "id"]
 
     def __str__(self) -> str:
-        return f"flag {self.pk}: {self.beneficiary_id} in {self.title} ({self.status})"
+        """Handles, not database ids: this is the breadcrumb a moderator reads."""
+        return f"flag #{self.pk}: {self.beneficiary.handle} in {self.title} ({self.status})"
 
 
 class FlagFeeder(models.Model):
@@ -143,6 +154,7 @@ class Report(models.Model):
         UPHELD = "upheld"
         DISMISSED = "dismissed"
         CLOSED = "closed"
+        DUPLICATE = "duplicate"  # the same case as another report (``duplicate_of``): counts for no track record
 
     server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="reports")
     reporter = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="reports_made")
@@ -160,6 +172,13 @@ class Report(models.Model):
     resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
     note = models.TextField(blank=True, default="")
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                     help_text="Closed as the same case as this one.")
+    # Discourse-style claims: a moderator takes the case, others see who holds it; a claim lapses at
+    # ``claimed_until`` (an hour after it was taken) without anyone releasing it.
+    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -169,7 +188,7 @@ class Report(models.Model):
         ordering = ["-score", "created_at"]
 
     def __str__(self) -> str:
-        return f"report {self.pk} by {self.reporter_id}: {self.reason} ({self.status})"
+        return f"report #{self.pk} by {self.reporter.handle}: {self.reason} ({self.status})"
 
 
 class AuditEntry(models.Model):
@@ -185,9 +204,24 @@ class AuditEntry(models.Model):
         UNBAN = "unban"
         RESET = "reset"
         LIFT_COOLDOWN = "lift_cooldown"
+        # A superuser's edit of a table rating or detection reads (Hanabot table, callbacks, game servers):
+        # details {"model", "object", "object_repr", "operation": add|change|delete, "changes": {field: {before,
+        # after}}} (moderation.admin.rules_audit).
+        ADMIN_EDIT = "admin_edit"
+        # A recorded warning to a player, the first step short of a ban (shown on their page).
+        WARN = "warn"
+        # A moderator's private note about a player (lichess's mod notes): never shown to the player.
+        NOTE = "note"
+        # A flag or report closed as the same case as another (details {"duplicate_of": id}).
+        CLOSE_DUPLICATE = "close_duplicate"
+        # A moderator takes a flag or report (details {"until": iso}), or gives it back (details {"released": true}).
+        CLAIM = "claim"
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
                                   related_name="moderation_actions")
+    # The moderator's username as it was when they acted: renaming the account later does not rewrite history.
+    moderator_name = models.CharField(max_length=150, blank=True, default="",
+                                      help_text="The moderator's username at the time of the action.")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     action = models.CharField(max_length=32, choices=Action.choices)
     players = models.ManyToManyField(Player, blank=True, related_name="audit_entries")
@@ -203,6 +237,19 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
+
+
+class BanTerm(models.Model):
+    """When a timed ban ends: a banned player with a term is unbanned by the beat (``lift_expired_bans``) once
+    ``until`` is past, as an audited action. A ban without a term lasts until a moderator lifts it."""
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="ban_term")
+    until = models.DateTimeField(db_index=True)
+    entry = models.ForeignKey(AuditEntry, on_delete=models.PROTECT, related_name="+",
+                              help_text="The ban that set this term.")
+
+    def __str__(self) -> str:
+        return f"ban of {self.player_id} until {self.until:%Y-%m-%d %H:%M}"
 
 
 class DetectionState(models.Model):

@@ -34,6 +34,9 @@ ACTIONS = {
     "unban_player": "Can unban a player",
     "reset_rating": "Can reset a player's ratings",
     "lift_cooldown": "Can lift a player's quit cool-down",
+    "warn_player": "Can warn a player (recorded, shown on their page)",
+    "note_player": "Can write private moderator notes on a player",
+    "claim": "Can claim flags and reports (others see who holds them)",
 }
 ACTION_MODEL = ("moderation", "auditentry")
 

@@ -26,6 +26,10 @@ MIN_CONCENTRATION = 0.8
 # A hash used by more accounts than a household holds is a school, a café or a carrier's NAT: its links count
 # for less (CROWD_FREE / crowd), since most pairs through it are strangers.
 CROWD_FREE = 4
+# The moderators' crowded rule (docs/moderation.md, "Crowded addresses"): a hash seen on more than this many
+# accounts within LINK_WINDOW is a carrier's NAT or a public terminal. It links only accounts that sat at one table
+# through it (N accounts would otherwise cost N(N-1)/2 links), and the panel marks it "widely shared".
+CROWDED_ACCOUNTS = 50
 # A device hash is a stronger tie than an IP hash (one machine, not one network).
 KIND_WEIGHT = {"device": 1.0, "ip": 0.8}
 # A reporter's track record counts only after this many resolved reports; before, they are neutral.
@@ -95,8 +99,29 @@ def link_weight(kind: str, crowd: int) -> float:
 
 
 def is_crowded(crowd: int) -> bool:
-    """A hash more accounts use than a household holds: shown as such to the moderator."""
-    return crowd > CROWD_FREE
+    """The crowded rule: more than ``CROWDED_ACCOUNTS`` accounts on one hash within 30 days ("widely shared")."""
+    return crowd > CROWDED_ACCOUNTS
+
+
+def table_pairs(uses: Iterable[tuple[int, datetime, int]]) -> dict[tuple[int, int], PairSpan]:
+    """Pairs (lower id, higher id) of different players who used one hash at the same table: the only pairs a
+    crowded hash links. ``uses`` are (player, finished_at, game_id); cost follows the tables, not the crowd."""
+    tables: dict[int, list[tuple[int, datetime]]] = {}
+    for player, at, game in uses:
+        tables.setdefault(game, []).append((player, at))
+    out: dict[tuple[int, int], PairSpan] = {}
+    for seated in tables.values():
+        for i, (a, at) in enumerate(seated):
+            for b, _ in seated[i + 1:]:
+                if a == b:
+                    continue
+                key = (a, b) if a < b else (b, a)
+                span = out.get(key)
+                if span is None:
+                    out[key] = PairSpan(at, at)
+                else:
+                    span.widen(at, at)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Q
 
 from arena.models import Player
-from moderation import rules
+from moderation import crowds, rules
 from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Link
 
@@ -31,25 +31,38 @@ def linked_accounts(*, player: Player) -> list[dict[str, Any]]:
     return rows
 
 
+def _handles(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def confirm_warnings(*, accounts: Sequence[Player]) -> list[str]:
-    """What the confirm action must say before it bans: pairs among ``accounts`` tied only by a crowded hash, or
-    not linked at all. Plain sentences with handles (the template escapes them)."""
+    """What the confirm action must say before it bans, one line per reason, never one per pair.
+
+    - Each widely-shared hash (more than ``rules.CROWDED_ACCOUNTS`` accounts *outside* ``accounts`` within 30 days:
+      a school, a café, a carrier's NAT) that is all that ties some of the accounts together: one line naming it
+      and them. A device only the ring uses has 0 strangers, so a ring brings no such warning (``crowds``).
+    - Each account that shares no address or device with the others.
+
+    Plain sentences with handles (the template escapes them).
+    """
     ids = sorted({p.pk for p in accounts})
     handles = {p.pk: p.handle for p in accounts}
-    links: dict[tuple[int, int], list[Link]] = {}
-    for link in Link.objects.filter(player_a_id__in=ids, player_b_id__in=ids):
-        links.setdefault((link.player_a_id, link.player_b_id), []).append(link)
+    hashes = crowds.shared_hashes(accounts=ids)
     warnings = []
-    for i, a in enumerate(ids):
-        for b in ids[i + 1:]:
-            pair = links.get((a, b), [])
-            if not pair:
-                continue
-            if all(rules.is_crowded(link.crowd) for link in pair):
-                crowd = max(link.crowd for link in pair)
-                warnings.append(f"{handles[a]} and {handles[b]} are linked only through an address or device "
-                                f"{crowd} accounts share (a school, a café?): weak evidence on its own.")
-    linked = {p for pair in links for p in pair}
+    for shared in hashes:
+        if not shared.widely_shared:
+            continue
+        # Only pairs with no better tie: another hash of theirs that is not widely shared makes this one moot.
+        weak = sorted({p for i, a in enumerate(shared.accounts) for b in shared.accounts[i + 1:]
+                       if not any(h.ties(a, b) and not h.widely_shared for h in hashes) for p in (a, b)})
+        if not weak:
+            continue
+        what = "an address" if shared.kind == Link.Kind.IP else "a device"
+        warnings.append(f"{_handles([handles[p] for p in weak])} are tied only through {what} "
+                        f"{shared.strangers} other accounts used within 30 days (a school, a café?): weak evidence "
+                        "on its own.")
+    linked = {p for link in Link.objects.filter(player_a_id__in=ids, player_b_id__in=ids)
+              for p in (link.player_a_id, link.player_b_id)}
     for pk in ids:
         if len(ids) > 1 and pk not in linked:
             warnings.append(f"{handles[pk]} shares no address or device with the other accounts.")

@@ -43,6 +43,8 @@ class PanelSite(admin.AdminSite):
             return True
         is_verified = getattr(request.user, "is_verified", None)
         return bool(is_verified and is_verified())
+    # Arena has no public site at "/" (the API lives under /api/): no "View site" link that answers 404.
+    site_url = None
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
         from moderation.admin.dashboard import dashboard_context

@@ -89,3 +89,13 @@ def sweep_void_rebuilds() -> int:
             void_rebuild.delay(entry_id, title)
             queued += 1
     return queued
+
+
+@shared_task(name="moderation.tasks.lift_expired_bans")
+def lift_expired_bans() -> int:
+    """The beat's sweep of timed bans (``penalties.lift_expired_bans``): reads its work from the database, so a
+    lost or repeated run costs nothing. Returns how many bans it lifted."""
+    lifted = penalties.lift_expired_bans()
+    if lifted:
+        log.info("timed bans: %d lifted", len(lifted))
+    return len(lifted)

@@ -5,6 +5,19 @@ everyone (no Save, no add, no delete); changes are the actions, each a confirmat
 service of ``moderation.services`` and needs its own permission (``moderation.moderators``). The pictures are
 server-side SVG (``charts``). Key management and the Hanabot table stay superuser-only (arena/ratings admin).
 """
-from moderation.admin import audit, flags, games, players, reports
+from django.contrib import admin
 
-__all__ = ["audit", "flags", "games", "players", "reports"]
+import arena.admin  # noqa: F401  (registered before they are wrapped below)
+import matchmaking.admin  # noqa: F401
+import ratings.admin  # noqa: F401
+from arena.models import GameServer
+from matchmaking.models import ServerCallback
+from moderation.admin import audit, flags, games, players, reports
+from moderation.admin.rules_audit import audit_admins
+from ratings.models import HanabotRating
+
+# Tables rating and detection read, edited by superusers: every change audited with before and after (§6).
+RULE_TABLES = [HanabotRating, ServerCallback, GameServer]
+audit_admins(admin.site, RULE_TABLES)
+
+__all__ = ["RULE_TABLES", "audit", "flags", "games", "players", "reports"]

@@ -1,11 +1,14 @@
 """The audit log in the admin: who, when, action, targets, note. Read-only for everyone, superusers included."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html_join
 
+from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
 from moderation.models import AuditEntry
 
@@ -15,14 +18,21 @@ class AuditEntryAdmin(PanelAdmin):
     """Nobody adds, changes or deletes an entry here: ``PanelAdmin`` refuses all three to every user, and the
     services are the only writers."""
 
-    list_display = ("created_at", "moderator", "action", "targets", "note")
+    list_display = ("created_at", "moderator_name", "action", "targets", "note")
     list_filter = ("action",)
     list_select_related = ("moderator",)
     search_fields = ("players__handle",)
     search_help_text = "A player id (exact): the actions that concerned that player."
-    fields = ("created_at", "moderator", "action", "targets", "note", "details")
+    fields = ("created_at", "moderator_name", "moderator", "action", "targets", "note", "details")
     readonly_fields = fields
     date_hierarchy = "created_at"
+    change_form_template = "admin/moderation/auditentry_change_form.html"
+
+    def panel_context(self, request: HttpRequest, obj: AuditEntry) -> dict[str, Any]:
+        """A void's one refund summary (``reads.void_summary``), the page every voided game links to."""
+        if obj.action != AuditEntry.Action.VOID_GAMES:
+            return {}
+        return {"summary": reads.void_summary(obj)}
 
     def get_readonly_fields(self, request: HttpRequest, obj: AuditEntry | None = None) -> tuple[str, ...]:
         return self.readonly_fields

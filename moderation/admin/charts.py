@@ -145,12 +145,28 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
             elif dots:
                 tip = f"game {p.game_id} ({p.at:%Y-%m-%d}): {p.before:.2f} → {p.after:.2f} ({p.after - p.before:+.2f})"
                 parts.append(f'<circle class="dot" cx="{px}" cy="{py}" r="2.5"><title>{_text(tip)}</title></circle>')
+    # Voids that fall in one slot (a ring's games, between two remaining entries) are one mark, "void ×N", and a
+    # label is dropped where it would touch the previous one (its mark and tooltip stay): 54 voids over 7 slots
+    # read as 7 marks, not a pile of overlapping words.
+    grouped: dict[float, list[datetime]] = {}
     for at, slot in zip(plot.voids, _void_slots(points, plot.voids), strict=True):
-        vx = x(min(slot, slots))
+        grouped.setdefault(min(slot, slots), []).append(at)
+    last_label_end = -1e9
+    for slot, times_in_slot in sorted(grouped.items()):
+        vx = x(slot)
+        word = "void" if len(times_in_slot) == 1 else f"void ×{len(times_in_slot)}"
+        half = len(word) * 3.6
+        label = ""
+        if vx - half > last_label_end + 2:
+            label = f'<text x="{_num(vx)}" y="{_num(base - 8)}" text-anchor="middle">{_text(word)}</text>'
+            last_label_end = vx + half
+        tip = ", ".join(at.strftime("%Y-%m-%d %H:%M") for at in sorted(times_in_slot)[:10])
+        tip += f" and {len(times_in_slot) - 10} more" if len(times_in_slot) > 10 else ""
         parts.append(
-            f'<g class="void"><path d="M{_num(vx - 4)},{_num(base - 4)} l8,8 m0,-8 l-8,8"/>'
-            f'<text x="{_num(vx)}" y="{_num(base - 8)}" text-anchor="middle">void</text>'
-            f"<title>{_text('voided game of ' + at.strftime('%Y-%m-%d %H:%M'))}</title></g>")
+            f'<g class="void" data-count="{len(times_in_slot)}"><path d="M{_num(vx - 4)},{_num(base - 4)} '
+            f'l8,8 m0,-8 l-8,8"/>{label}'
+            f"<title>{_text(('voided game of ' if len(times_in_slot) == 1 else 'voided games of ') + tip)}</title>"
+            "</g>")
     parts.append("</svg>")
     return "".join(parts)
 
@@ -218,6 +234,63 @@ def _outer_control(a: tuple[float, float], b: tuple[float, float], nth: int) -> 
     return centre + reach * math.cos(bisector), centre + reach * math.sin(bisector)
 
 
+# Conservative text widths (user units a character; the SVG is drawn 1:1): bold 12px labels, 11px facts.
+LABEL_CHAR, LABEL_HEIGHT = 7.6, 15.0
+FACT_CHAR, FACT_HEIGHT = 6.8, 13.0
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+
+
+def _node_radius(node: RingNode) -> int:
+    return 34 if node.beneficiary else 26
+
+
+def _node_boxes(nodes: Sequence[RingNode], pos: dict[str, tuple[float, float]]) -> list[Box]:
+    """What a link label must not cover: each node's disc and the lines of facts under it."""
+    boxes: list[Box] = []
+    for node in nodes:
+        nx, ny = pos[node.handle]
+        r = _node_radius(node)
+        boxes.append((nx - r - 2, ny - r - 2, nx + r + 2, ny + r + 2))
+        for i, line in enumerate(node.lines):
+            half = len(line) * FACT_CHAR / 2
+            base = ny + r + 14 + 13 * i
+            boxes.append((nx - half, base - FACT_HEIGHT + 2, nx + half, base + 4))
+    return boxes
+
+
+def _hits(box: Box, boxes: Sequence[Box]) -> int:
+    return sum(1 for b in boxes if box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3])
+
+
+def _place_label(label: str, p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, float],
+                 occupied: list[Box], nth: int) -> tuple[float, float]:
+    """A point on the quadratic curve p0-p1-p2 for ``label`` (its baseline's middle): the first of a sweep of
+    positions (from the middle outward, parallel links starting apart) whose box stays inside the picture and
+    meets no occupied box; else the one meeting the fewest. The chosen box is added to ``occupied``."""
+    if not label:
+        return p0
+    half, height = len(label) * LABEL_CHAR / 2, LABEL_HEIGHT
+    start = (0.5, 0.62, 0.38, 0.7, 0.3)[nth % 5]
+    sweep = [start] + [start + d * k for k in range(1, 9) for d in (0.05, -0.05)]
+    best: tuple[int, float, float, Box] | None = None
+    for t in sweep:
+        if not 0.08 <= t <= 0.92:
+            continue
+        x = (1 - t) ** 2 * p0[0] + 2 * (1 - t) * t * p1[0] + t**2 * p2[0]
+        y = (1 - t) ** 2 * p0[1] + 2 * (1 - t) * t * p1[1] + t**2 * p2[1]
+        x = min(max(x, half + 2), RING_SIZE - half - 2)
+        y = min(max(y, height + 2), RING_SIZE - 6)
+        box = (x - half, y - height + 4, x + half, y + 5)
+        score = _hits(box, occupied)
+        if best is None or score < best[0]:
+            best = (score, x, y, box)
+        if score == 0:
+            break
+    assert best is not None
+    occupied.append(best[3])
+    return best[1], best[2]
+
+
 def ring_svg(ring: Ring) -> str:
     """The ring as a picture: accounts as labelled circles (the beneficiary in the middle, banned ones crossed),
     game lines solid with the win share, hash links dashed (device) or dotted (IP), widely-shared ones faint (and
@@ -229,6 +302,7 @@ def ring_svg(ring: Ring) -> str:
              "<title>Ring of accounts</title>"]
     pair_count: dict[frozenset[str], int] = {}
     beneficiary = next((n.handle for n in ring.nodes if n.beneficiary), None)
+    occupied = _node_boxes(ring.nodes, pos)
     for link in ring.links:
         if link.a not in pos or link.b not in pos:
             continue
@@ -248,11 +322,9 @@ def ring_svg(ring: Ring) -> str:
         classes = f"link {link.kind}" + (" widely-shared" if link.widely_shared else "")
         label = link.label
         tip = label + (" (widely shared: many accounts use it)" if link.widely_shared else "")
-        # Each label at its own point along its curve (the middle, then toward the feeder, then toward the centre),
-        # so the labels of parallel links do not sit on one another nor crowd the beneficiary.
-        t = (0.5, 0.75, 0.25, 0.85, 0.15)[nth % 5]
-        lx = (1 - t) ** 2 * x1 + 2 * (1 - t) * t * cx + t**2 * x2
-        ly = (1 - t) ** 2 * y1 + 2 * (1 - t) * t * cy + t**2 * y2
+        # Each label at the first point along its curve whose box is free (the middle first, then outward), so it
+        # sits on no node, no node's facts and no other label, and inside the picture.
+        lx, ly = _place_label(label, (x1, y1), (cx, cy), (x2, y2), occupied, nth)
         parts.append(
             f'<g class="{_attr(classes)}"><path d="M{_num(x1)},{_num(y1)} Q{_num(cx)},{_num(cy)} '
             f'{_num(x2)},{_num(y2)}"/>'
@@ -261,14 +333,18 @@ def ring_svg(ring: Ring) -> str:
     for node in ring.nodes:
         nx, ny = pos[node.handle]
         classes = "node" + (" beneficiary" if node.beneficiary else " feeder") + (" banned" if node.banned else "")
-        radius = 34 if node.beneficiary else 26
+        radius = _node_radius(node)
         parts.append(f'<g class="{classes}" data-handle="{_attr(node.handle)}">'
                      f'<circle cx="{_num(nx)}" cy="{_num(ny)}" r="{radius}"/>')
         if node.banned:
             r = radius * 0.7
             parts.append(f'<path class="ban" d="M{_num(nx - r)},{_num(ny - r)} L{_num(nx + r)},{_num(ny + r)} '
                          f'M{_num(nx + r)},{_num(ny - r)} L{_num(nx - r)},{_num(ny + r)}"/>')
-        parts.append(f'<text class="handle" x="{_num(nx)}" y="{_num(ny + 4)}" text-anchor="middle">'
+        # A handle wider than its circle is squeezed to fit (7.2 user units a character at 13px is a safe upper
+        # bound for sans-serif): a name never spills out of its circle nor is cut.
+        room = 2 * radius - 8
+        fit = (f' textLength="{room}" lengthAdjust="spacingAndGlyphs"' if len(node.handle) * 7.2 > room else "")
+        parts.append(f'<text class="handle" x="{_num(nx)}" y="{_num(ny + 4)}" text-anchor="middle"{fit}>'
                      f"{_text(node.handle)}</text>")
         for i, line in enumerate(node.lines):
             parts.append(f'<text class="fact" x="{_num(nx)}" y="{_num(ny + radius + 14 + 13 * i)}" '

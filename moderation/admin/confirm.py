@@ -13,7 +13,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.db.models import Model
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -96,6 +95,9 @@ class Action:
     warnings: Callable[[Any], list[str]] = lambda obj: []
     available: Callable[[Any], str | None] = lambda obj: None  # a reason the action does not apply, or None
     prepare: Callable[[Any], Any] = lambda obj: obj
+    # Each title's rating before and after, shown before the button is pressed: [{"title", "before", "after",
+    # "delta", "games"}], or per account [{"account", "rows": [...]}] when the form picks who is reset.
+    preview: Callable[[Any], list[dict[str, Any]]] = lambda obj: []
     danger: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -103,12 +105,12 @@ class Action:
 def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, action: Action) -> HttpResponse:
     """The one door of every action: permission, object, then the confirm page (GET) or the service (POST)."""
     if not request.user.has_perm(perm(action.codename)):
-        raise PermissionDenied
+        return refused(model_admin, request, action)
     obj = model_admin.get_object(request, object_id)
     if obj is None:
         raise Http404("No such object.")
     if not model_admin.has_view_permission(request, obj):  # acting on what one may not even see: no
-        raise PermissionDenied
+        return refused(model_admin, request, action)
     change_url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
     unavailable = action.available(obj)
     if unavailable:
@@ -134,10 +136,19 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         "form": form,
         "consequences": action.consequences(subject),
         "warnings": action.warnings(subject),
+        "preview": action.preview(subject),
         "change_url": change_url,
         **action.extra,
     }
     return TemplateResponse(request, "admin/moderation/confirm.html", context)
+
+
+def refused(model_admin: admin.ModelAdmin, request: HttpRequest, action: Action) -> TemplateResponse:
+    """A refusal in the admin's own layout, with the way back, not a bare "403 Forbidden" (still a 403)."""
+    context = {**model_admin.admin_site.each_context(request), "title": "Not allowed", "action": action,
+               "back_url": reverse(f"admin:{model_admin.model._meta.app_label}_"
+                                   f"{model_admin.model._meta.model_name}_changelist")}
+    return TemplateResponse(request, "admin/moderation/refused.html", context, status=403)
 
 
 def action_buttons(request: HttpRequest, obj: Model, actions: dict[str, Action]) -> list[dict[str, str]]:

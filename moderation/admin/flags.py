@@ -1,19 +1,66 @@
 """The Flag page: the evidence, the picture of the ring; actions confirm (choose the primary) and dismiss."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
+from arena.models import Game, Player, Seat
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
+from moderation.admin.cases import ClaimForm, DuplicateForm, flag_accounts, flag_context
 from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, with_policy
-from moderation.admin.games import TitleFilter
+from moderation.admin.games import VOID_AT_ONCE, TitleFilter
+from moderation.admin.players import ring_preview
 from moderation.models import Flag
 from moderation.selectors import confirm_warnings
+
+
+@dataclass(frozen=True)
+class RingGames:
+    """A confirmed flag's void: the rated games its banned accounts played (read once per request)."""
+
+    obj: Flag
+    games: list[Game]
+
+
+def ring_games(flag: Flag) -> list[Game]:
+    """Every rated game a banned account of the flag sat at (the ring's games, and its games against strangers,
+    whose victims are owed a refund too), oldest first; at most ``VOID_AT_ONCE`` + 1 (to tell "too many")."""
+    banned = Player.objects.filter(pk__in=flag_accounts(flag), status=Player.Status.BANNED)
+    return list(Game.objects.filter(status=Game.Status.RATED, pk__in=Seat.objects.filter(player__in=banned)
+                                    .values("game_id")).order_by("finished_at", "pk")[:VOID_AT_ONCE + 1])
+
+
+def _void_unavailable(flag: Flag) -> str | None:
+    if flag.status != Flag.Status.CONFIRMED:
+        return "Only a confirmed flag's ring can be voided (confirm it first)."
+    games = ring_games(flag)
+    if not games:
+        return "No rated game of this ring's banned accounts is left to void."
+    if len(games) > VOID_AT_ONCE:
+        return f"More than {VOID_AT_ONCE} games: void them from the games list, a part at a time."
+    return None
+
+
+def _void_consequences(subject: RingGames) -> list[str]:
+    names = [g.table_id for g in subject.games]
+    shown = ", ".join(names[:40]) + (f" and {len(names) - 40} more" if len(names) > 40 else "")
+    titles = sorted({g.title for g in subject.games})
+    return [f"void the {len(names)} rated game{'s' if len(names) != 1 else ''} this ring's banned accounts "
+            f"played: {shown};",
+            f"rebuild every rating of {', '.join(titles)} from the remaining games in a worker, so each victim gets "
+            "back exactly what these games cost them (one summary on the audit entry, linked from each game)."]
+
+
+def _void(request: HttpRequest, subject: RingGames, form: Any) -> str:
+    services.void_games(moderator=request.user, games=subject.games, note=form.cleaned_data["note"])
+    return (f"Voided {len(subject.games)} game(s) of flag #{subject.obj.pk}'s ring; their titles are being rebuilt "
+            "in a worker.")
 
 
 def _open_only(flag: Flag) -> str | None:
@@ -31,7 +78,8 @@ def _confirm_consequences(ring: Ring) -> list[str]:
         "ban every other account at once, everywhere: off the leaderboards, refused by matchmaking, waiting "
         "tickets cancelled, new games rated for nobody;",
         "reset the primary account's Elo to R0 in every game (a reset in its history; game counts kept);",
-        "mark this flag confirmed. Their past games stay rated until you void them (each game's page).",
+        "mark this flag confirmed. Their past games stay rated until you void them: this flag's page then offers "
+        "\"Void this ring's rated games\".",
     ]
 
 
@@ -54,11 +102,28 @@ def _dismiss(request: HttpRequest, flag: Flag, form: Any) -> str:
     return f"Flag #{flag.pk} dismissed."
 
 
+def _duplicate(request: HttpRequest, flag: Flag, form: Any) -> str:
+    of = form.cleaned_data["duplicate_of"]
+    services.close_as_duplicate(moderator=request.user, obj=flag, of=of, note=form.cleaned_data["note"])
+    return f"Flag #{flag.pk} closed as a duplicate of #{of}."
+
+
+def _claim(request: HttpRequest, flag: Flag, form: Any) -> str:
+    entry = services.claim(moderator=request.user, obj=flag)
+    return f"You hold flag #{flag.pk} until {entry.details['until'][11:16]} UTC."
+
+
+def _release(request: HttpRequest, flag: Flag, form: Any) -> str:
+    services.release(moderator=request.user, obj=flag)
+    return f"Flag #{flag.pk} released."
+
+
 FLAG_ACTIONS = {
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
         consequences=_confirm_consequences, warnings=_confirm_warnings, perform=_confirm, available=_open_only,
-        prepare=_ring, form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
+        prepare=_ring, preview=lambda ring: ring_preview(ring.candidates),
+        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this flag", danger=False,
@@ -66,14 +131,37 @@ FLAG_ACTIONS = {
                                    "suspect game it did not cite."],
         perform=_dismiss, form=lambda flag, data: RequiredNoteForm(data), available=_open_only,
     ),
+    "duplicate": Action(
+        codename="dismiss", title="Duplicate of…", button="Close as a duplicate", danger=False,
+        consequences=lambda flag: ["close this flag as the same case as the flag you name: no verdict on anyone, "
+                                   "the case is judged on the other flag."],
+        perform=_duplicate, form=lambda flag, data: DuplicateForm(data), available=_open_only,
+    ),
+    "void": Action(
+        codename="void_games", title="Void this ring's rated games", button="Void these games",
+        consequences=_void_consequences, perform=_void, available=_void_unavailable,
+        prepare=lambda flag: RingGames(obj=flag, games=ring_games(flag)),
+    ),
+    "claim": Action(
+        codename="claim", title="Claim", button="Claim this flag", danger=False,
+        consequences=lambda flag: ["hold this flag for an hour: other moderators see that you are working it."],
+        perform=_claim, form=lambda flag, data: ClaimForm(data), available=_open_only,
+    ),
+    "release": Action(
+        codename="claim", title="Release", button="Release this flag", danger=False,
+        consequences=lambda flag: ["give this flag back to the queue."],
+        perform=_release, form=lambda flag, data: ClaimForm(data),
+        available=lambda flag: None if services.holder(flag) else "Nobody holds this flag.",
+    ),
 }
 
 
 @admin.register(Flag)
 class FlagAdmin(PanelAdmin):
-    list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "created_at", "updated_at")
+    list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "held_by", "created_at",
+                    "updated_at")
     list_filter = ("status", TitleFilter)
-    list_select_related = ("beneficiary",)
+    list_select_related = ("beneficiary", "claimed_by")
     search_fields = ("beneficiary__handle",)  # shows the search box; PanelAdmin's handle search answers it
     handle_search = "beneficiary__handle"
     search_help_text = "The beneficiary's player id (exact, or the start of one)."
@@ -93,4 +181,9 @@ class FlagAdmin(PanelAdmin):
         return f"Flag #{obj.pk}: {obj.beneficiary.handle} in {obj.title} ({obj.get_status_display().lower()})"
 
     def panel_context(self, request: HttpRequest, obj: Flag) -> dict[str, Any]:
-        return reads.flag_page(flag=obj)
+        return {**reads.flag_page(flag=obj), "case": flag_context(flag=obj)}
+
+    @admin.display(description="Held by")
+    def held_by(self, flag: Flag) -> str:
+        current = services.holder(flag)
+        return current.get_username() if current else ""

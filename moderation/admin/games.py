@@ -5,14 +5,14 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
-from django.db.models import QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from arena.api.game_payload import storable_text
 from arena.errors import ArenaError
 from arena.games import GAMES, all_games
-from arena.models import Game, Player, is_player_id
+from arena.models import Game, Player, Seat, is_player_id
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
@@ -39,6 +39,29 @@ class TitleFilter(admin.SimpleListFilter):
         if not self.value():
             return queryset
         return queryset.filter(title=self.value()) if self.value() in GAMES else queryset.none()
+
+
+class BannedPlayerFilter(admin.SimpleListFilter):
+    """Games with a player banned now: the only games a void accepts (``void_refusal``), a ring's at a glance."""
+
+    title = "has a banned player"
+    parameter_name = "banned"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        banned = Seat.objects.filter(player__status=Player.Status.BANNED).values("game_id")
+        if self.value() == "yes":
+            return queryset.filter(pk__in=banned)
+        if self.value() == "no":
+            return queryset.exclude(pk__in=banned)
+        return queryset
+
+
+# Several ids at once ("T-1 T-2, kim"), and a table-id prefix ending in "*" ("ring7-*").
+SEARCH_TERMS_MAX = 50
+PREFIX_MIN = 2  # a shorter prefix would match most of the table: refused (matches nothing)
 
 
 def _void_unavailable(game: Game) -> str | None:
@@ -72,11 +95,12 @@ GAME_ACTIONS = {
 
 @admin.register(Game)
 class GameAdmin(PanelAdmin):
-    list_display = ("id", "title", "table_id", "server", "status", "same_ip", "finished_at")
-    list_filter = (TitleFilter, "status", "same_ip")
+    list_display = ("table_id", "title", "players", "status", "same_ip", "finished_at", "server")
+    list_filter = (TitleFilter, "status", BannedPlayerFilter, "same_ip")
     list_select_related = ("server",)
     search_fields = ("table_id",)
-    search_help_text = "A player id (their games) or a table id."
+    search_help_text = ("Player ids (their games) or table ids, several at once; a table-id prefix ends in * "
+                        "(ring7-*).")
     fields = ("title", "table_id", "server", "status", "rated", "same_ip", "warnings", "variant", "finished_at",
               "accepted_at", "recommended_sides", "coop_score", "rating_seq", "trueskill_done", "details")
     ordering = ("-id",)
@@ -88,18 +112,41 @@ class GameAdmin(PanelAdmin):
 
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
                            ) -> tuple[QuerySet[Game], bool]:
-        """A player id finds that player's games (through the seats' player index), a table id its game; exact
-        matches, which the indexes serve at any size (a ``LIKE '%x%'`` over every seat would not)."""
-        term = search_term.strip()
-        if not term:
+        """Table ids and player ids, several at once (separated by spaces or commas): each an exact match, which
+        the indexes serve at any size (a ``LIKE '%x%'`` over every seat would not). A term ending in ``*`` is a
+        table-id prefix (``ring7-*``, at least 2 characters before the star)."""
+        terms = [t for t in search_term.replace(",", " ").split() if t][:SEARCH_TERMS_MAX]
+        if not terms:
             return queryset, False
-        if not storable_text(term):  # a NUL or a lone surrogate: no table id or player id holds one
+        if not all(storable_text(t) for t in terms):  # a NUL or a lone surrogate: no id holds one
             return queryset.none(), False
-        by_table = set(queryset.filter(table_id=term).values_list("pk", flat=True)[:100])
-        player = Player.objects.filter(handle=term).first() if is_player_id(term) else None
-        if player is None:
-            return queryset.filter(pk__in=by_table), False
-        return queryset.filter(seats__player=player) | queryset.filter(pk__in=by_table), False
+        match = Q(pk__in=[])
+        exact = [t for t in terms if not t.endswith("*")]
+        if exact:
+            match |= Q(table_id__in=exact)
+            players = list(Player.objects.filter(handle__in=[t for t in exact if is_player_id(t)])
+                           .values_list("pk", flat=True))
+            if players:
+                match |= Q(pk__in=Seat.objects.filter(player_id__in=players).values("game_id"))
+        for term in terms:
+            if term.endswith("*") and len(term) > PREFIX_MIN:
+                match |= Q(table_id__startswith=term[:-1])
+        return queryset.filter(match), False
+
+    @admin.display(description="Players")
+    def players(self, game: Game) -> str:
+        """Who sat at the table, best place first (one prefetch for the page, not a query per row)."""
+        seats = sorted(game.seats.all(), key=lambda s: (s.place is None, s.place or 0, s.position))
+        return ", ".join(s.player.handle + (" (banned)" if s.player.is_banned else "") for s in seats)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        """With the seats and players for the players column. A search holding a NUL lists nothing: Django's
+        search form drops such a term, which would list every game instead."""
+        queryset = super().get_queryset(request).prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("player")))
+        if request is not None and "\x00" in request.GET.get("q", ""):
+            return queryset.none()
+        return queryset
 
     def panel_context(self, request: HttpRequest, obj: Game) -> dict[str, Any]:
         return {**reads.game_page(game=obj), **explanation_context(game=obj)}
@@ -115,6 +162,10 @@ class GameAdmin(PanelAdmin):
         if len(games) > VOID_AT_ONCE:  # "select all" over a search that matched too much: narrow it first
             self.message_user(request, f"At most {VOID_AT_ONCE} games can be voided at once; narrow the list.",
                               messages.ERROR)
+            return None
+        refusal = services.void_refusal(games=games)  # refused before the form is offered, games by table id
+        if refusal is not None:
+            self.message_user(request, refusal.message, messages.ERROR)
             return None
         if request.POST.get("post") == "yes":
             form = NoteForm(request.POST)

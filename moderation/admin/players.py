@@ -1,9 +1,11 @@
 """The Player page: ratings and their plots, recent games, linked accounts, flags, reports; ban, unban, reset."""
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import reverse
@@ -14,7 +16,40 @@ from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
 from moderation.admin.confirm import Action, RequiredNoteForm
 from moderation.admin.explanation import LIFT_COOLDOWN, cooldown_context
+from ratings.config import elo_config
 from ratings.models import Rating
+
+# The ban form's choices: hours, or 0 for "until lifted" (a moderator lifts it, or a confirmation made it final).
+BAN_DURATIONS = [(0, "Until lifted"), (24, "1 day"), (72, "3 days"), (168, "7 days"), (720, "30 days"),
+                 (2160, "90 days")]
+
+
+class BanForm(RequiredNoteForm):
+    """A ban's note and how long it lasts: a timed ban is lifted by the beat when its time is up, audited."""
+
+    duration = forms.TypedChoiceField(label="Duration", choices=BAN_DURATIONS, coerce=int, initial=0,
+                                      required=False, empty_value=0,
+                                      help_text="A timed ban ends by itself (an audited unban by the system).")
+    field_order = ("duration", "note")
+
+    def duration_delta(self) -> timedelta | None:
+        hours = self.cleaned_data["duration"]
+        return timedelta(hours=hours) if hours else None
+
+
+def rating_preview(player: Player, *, reset: bool) -> list[dict[str, Any]]:
+    """Each title's Elo now and after the action: a reset puts every title at R0 (which raises a rating that was
+    below R0), a ban leaves ratings as they are (the player only leaves the boards)."""
+    initial = elo_config().initial
+    return [{"title": r.title, "before": round(r.elo, 2), "after": round(initial if reset else r.elo, 2),
+             "delta": round((initial - r.elo) if reset else 0.0, 2), "games": r.games}
+            for r in Rating.objects.filter(player=player).order_by("title")]
+
+
+def ring_preview(candidates: list[Player]) -> list[dict[str, Any]]:
+    """The confirm page's preview: for each account that may be chosen as primary, its titles reset to R0 (the
+    others are banned, their ratings left as they are)."""
+    return [{"account": p.handle, "rows": rating_preview(p, reset=True)} for p in candidates]
 
 
 def _titles(player: Player) -> list[str]:
@@ -22,19 +57,32 @@ def _titles(player: Player) -> list[str]:
 
 
 def _ban(request: HttpRequest, player: Player, form: Any) -> str:
-    services.ban(moderator=request.user, player=player, note=form.cleaned_data["note"])
-    return f"{player.handle} is banned."
+    entry = services.ban(moderator=request.user, player=player, note=form.cleaned_data["note"],
+                         duration=form.duration_delta())
+    until = entry.details.get("until")
+    # Never a handle first: the admin capitalises a message's first letter, and ids are case-sensitive.
+    return f"Banned {player.handle} " + (f"until {until[:16].replace('T', ' ')} UTC." if until else "until lifted.")
+
+
+def _warn(request: HttpRequest, player: Player, form: Any) -> str:
+    services.warn(moderator=request.user, player=player, note=form.cleaned_data["note"])
+    return f"Warning to {player.handle} recorded."
+
+
+def _note(request: HttpRequest, player: Player, form: Any) -> str:
+    services.add_note(moderator=request.user, player=player, note=form.cleaned_data["note"])
+    return f"Note on {player.handle} kept."
 
 
 def _unban(request: HttpRequest, player: Player, form: Any) -> str:
     services.unban(moderator=request.user, player=player, note=form.cleaned_data["note"])
-    return f"{player.handle} is no longer banned."
+    return f"Lifted the ban of {player.handle}."
 
 
 def _reset(request: HttpRequest, player: Player, form: Any) -> str:
     entry = services.reset(moderator=request.user, player=player, note=form.cleaned_data["note"])
     titles = ", ".join(r["title"] for r in entry.details.get("resets", [])) or "no title (no ratings)"
-    return f"{player.handle}'s rating was reset to R0 in {titles}."
+    return f"Reset the rating of {player.handle} to R0 in {titles}."
 
 
 PLAYER_ACTIONS = {
@@ -45,8 +93,9 @@ PLAYER_ACTIONS = {
             "record their new games but rate them for nobody;",
             "leave their past games as they are (void them from a game's page to refund their opponents).",
         ],
-        perform=_ban, form=lambda p, data: RequiredNoteForm(data),
+        perform=_ban, form=lambda p, data: BanForm(data),
         available=lambda p: "This account is already banned." if p.is_banned else None,
+        preview=lambda p: rating_preview(p, reset=False),
     ),
     "unban": Action(
         codename="unban_player", title="Unban", button="Lift the ban", danger=False,
@@ -60,9 +109,22 @@ PLAYER_ACTIONS = {
         consequences=lambda p: [
             f"reset {p.handle}'s Elo to R0 in every game they have a rating in "
             f"({', '.join(_titles(p)) or 'none yet'}), written as a reset in their history;",
-            "keep their game counts (so K does not start over).",
+            "keep their game counts (so K does not start over). The policy resets to R0 in every game, so a "
+            "rating below R0 goes up (see the table).",
         ],
-        perform=_reset,
+        perform=_reset, preview=lambda p: rating_preview(p, reset=True),
+    ),
+    "warn": Action(
+        codename="warn_player", title="Warn", button="Record the warning", danger=False,
+        consequences=lambda p: [f"record a warning to {p.handle}, the first step short of a ban: shown on their "
+                                "page and in the audit log (say what they were warned about below)."],
+        perform=_warn, form=lambda p, data: RequiredNoteForm(data),
+    ),
+    "note": Action(
+        codename="note_player", title="Add a note", button="Keep the note", danger=False,
+        consequences=lambda p: [f"keep a private moderator note about {p.handle}: listed on their page and in the "
+                                "audit log, never shown to the player."],
+        perform=_note, form=lambda p, data: RequiredNoteForm(data),
     ),
     "lift_cooldown": LIFT_COOLDOWN,
 }

@@ -19,7 +19,7 @@ from arena.games import GAMES
 from arena.models import Game, Player, Seat
 from moderation import rules
 from moderation.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
-from moderation.models import AuditEntry, Flag, Link, Report
+from moderation.models import AuditEntry, BanTerm, Flag, Link, Report
 from moderation.selectors import linked_accounts, refunds_of
 from ratings import elo
 from ratings.config import elo_config
@@ -91,9 +91,21 @@ def player_audit(*, player: Player) -> list[AuditEntry]:
     return list(AuditEntry.objects.filter(players=player).select_related("moderator").order_by("-created_at")[:20])
 
 
+def player_standing(*, player: Player) -> dict[str, Any]:
+    """When the ban ends (a timed ban's term, or "until lifted"), the recorded warnings and the moderators' private
+    notes, newest first (``moderation.services.standing``)."""
+    term = BanTerm.objects.filter(player=player).first()
+    entries = list(player.audit_entries.filter(action__in=[AuditEntry.Action.WARN, AuditEntry.Action.NOTE])
+                   .order_by("-created_at", "-pk"))
+    return {"banned": player.is_banned, "ban_until": term.until if term else None,
+            "warnings": [e for e in entries if e.action == AuditEntry.Action.WARN],
+            "notes": [e for e in entries if e.action == AuditEntry.Action.NOTE]}
+
+
 def player_page(*, player: Player) -> dict[str, Any]:
     now = timezone.now()
     return {
+        "standing": player_standing(player=player),
         "age_days": (now - player.created_at).days,
         "ratings": player_ratings(player=player),
         "plots": player_plots(player=player),
@@ -145,8 +157,34 @@ def game_page(*, game: Game) -> dict[str, Any]:
         "rows": rows, "cooperative": coop, "coop_score": game.coop_score,
         "any_banned": any(s.player.is_banned for s in seats),
         "same_ip_groups": len({m for m in ip_marks if m}),
-        "void_entries": [{"entry": e, **void_refunds(e)} for e in voids],
+        "void_entries": [{"entry": e, "summary": void_summary(e),
+                          "changes_before": (e.details or {}).get("game_changes", {}).get(str(game.pk), [])}
+                         for e in voids],
     }
+
+
+# A refund smaller than a hundredth of a point shows as 0.00: not a refund a moderator needs to read.
+REFUND_SHOWN = 0.005
+
+
+def void_summary(entry: AuditEntry) -> dict[str, Any]:
+    """One void action's refunds as a moderator reads them (issue 20 §3): per title, the victims (accounts banned
+    now are the abusers, not victims, and are left out), no zero rows, largest refund first, a total per title,
+    and player ids for links. ``pending`` while the worker still rebuilds a title."""
+    outcome = refunds_of(entry=entry)
+    ids = {row.get("player") for rows in outcome["refunds"].values() for row in rows}
+    banned = set(Player.objects.filter(pk__in=ids, status=Player.Status.BANNED).values_list("pk", flat=True))
+    titles = []
+    for title, refunds in sorted(outcome["refunds"].items()):
+        rows = [r for r in refunds if r.get("player") not in banned and abs(r.get("delta") or 0) >= REFUND_SHOWN]
+        rows.sort(key=lambda r: (-(r.get("delta") or 0), r.get("handle") or ""))
+        # Victims are those who got points back; an unbanned account that gives some back (a main whose alt fed
+        # it) is listed too, but is no victim and not in the total refunded.
+        refunded = [r["delta"] for r in rows if r["delta"] > 0]
+        titles.append({"title": title, "rows": rows, "total": round(sum(refunded), 2), "victims": len(refunded),
+                       "left_out": len(refunds) - len(rows)})
+    return {"titles": titles, "pending": outcome["pending"], "rebuilt_at": outcome["rebuilt_at"],
+            "games": entry.games.count()}
 
 
 def void_refunds(entry: AuditEntry) -> dict[str, Any]:
@@ -169,6 +207,14 @@ def _link_label(kind: str, keys: int, crowd: int) -> str:
     """"ip", "device ×2" (two shared devices), "ip (7)" when seven accounts use it: short enough for the picture."""
     text = kind + (f" ×{keys}" if keys > 1 else "")
     return text + (f" ({crowd})" if widely_shared(crowd) else "")
+
+
+def _strangers(evidence: dict[str, Any], kind: str, a: str, b: str, default: int) -> int:
+    """The accounts outside the flag on the least crowded hash of ``kind`` tying ``a`` and ``b`` (the evidence's
+    ``hashes``, ``moderation.crowds``); ``default`` for a flag raised before detection wrote them."""
+    counts = [int(h.get("strangers") or 0) for h in evidence.get("hashes", [])
+              if h.get("kind") == kind and a in h.get("accounts", []) and b in h.get("accounts", [])]
+    return min(counts) if counts else default
 
 
 def flag_ring(*, flag: Flag, banned: set[int]) -> SafeString:
@@ -194,8 +240,9 @@ def flag_ring(*, flag: Flag, banned: set[int]) -> SafeString:
     # Links among the feeders themselves (alts on one machine): not evidence against B, but part of the picture.
     by_id = {f.get("id"): f.get("handle", "") for f in evidence.get("feeders", []) if f.get("id") is not None}
     for link in Link.objects.filter(player_a__in=list(by_id), player_b__in=list(by_id)).order_by("pk"):
-        links.append(RingLink(a=by_id[link.player_a_id], b=by_id[link.player_b_id], kind=link.kind, label="",
-                              widely_shared=widely_shared(link.crowd)))
+        a, b = by_id[link.player_a_id], by_id[link.player_b_id]
+        links.append(RingLink(a=a, b=b, kind=link.kind, label="",
+                              widely_shared=widely_shared(_strangers(evidence, link.kind, a, b, link.crowd))))
     return _safe_svg(ring_svg(Ring(nodes=nodes, links=links)))
 
 

@@ -14,7 +14,9 @@ Penalties (``moderation.services.penalties``), each returning the ``AuditEntry``
   writes the refunds into ``entry.details["refunds"]`` (``{title: [{player, handle, before, after, delta}]}``).
 - ``void_refusal(*, games: Sequence[Game]) -> Conflict | None`` why these games cannot be voided (the rule
   ``void_games`` enforces), for the panel to offer or withhold the action.
-- ``ban(*, moderator: User, player: Player, note: str) -> AuditEntry``
+- ``ban(*, moderator: User, player: Player, note: str, duration: timedelta | None = None) -> AuditEntry``
+  a timed ban (``duration``) keeps a ``BanTerm``; ``lift_expired_bans(*, now=None) -> list[AuditEntry]`` (the
+  beat) lifts the bans whose term is past, each an audited ``unban`` by the system.
 - ``unban(*, moderator: User, player: Player, note: str) -> AuditEntry``
 - ``reset(*, moderator: User, player: Player, titles: Sequence[str] | None = None, note: str = "") -> AuditEntry``
 - ``dismiss_flag(*, moderator: User, flag: Flag, note: str) -> AuditEntry``
@@ -24,6 +26,13 @@ Penalties (``moderation.services.penalties``), each returning the ``AuditEntry``
 Cool-downs (``moderation.services.cooldowns``):
 
 - ``lift_cooldown(*, moderator: User, player: Player, note: str) -> AuditEntry`` ends a running quit cool-down.
+
+Standing (``moderation.services.standing``): ``warn(*, moderator, player, note) -> AuditEntry`` (a recorded
+warning) and ``add_note(*, moderator, player, note) -> AuditEntry`` (a private moderator note).
+
+The queue (``moderation.services.queue``): ``close_as_duplicate(*, moderator, obj, of, note="")`` closes a flag
+or report as the same case as #``of``; ``claim(*, moderator, obj)`` / ``release(*, moderator, obj)`` take and give
+back a case for an hour (``CLAIM_FOR``); ``holder(obj)`` says who holds it now.
 
 Reports (``moderation.services.reports``):
 
@@ -38,24 +47,34 @@ from moderation.services.penalties import (
     confirm_multiple_accounts,
     dismiss_flag,
     dismiss_report,
+    lift_expired_bans,
     reset,
     unban,
     uphold_report,
     void_games,
     void_refusal,
 )
+from moderation.services.queue import claim, close_as_duplicate, holder, release
 from moderation.services.reports import report_create
+from moderation.services.standing import add_note, warn
 
 __all__ = [
+    "add_note",
     "ban",
+    "claim",
+    "close_as_duplicate",
     "confirm_multiple_accounts",
     "dismiss_flag",
     "dismiss_report",
+    "holder",
     "lift_cooldown",
+    "lift_expired_bans",
+    "release",
     "report_create",
     "reset",
     "unban",
     "uphold_report",
     "void_games",
     "void_refusal",
+    "warn",
 ]

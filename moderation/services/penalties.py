@@ -18,9 +18,9 @@ from arena.announcements import GamesVoided, announce
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player, Seat
 from arena.players import player_ban, player_unban
-from moderation.models import AuditEntry, Flag, Report
+from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
-from ratings.models import Rating, RatingStage
+from ratings.models import Rating, RatingChange, RatingStage
 from ratings.services import rating_reset, rebuild
 
 Action = AuditEntry.Action
@@ -28,10 +28,16 @@ Action = AuditEntry.Action
 REFUND_EPSILON = 1e-9
 
 
+def moderator_name(moderator: AbstractBaseUser | None) -> str:
+    """The username the audit entry keeps as it is now (``AuditEntry.moderator_name``); empty for the system."""
+    return moderator.get_username() if moderator is not None and moderator.is_authenticated else ""
+
+
 def _audit(*, moderator: AbstractBaseUser | None, action: str, note: str = "", players: Sequence[Player] = (),
            games: Sequence[Game] = (), flags: Sequence[Flag] = (), reports: Sequence[Report] = (),
            details: dict[str, Any] | None = None) -> AuditEntry:
-    entry = AuditEntry.objects.create(moderator=moderator, action=action, note=note, details=details or {})
+    entry = AuditEntry.objects.create(moderator=moderator, moderator_name=moderator_name(moderator), action=action,
+                                      note=note, details=details or {})
     if players:
         entry.players.add(*players)
     if games:
@@ -51,8 +57,10 @@ def _need_note(note: str) -> str:
 
 
 def _resolve(obj: Flag | Report, status: str, moderator: AbstractBaseUser | None, note: str) -> None:
+    """Close the case; whoever held its claim holds nothing any more."""
     obj.status, obj.resolved_by, obj.resolved_at, obj.note = status, moderator, timezone.now(), note
-    obj.save(update_fields=["status", "resolved_by", "resolved_at", "note"])
+    obj.claimed_by, obj.claimed_until = None, None
+    obj.save(update_fields=["status", "resolved_by", "resolved_at", "note", "claimed_by", "claimed_until"])
 
 
 def _lock_open(model: type[Flag] | type[Report], obj: Flag | Report) -> Flag | Report:
@@ -113,6 +121,8 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
             if not player.is_banned:
                 player_ban(player=player)
                 banned.append(player.handle)
+        # A secondary account is banned for good: a timed ban it was serving does not lift it any more.
+        BanTerm.objects.filter(player__in=secondaries).delete()
         resets = rating_reset(player=primary)
         if locked_flag is not None:
             _resolve(locked_flag, Flag.Status.CONFIRMED, moderator, note)
@@ -129,15 +139,26 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
 # Ban, unban, reset
 # ---------------------------------------------------------------------------------------------------------------
 
-def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
-    """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody."""
+def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
+        duration: timedelta | None = None) -> AuditEntry:
+    """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody.
+
+    With ``duration`` the ban is timed: a ``BanTerm`` says when it ends, and the beat lifts it then
+    (``lift_expired_bans``, an audited unban). Without, it lasts until a moderator lifts it."""
     note = _need_note(note)
+    if duration is not None and duration <= timedelta(0):
+        raise InvalidInput("invalid_duration", "A timed ban lasts a positive time.", {"duration": "Must be > 0."})
     with transaction.atomic():
         _lock_statuses([player])
         if player.is_banned:
             raise Conflict("already_banned", f"{player.handle} is already banned.")
         player_ban(player=player)
-        return _audit(moderator=moderator, action=Action.BAN, note=note, players=[player])
+        until = timezone.now() + duration if duration is not None else None
+        entry = _audit(moderator=moderator, action=Action.BAN, note=note, players=[player],
+                       details={"until": until.isoformat() if until else None})
+        if until is not None:
+            BanTerm.objects.update_or_create(player=player, defaults={"until": until, "entry": entry})
+        return entry
 
 
 def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
@@ -148,7 +169,34 @@ def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> A
         if not player.is_banned:
             raise Conflict("not_banned", f"{player.handle} is not banned.")
         player_unban(player=player)
+        BanTerm.objects.filter(player=player).delete()
         return _audit(moderator=moderator, action=Action.UNBAN, note=note, players=[player])
+
+
+def lift_expired_bans(*, now: datetime | None = None) -> list[AuditEntry]:
+    """The beat's sweep: every timed ban whose term is past is lifted, each as an audited ``unban`` by the system
+    (no moderator), in its own transaction. Safe to run twice or at once: terms are locked and skipped if taken,
+    and a term whose player is no longer banned (lifted by hand meanwhile) is simply removed."""
+    now = now or timezone.now()
+    lifted = []
+    for player_id in list(BanTerm.objects.filter(until__lte=now).order_by("until").values_list("player_id",
+                                                                                                  flat=True)):
+        with transaction.atomic():
+            term = (BanTerm.objects.select_for_update(skip_locked=True).filter(player_id=player_id, until__lte=now)
+                    .select_related("player").first())
+            if term is None:
+                continue
+            player = term.player
+            _lock_statuses([player])
+            until = term.until
+            term.delete()
+            if not player.is_banned:
+                continue
+            player_unban(player=player)
+            lifted.append(_audit(moderator=None, action=Action.UNBAN, players=[player],
+                                 note=f"The timed ban ended ({until:%Y-%m-%d %H:%M} UTC).",
+                                 details={"ban_ended": until.isoformat()}))
+    return lifted
 
 
 def reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequence[str] | None = None,
@@ -197,8 +245,10 @@ def uphold_report(*, moderator: AbstractBaseUser | None, report: Report, note: s
 # Void and refund
 # ---------------------------------------------------------------------------------------------------------------
 
-def _games_named(ids: Sequence[int]) -> str:
-    return f"game {ids[0]}" if len(ids) == 1 else "games " + ", ".join(str(pk) for pk in ids)
+def _games_named(games: Sequence[Game]) -> str:
+    """Games as moderators know them: by the game server's table id, never the database id."""
+    names = [g.table_id for g in sorted(games, key=lambda g: g.pk)]
+    return f"game {names[0]}" if len(names) == 1 else "games " + ", ".join(names)
 
 
 def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
@@ -210,12 +260,12 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
     never disagree about which games qualify. One query at most, whatever the number of games.
     """
     ids = sorted(g.pk for g in games)
-    already = [g.pk for g in sorted(games, key=lambda g: g.pk) if g.status == Game.Status.VOID]
+    already = [g for g in games if g.status == Game.Status.VOID]
     if already:
         return Conflict("already_void", f"Already void: {_games_named(already)}.", {"games": "Already void."})
     with_banned = set(Seat.objects.filter(game_id__in=ids, player__status=Player.Status.BANNED)
                       .values_list("game_id", flat=True))
-    innocent = [pk for pk in ids if pk not in with_banned]
+    innocent = [g for g in games if g.pk not in with_banned]
     if innocent:
         return Conflict("no_banned_player", "Only games played with a banned account can be voided (ban the "
                         f"account first): {_games_named(innocent)}.", {"games": "Ban the account first."})
@@ -241,10 +291,19 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
         if refusal is not None:
             raise refusal
         titles = sorted({g.title for g in locked if g.status == Game.Status.RATED})
+        # Each game's own rating changes as they stood, before the rebuild removes them: its page still shows
+        # what the game did (``details["game_changes"]``, by game id).
+        game_changes: dict[str, list[dict[str, Any]]] = {}
+        for change in (RatingChange.objects.filter(game_id__in=ids, kind=RatingChange.Kind.GAME)
+                       .select_related("player").order_by("game_id", "seq")):
+            game_changes.setdefault(str(change.game_id), []).append(
+                {"player": change.player_id, "handle": change.player.handle, "before": change.before,
+                 "after": change.after, "delta": change.delta})
         Game.objects.filter(pk__in=ids).update(status=Game.Status.VOID)
         players = list(Player.objects.filter(seats__game_id__in=ids).distinct())
         entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
-                       details={"titles": titles, "pending_titles": titles, "refunds": {}})
+                       details={"titles": titles, "pending_titles": titles, "refunds": {},
+                                "game_changes": game_changes})
         announce(GamesVoided(game_ids=tuple(ids), titles=tuple(titles), action_id=entry.pk))
     return entry
 

@@ -118,16 +118,24 @@ def test_moderator_voids_a_game_and_sees_the_refunds(page, live_server, moderato
     page.fill("textarea[name=note]", "played with a banned account")
     page.click("input[name=confirm]")
     expect(page.locator("ul.messagelist li.success")).to_contain_text("is void")
-    # The rebuild ran in the (in-process) worker after the commit; the page lists who got what back.
+    # The rebuild ran in the (in-process) worker after the commit. The game's page keeps its own rating changes
+    # from before the void, and links the void's one refund summary (issue 20 §3).
     page.reload()
-    refunds = page.locator("table.refunds tbody tr")
-    expect(refunds).to_have_count(3)
+    before = page.locator("table.changes-before-void tbody tr")
+    expect(before).to_have_count(2)
+    expect(before.filter(has_text="vic").locator("td.delta")).to_have_text("-30.00")
+    expect(before.filter(has_text="cheat").locator("td.delta")).to_have_text("30.00")
+    expect(page.locator("p.void-summary-link")).to_contain_text("tokaido: 2 victims refunded 30.00 in all")
+    page.click("a.refund-summary")
+    # Victims only (the banned cheat's -30.00 is not a refund), largest first, linked, with the title's total.
+    refunds = page.locator("#refund-summary table.refunds tbody tr")
+    expect(refunds).to_have_count(2)
     expect(refunds.nth(0)).to_have_attribute("data-player", "vic")
-    expect(refunds.nth(0).locator("td.delta")).to_have_text("27.42")
+    expect(refunds.nth(0).locator("td.delta")).to_have_text("+27.42")
     expect(refunds.nth(1)).to_have_attribute("data-player", "olga")
-    expect(refunds.nth(1).locator("td.delta")).to_have_text("2.58")
-    expect(refunds.nth(2)).to_have_attribute("data-player", "cheat")
-    expect(refunds.nth(2).locator("td.delta")).to_have_text("-30.00")
+    expect(refunds.nth(1).locator("td.delta")).to_have_text("+2.58")
+    expect(refunds.nth(0).locator("a")).to_have_attribute("href", f"/admin/arena/player/{player('vic').pk}/change/")
+    expect(page.locator("#refund-summary .refund-total")).to_have_text("+30.00")
     # vic's plot marks the voided game; the history kept only game 2.
     page.goto(f"/admin/arena/player/{player('vic').pk}/change/")
     plot = page.locator("figure.plot[data-title=tokaido]")

@@ -207,24 +207,48 @@ def test_a_confirm_page_reads_its_candidates_once_per_request(arena, mod_client,
 # ---------------------------------------------------------------------------------------------------------------
 
 def test_a_widely_shared_address_is_shown_as_such_and_the_confirm_page_warns(arena, mod_client):
-    """kim's ring plays from a café address that five strangers also used (each with someone elsewhere): seven
-    accounts on one hash, more than a household (rules.CROWD_FREE = 4)."""
-    for i in range(5):
+    """kim's ring plays from a café address that 51 strangers also used (each with someone elsewhere): 53 accounts
+    on one hash, 51 of them outside the flag, more than the crowded rule's 50 (rules.CROWDED_ACCOUNTS)."""
+    for i in range(51):
         arena.game([(f"guest{i}", CAFE), (f"home{i}", fresh_ip())])
     build_ring(arena, main="kim", alts=("kim_alt",), games=6, ip=CAFE)
     settle()
     link = Link.objects.get(player_a=player("kim"), player_b=player("kim_alt"))
-    assert link.crowd == 7
+    assert link.crowd == 53
     flag = Flag.objects.get(beneficiary=player("kim"))
     player_page = _text(mod_client.get(f"/admin/arena/player/{player('kim').pk}/change/"))
     assert "widely shared address" in player_page
     flag_page = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/change/"))
-    assert "widely shared: 7 accounts" in flag_page
-    assert ">ip (7)</text>" in flag_page and "widely shared: many accounts use it" in flag_page  # the ring
+    assert "widely shared: 51 other accounts" in flag_page
+    assert ">ip (51)</text>" in flag_page and "widely shared: many accounts use it" in flag_page  # the ring
     confirm = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/confirm/"))
     assert 'class="moderation-warnings"' in confirm
-    assert "kim and kim_alt are linked only through an address or device 7 accounts share" in confirm
+    assert ("kim and kim_alt are tied only through an address 51 other accounts used within 30 days (a school, "
+            "a café?)") in confirm
+    assert confirm.count("tied only through") == 1
     assert "considered not guilty" in confirm
+
+
+def test_a_ring_on_its_own_device_is_not_its_own_crowd(arena, mod_client):
+    """A main and 4 alts on one device (and one address): 5 accounts on each hash, 0 outside the flag. Before,
+    this read "widely shared: 5 accounts", was drawn faint and scored lower, and the confirm page warned 10 times."""
+    alts = tuple(f"kim_alt{i}" for i in range(4))
+    build_ring(arena, main="kim", alts=alts, games=6, ip="203.0.113.99")
+    for alt in alts:  # the alts' games from the main's laptop too
+        for _ in range(5):
+            arena.game([("kim", "203.0.113.99"), (alt, "203.0.113.99")], device={"kim": "laptop", alt: "laptop"})
+    settle()
+    flag = Flag.objects.get(beneficiary=player("kim"))
+    assert sorted(flag.feeders.values_list("feeder__handle", flat=True)) == sorted(alts)
+    for feeder in flag.evidence["feeders"]:
+        assert {(lk["kind"], lk["crowd"], lk["crowded"]) for lk in feeder["links"]} == {("ip", 0, False),
+                                                                                       ("device", 0, False)}
+        assert feeder["weight"] == 1.0  # the device's full weight: nobody else uses it
+    flag_page = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/change/"))
+    assert "widely shared" not in flag_page.replace("widely shared: many accounts use it", "")
+    assert "widely-shared" not in flag_page
+    confirm = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/confirm/"))
+    assert "moderation-warnings" not in confirm and "a school, a café" not in confirm
 
 
 def test_a_household_address_brings_no_warning(arena, mod_client):
@@ -337,7 +361,11 @@ def test_void_a_rings_games_at_once_from_the_games_list(arena, mod_client, djang
     assert set(refunds) == {"kim", "kim_alt"} and refunds["kim"] < 0
     assert refunds["kim"] == pytest.approx(-refunds["kim_alt"])
     page = _text(mod_client.get(f"/admin/arena/game/{ids[0]}/change/"))
-    assert 'class="refunds"' in page and 'data-player="kim_alt"' in page
+    assert f'href="/admin/moderation/auditentry/{entry.pk}/change/" class="refund-summary"' in page
+    # One summary for the six games: kim the only victim (kim_alt is banned, not a victim), once, with a total.
+    summary = _text(mod_client.get(f"/admin/moderation/auditentry/{entry.pk}/change/"))
+    assert summary.count('<tr data-player="kim">') == 1 and 'data-player="kim_alt"' not in summary
+    assert f"{refunds['kim']:.2f}" in summary and "Refunds of this void (6 games)" in summary
 
 
 def test_void_is_not_offered_without_its_permission(arena):

@@ -28,6 +28,7 @@ EXPECTED = {
     "moderation.confirm_multiple_accounts", "moderation.void_games", "moderation.dismiss",
     "moderation.uphold_report", "moderation.ban_player", "moderation.unban_player", "moderation.reset_rating",
     "moderation.lift_cooldown",
+    "moderation.warn_player", "moderation.note_player", "moderation.claim",
 }
 
 

@@ -8,7 +8,7 @@ import pytest
 from arena.models import Game, Player
 from moderation.models import DetectionState, Flag, FlagFeeder, Link
 from moderation.services import dismiss_flag
-from tests.db.moderation.helpers import detect, duel, link, record
+from tests.db.moderation.helpers import detect, duel, link, record, seen
 from tests.db.ratings.helpers import post, rate_all
 
 pytestmark = pytest.mark.django_db
@@ -50,6 +50,34 @@ class TestLinks:
         assert (lk.kind, lk.keys, lk.crowd) == ("device", 1, 2)
         assert (lk.last_seen - lk.first_seen).days == 3
         assert "laptop-1" not in str(lk.key_digests)
+
+    @pytest.mark.parametrize("accounts, crowded", [(50, False), (51, True)])
+    def test_a_crowded_address_links_only_accounts_at_one_table(self, api, accounts, crowded):
+        """The crowded rule (docs/moderation.md): up to 50 accounts on one address, every pair is linked; from 51,
+        only pairs seated together through it. Here: ``accounts`` solo visits of one address within a week, then
+        u0 and u1 play each other there, and u2 plays u3 from their own addresses (no table through the hash)."""
+        nat = "203.0.113.7"
+        bodies = [seen(f"u{i}", days_ago=5 + i / 100, ip=nat) for i in range(accounts)]
+        bodies += [duel("u0", "u1", days_ago=1, ips={"u0": nat, "u1": nat}), duel("u2", "u3", days_ago=1)]
+        record(api, bodies)
+        detect()
+        links = {(lk.player_a.handle, lk.player_b.handle): lk.crowd for lk in Link.objects.select_related(
+            "player_a", "player_b")}
+        if crowded:  # one link: the table; its crowd is every account seen on the address
+            assert links == {("u0", "u1"): 51}
+        else:  # every pair of the 50: 50 * 49 / 2
+            assert len(links) == 1225 and set(links.values()) == {50}
+
+    def test_a_crowded_address_keeps_a_table_met_on_it_in_a_later_pass(self, api):
+        """Incremental: the crowd is counted over the window around each pass's new uses, not only the new ones."""
+        nat = "203.0.113.8"
+        record(api, [seen(f"u{i}", days_ago=5 + i / 100, ip=nat) for i in range(60)])
+        detect()
+        assert Link.objects.count() == 0  # 60 accounts, nobody seated together: crowded, no link at all
+        record(api, [duel("u10", "u20", days_ago=1, ips={"u10": nat, "u20": nat})])
+        detect()
+        (lk,) = Link.objects.all()
+        assert (lk.player_a.handle, lk.player_b.handle, lk.crowd) == ("u10", "u20", 60)
 
     def test_a_rerun_merges_instead_of_duplicating(self, api):
         record(api, link("a", "b", days_ago=10, key="home"))
@@ -165,7 +193,8 @@ class TestFlags:
         assert Flag.objects.count() == 2
 
     def test_crowded_address_weighs_less(self, api):
-        # Same ring twice, once linked at home (2 accounts), once only through a café with 8 accounts.
+        # Same ring twice, once linked at home (2 accounts), once only through a café 6 other accounts use: its
+        # crowd is counted without the flag's own 2 accounts (moderation.crowds), so 6, not 8.
         bodies = link("b", "f", key="home") + ring("b", "f", games=5)
         bodies += link("c", "g", key="cafe") + ring("c", "g", games=5)
         bodies += [b for i in range(6) for b in link(f"guest{i}", "g", key="cafe")]
@@ -173,10 +202,14 @@ class TestFlags:
         detect()
         home = Flag.objects.get(beneficiary__handle="b")
         cafe = Flag.objects.get(beneficiary__handle="c")
-        assert cafe.feeders.get().weight == pytest.approx(0.8 * 4 / 8)
+        assert cafe.feeders.get().weight == pytest.approx(0.8 * 4 / 6)
         assert home.feeders.get().weight == pytest.approx(0.8)
-        assert cafe.score == pytest.approx(home.score / 2, rel=0.01)
-        assert cafe.evidence["feeders"][0]["links"][0]["crowded"] is True
+        assert cafe.score == pytest.approx(home.score * 4 / 6, rel=0.01)
+        (cafe_link,) = cafe.evidence["feeders"][0]["links"]
+        # 6 strangers is a café, not a carrier's NAT: weighed less, not marked widely shared (more than 50).
+        assert (cafe_link["crowd"], cafe_link["accounts_on_hash"], cafe_link["crowded"]) == (6, 8, False)
+        (home_link,) = home.evidence["feeders"][0]["links"]
+        assert (home_link["crowd"], home_link["accounts_on_hash"]) == (0, 2)
 
     def test_incremental_pass_looks_only_at_new_games(self, api):
         record(api, link("b", "f") + ring("b", "f", games=5))

@@ -45,7 +45,7 @@ def test_a_voided_game_sits_half_a_step_after_the_last_entry_before_it():
         HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
         HistoryPoint(at=_at(2), before=1530, after=1515, kind="game", game_id=3),
     ], voids=[_at(1)]))
-    assert '<g class="void"><path d="M477.0,182.0 l8,8 m0,-8 l-8,8"/>' in svg
+    assert '<g class="void" data-count="1"><path d="M477.0,182.0 l8,8 m0,-8 l-8,8"/>' in svg
     assert "void</text>" in svg
 
 
@@ -105,3 +105,15 @@ def test_a_link_between_two_feeders_arcs_around_the_beneficiary():
                         links=[RingLink("alt1", "alt2", "device", "")]))
     assert 'd="M280.0,80.0 Q580.0,280.0 280.0,480.0"' in svg
     assert "<text x=" not in svg.split('class="link device"')[1].split("</g>")[0]  # no label given, none drawn
+
+
+def test_voids_in_one_slot_are_one_mark_and_labels_never_touch():
+    """54 voids between 7 remaining entries: one mark per slot with its count, e.g. "void ×8"; labels that would
+    touch the previous one are dropped (an 8-slot axis over 572 units leaves 71.5 units a slot, wide enough)."""
+    points = [HistoryPoint(at=_at(10 * i), after=1500 + i, kind="game", before=1500 + i - 1, game_id=i)
+              for i in range(1, 8)]
+    voids = [_at(10 * (i % 7) + 5) for i in range(54)]  # 8 or 7 voids after each entry's slot
+    svg = history_svg(HistoryPlot(title="wizard", points=points, voids=voids))
+    assert svg.count('<g class="void"') == 7
+    assert svg.count('data-count="8"') == 5 and svg.count('data-count="7"') == 2  # 54 = 5 * 8 + 2 * 7
+    assert svg.count(">void ×8</text>") + svg.count(">void ×7</text>") == 7

@@ -83,8 +83,19 @@ class TestLinks:
         assert rules.link_weight("ip", 4) == 0.8
         assert rules.link_weight("ip", 8) == pytest.approx(0.4)      # 0.8 * 4/8
         assert rules.link_weight("device", 40) == pytest.approx(0.1)
-        assert not rules.is_crowded(4)
-        assert rules.is_crowded(5)
+
+    def test_crowded_is_more_than_50_accounts(self):
+        assert not rules.is_crowded(50)
+        assert rules.is_crowded(51)
+
+    def test_a_crowded_hash_pairs_only_players_at_one_table(self):
+        uses = [(1, T0, 100), (2, T0, 100), (3, T0, 100), (4, T0 + timedelta(days=1), 101),
+                (5, T0, 102), (1, T0 + timedelta(days=2), 103), (2, T0 + timedelta(days=2), 103)]
+        spans = rules.table_pairs(uses)
+        # Table 100 seats 1, 2 and 3 (three pairs); 101 and 102 are solo; 103 seats 1 and 2 again, two days on.
+        assert set(spans) == {(1, 2), (1, 3), (2, 3)}
+        assert (spans[(1, 2)].first, spans[(1, 2)].last) == (T0, T0 + timedelta(days=2))
+        assert rules.table_pairs([(7, T0, 1), (7, T0, 1)]) == {}
 
 
 class TestScore:

@@ -1,0 +1,94 @@
+"""Working the queue: closing a flag or report as a duplicate of another, and claiming one (docs/moderation.md).
+
+A ring often raises two flags (one per title) and several reports: "duplicate of #N" closes the copies without
+calling anyone "not guilty", and the case is judged once, on #N. A claim (as in Discourse's review queue) says who
+is working a case so two moderators do not judge it at once; it lapses after ``CLAIM_FOR`` without anyone
+releasing it, so a moderator who leaves holds nothing for long. Claiming never blocks an action: it is a notice.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from arena.errors import Conflict, InvalidInput
+from moderation.models import AuditEntry, Flag, Report
+from moderation.services.penalties import _audit, _lock_open, _resolve
+
+# An hour: long enough to read a ring's evidence and act, short enough that an abandoned claim frees itself.
+CLAIM_FOR = timedelta(hours=1)
+
+
+def _targets(obj: Flag | Report, *others: Flag | Report) -> dict:
+    kind = "flags" if isinstance(obj, Flag) else "reports"
+    return {kind: [obj, *others]}
+
+
+def _players(obj: Flag | Report) -> list:
+    if isinstance(obj, Flag):
+        return [obj.beneficiary, *(f.feeder for f in obj.feeders.select_related("feeder"))]
+    return list(obj.accused.all())
+
+
+def close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | Report, of: int,
+                       note: str = "") -> AuditEntry:
+    """Close ``obj`` (open) as the same case as flag or report ``of`` (the same kind, not itself)."""
+    model = type(obj)
+    if of == obj.pk:
+        raise InvalidInput("duplicate_of_itself", f"A {model.__name__.lower()} cannot duplicate itself.",
+                           {"duplicate_of": "Name another one."})
+    with transaction.atomic():
+        locked = _lock_open(model, obj)
+        original = model.objects.filter(pk=of).first()
+        if original is None:
+            raise InvalidInput("duplicate_of_not_found", f"No {model.__name__.lower()} #{of}.",
+                               {"duplicate_of": "Unknown id."})
+        _resolve(locked, model.Status.DUPLICATE, moderator, note)
+        locked.duplicate_of = original
+        locked.claimed_by, locked.claimed_until = None, None
+        locked.save(update_fields=["duplicate_of", "claimed_by", "claimed_until"])
+        return _audit(moderator=moderator, action=AuditEntry.Action.CLOSE_DUPLICATE, note=note,
+                      players=_players(locked), details={"duplicate_of": original.pk},
+                      **_targets(locked, original))
+
+
+def holder(obj: Flag | Report, *, now: datetime | None = None) -> AbstractBaseUser | None:
+    """Who holds the claim now (None when nobody does or it lapsed)."""
+    now = now or timezone.now()
+    if obj.claimed_by_id and obj.claimed_until and obj.claimed_until > now:
+        return obj.claimed_by
+    return None
+
+
+def claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:
+    """Take an open flag or report for ``CLAIM_FOR``; refused while another moderator's claim runs. Taking it
+    again extends one's own claim."""
+    model = type(obj)
+    now = timezone.now()
+    with transaction.atomic():
+        locked = _lock_open(model, obj)
+        current = holder(locked, now=now)
+        if current is not None and current.pk != moderator.pk:
+            raise Conflict("already_claimed", f"This {model.__name__.lower()} is held by {current.get_username()} "
+                           f"until {locked.claimed_until:%H:%M} UTC.")
+        locked.claimed_by, locked.claimed_until = moderator, now + CLAIM_FOR
+        locked.save(update_fields=["claimed_by", "claimed_until"])
+        obj.claimed_by, obj.claimed_until = locked.claimed_by, locked.claimed_until
+        return _audit(moderator=moderator, action=AuditEntry.Action.CLAIM,
+                      details={"until": locked.claimed_until.isoformat()}, **_targets(locked))
+
+
+def release(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:
+    """Give back one's own claim (a lapsed or someone else's claim is not one's to release)."""
+    model = type(obj)
+    with transaction.atomic():
+        locked = model.objects.select_for_update().get(pk=obj.pk)
+        current = holder(locked)
+        if current is None or current.pk != moderator.pk:
+            raise Conflict("not_claimed", f"You do not hold this {model.__name__.lower()}.")
+        locked.claimed_by, locked.claimed_until = None, None
+        locked.save(update_fields=["claimed_by", "claimed_until"])
+        return _audit(moderator=moderator, action=AuditEntry.Action.CLAIM, details={"released": True},
+                      **_targets(locked))

@@ -1,0 +1,91 @@
+"""Every superuser edit of a table rating or detection reads is audited, before and after (issue 20 §6)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from arena.models import GameServer
+from arena.servers import game_server_create
+from matchmaking.models import ServerCallback
+from moderation.admin import RULE_TABLES
+from moderation.admin.rules_audit import HIDDEN, RulesAudit, changes
+from moderation.models import AuditEntry
+from ratings.models import HanabotRating
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def root() -> Client:
+    User.objects.create_superuser("root", "root@example.com", "pw-for-tests-only")
+    client = Client()
+    assert client.login(username="root", password="pw-for-tests-only")
+    return client
+
+
+def edits() -> list[dict]:
+    entries = AuditEntry.objects.filter(action="admin_edit").order_by("pk")
+    return [e.details | {"who": e.moderator_name} for e in entries]
+
+
+def test_every_rule_table_admin_is_wrapped():
+    from django.contrib import admin
+
+    for model in RULE_TABLES:
+        assert isinstance(admin.site._registry[model], RulesAudit), model
+
+
+def test_a_hanabot_edit_is_audited_with_before_and_after(root):
+    row = HanabotRating.objects.get(variant_class="50", team_size=3, score=22)
+    assert row.elo == 1468.0
+    response = root.post(f"/admin/ratings/hanabotrating/{row.pk}/change/", {"elo": "1475.5"})
+    assert response.status_code == 302
+    (entry,) = edits()
+    assert entry == {"model": "ratings.hanabotrating", "object": row.pk, "object_repr": "Hanabot 50/3p/22: 1475.5",
+                     "operation": "change", "changes": {"elo": {"before": 1468.0, "after": 1475.5}}, "who": "root"}
+    # Saving it unchanged writes nothing more.
+    root.post(f"/admin/ratings/hanabotrating/{row.pk}/change/", {"elo": "1475.5"})
+    assert len(edits()) == 1
+
+
+def test_a_callback_is_audited_without_its_secret(root):
+    server = game_server_create(name="tables").server
+    response = root.post("/admin/matchmaking/servercallback/add/",
+                         {"server": server.pk, "url": "https://tables.example.com/push", "enabled": "on"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    secret = ServerCallback.objects.get().secret
+    root.post(f"/admin/matchmaking/servercallback/{server.pk}/change/",
+              {"server": server.pk, "url": "https://tables.example.com/v2", "enabled": ""})
+    added, changed = edits()
+    assert added["operation"] == "add" and added["changes"]["secret"] == {"before": HIDDEN, "after": HIDDEN}
+    assert added["changes"]["url"] == {"before": None, "after": "https://tables.example.com/push"}
+    assert changed["changes"] == {"url": {"before": "https://tables.example.com/push",
+                                          "after": "https://tables.example.com/v2"},
+                                  "enabled": {"before": True, "after": False}}
+    root.post(f"/admin/matchmaking/servercallback/{server.pk}/delete/", {"post": "yes"})
+    deleted = edits()[-1]
+    assert deleted["operation"] == "delete" and deleted["changes"]["url"]["after"] is None
+    assert secret not in json.dumps(edits())
+
+
+def test_an_admin_action_on_game_servers_is_audited_per_row(root):
+    one, two = game_server_create(name="one").server, game_server_create(name="two").server
+    response = root.post("/admin/arena/gameserver/", {"action": "revoke_keys", "_selected_action": [one.pk, two.pk]})
+    assert response.status_code == 302
+    revoked = edits()
+    assert sorted(e["object"] for e in revoked) == [one.pk, two.pk]
+    for entry in revoked:
+        assert entry["changes"]["revoked_at"]["before"] is None and entry["changes"]["revoked_at"]["after"]
+        assert "key_hash" not in entry["changes"] or entry["changes"]["key_hash"]["after"] == HIDDEN
+    assert GameServer.objects.filter(revoked_at__isnull=True).count() == 0
+
+
+def test_changes_hide_secret_fields_and_keep_new_ones():
+    """A field the model gains later (a server's scopes) is compared like any other, with no change here."""
+    diff = changes({"name": "a", "key_hash": "x", "scopes": ["games"]}, {"name": "a", "key_hash": "y",
+                                                                       "scopes": ["games", "reports"]})
+    assert diff == {"key_hash": {"before": HIDDEN, "after": HIDDEN},
+                    "scopes": {"before": ["games"], "after": ["games", "reports"]}}
