@@ -317,6 +317,15 @@ class GameRules:
         """Cooperative games only: the score the team is rated on."""
         return result.entries[0].score if result.entries else None
 
+    def implied_score(self, score: int | None, fields: Mapping[str, Any]) -> int | None:
+        """The score an entry means when its optional score is left out (``arena.games.meaning``): by default the
+        score as sent; a game whose score follows from other fields (Nile: the smallest pile) fills it in."""
+        return score
+
+    def implied_team(self, team: str | None) -> str | None:
+        """The team an entry means: by default as sent; Hanabi's one team means nothing (its own rule)."""
+        return team
+
     # -- shared machinery ----------------------------------------------------------------------------
 
     def normalise_variant(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:

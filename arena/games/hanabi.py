@@ -60,6 +60,10 @@ class Hanabi(GameRules):
         if "strikes" in details:
             detail_int(details["strikes"], "details.strikes", 0, LOSING_STRIKES, code="strikes_out_of_range")
 
+    def implied_team(self, team: str | None) -> str | None:
+        """Every player is on the one team, named or not: a team sent or left out means the same game."""
+        return None
+
     def coop_score(self, variant: Mapping[str, Any], result: Result,
                    details: Mapping[str, Any]) -> int | None:
         """Three strikes is a loss, so the duel against the bot is played with a score of 0."""

@@ -55,3 +55,9 @@ class Nile(GameRules):
             if entry.score is not None and entry.score != smallest:
                 message = f"{entry.player}'s score must be the smallest pile, {smallest}, not {entry.score}."
                 raise RuleViolation("score_mismatch", message, path("players", index, "score"))
+
+    def implied_score(self, score: int | None, fields: Mapping[str, Any]) -> int | None:
+        """A score left out means the smallest pile, the only score ``check`` accepts."""
+        if score is None and fields.get("crops"):
+            return min(fields["crops"])
+        return score

@@ -366,7 +366,9 @@ def test_raw_ips_and_devices_are_never_stored(api):
 
 def test_batch_each_game_succeeds_or_fails_alone(api):
     good = wizard(30, 20, 10)
-    games = [good, {"game": "wizard"}, wizard(3, 2), good, dict(good, players=good["players"][::-1])]
+    # The same players in another order mean the same game (a resend); rated: false is another game (a conflict).
+    games = [good, {"game": "wizard"}, wizard(3, 2), dict(good, players=good["players"][::-1]),
+             dict(good, rated=False)]
     response = api.post("/api/v1/games/batch/", {"games": games}, format="json")
     assert response.status_code == 200
     results = response.json()["results"]
@@ -375,6 +377,7 @@ def test_batch_each_game_succeeds_or_fails_alone(api):
     assert results[1]["body"]["error"]["code"] == "invalid_input"
     assert results[2]["body"]["error"]["code"] == "player_count"
     assert results[3]["body"]["id"] == results[0]["body"]["id"]
+    assert results[4]["body"]["error"]["fields"] == {"rated": "Differs from the recorded game: true."}
     assert Game.objects.count() == 1
 
 
