@@ -233,6 +233,33 @@ def _close(ticket_ids: Sequence[Any], status: str) -> int:
 
 def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]) -> Preferences:
     """Replaces the player's preferences; blocked players unknown so far are created, as players are elsewhere."""
+    names = _blocked_names(handle, blocked)
+    with transaction.atomic():
+        players = players_fetch_or_create([handle, *names])
+        prefs, _ = Preferences.objects.update_or_create(
+            player=players[handle], defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
+        )
+    return prefs
+
+
+def preferences_update(*, handle: str, refuse_same_ip: bool | None = None,
+                       blocked: Sequence[str] | None = None) -> Preferences:
+    """A partial change (PATCH): a field given None keeps its stored value (or its default), under the row's lock
+    so two partial changes at once both land."""
+    names = _blocked_names(handle, blocked) if blocked is not None else None
+    with transaction.atomic():
+        players = players_fetch_or_create([handle, *(names or ())])
+        prefs, _ = Preferences.objects.select_for_update().get_or_create(player=players[handle])
+        if refuse_same_ip is not None:
+            prefs.refuse_same_ip = refuse_same_ip
+        if names is not None:
+            prefs.blocked = names
+        prefs.save()
+    return prefs
+
+
+def _blocked_names(handle: str, blocked: Sequence[str]) -> list[str]:
+    """The blocked list as stored (sorted, no repeats), or the refusal: the player, or more than the limit."""
     limit = settings.MATCHMAKING_BLOCKED_MAX
     names = sorted(set(blocked))
     if handle in names:
@@ -241,12 +268,7 @@ def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]
     if len(names) > limit:
         raise InvalidInput("too_many_blocked", f"A player may block at most {limit} players.",
                            {"blocked": f"At most {limit} players."})
-    with transaction.atomic():
-        players = players_fetch_or_create([handle, *names])
-        prefs, _ = Preferences.objects.update_or_create(
-            player=players[handle], defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
-        )
-    return prefs
+    return names
 
 
 # ----------------------------------------------------------------------------------------------------
