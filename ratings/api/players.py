@@ -13,7 +13,7 @@ from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput, NotFound
 from arena.games import UnknownGame, get_game
-from leaderboards.selectors import rank_of
+from leaderboards.selectors import not_ranked, rank_of
 from ratings.api import serializers
 from ratings.selectors import player_get_by_handle, player_page, rating_history
 
@@ -38,9 +38,15 @@ class PlayerDetailApi(PublicReadApi):
     def get(self, request: Request, player: str) -> Response:
         page = player_page(handle=player)
         player_id = page.pop("id")
+        banned = page["status"] == "banned"
         for game, rating in page["ratings"].items():
             # One bounded read per game with a board (six at most); rank_of answers None for Hanabi unasked.
             rating["rank"] = rank_of(title=game, player_id=player_id)
+            last_game_at = rating.pop("last_game_at")
+            if rating["rank"] is None:
+                # docs/api.md "Why not on the board": the same reason as the leaderboard's player_not_ranked.
+                rating["not_ranked"] = not_ranked(title=game, games=rating["games"], last_game_at=last_game_at,
+                                                  banned=banned)
         return Response(page)
 
 
