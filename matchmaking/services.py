@@ -96,7 +96,7 @@ def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
     if not fields and low > high:
         fields["max_players"] = "Must not be below min_players."
     if fields:
-        raise InvalidInput("player_count", f"{rules.name} tables take {allowed} players.", fields)
+        raise InvalidInput("player_count", f"{_table_name(rules, variant)} tables take {allowed} players.", fields)
     party_limit = min(PARTY_MAX, sizes.high - 1)
     if len(data.party) > party_limit:
         raise InvalidInput("party_too_large", f"A party brings at most {party_limit} friends to {rules.name}.",
@@ -230,6 +230,14 @@ def _close(ticket_ids: Sequence[Any], status: str) -> int:
 # ----------------------------------------------------------------------------------------------------
 # Preferences
 # ----------------------------------------------------------------------------------------------------
+
+def _table_name(rules: Any, variant: dict[str, Any]) -> str:
+    """The game as a player-count error names it: with the variant that narrows its sizes (Wizard's amigo)."""
+    if pool_sizes(rules, {}) != pool_sizes(rules, variant):
+        options = ", ".join(f"{name} {value}" for name, value in variant.items() if value != rules.variants[name][0])
+        return f"{rules.name} ({options})"
+    return rules.name
+
 
 def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]) -> Preferences:
     """Replaces the player's preferences; blocked players unknown so far are created, as players are elsewhere."""

@@ -142,7 +142,7 @@ class Spades(GameRules):
                                             0, TRICKS_PER_HAND, code="tricks_out_of_range")
             taken = sum(tricks.values())
             if taken != TRICKS_PER_HAND:
-                message = f"Hand {number} has {taken} tricks, not {TRICKS_PER_HAND}."
+                message = f"Hand {number + 1} has {taken} tricks, not {TRICKS_PER_HAND}."  # 1-based; the path is not
                 raise RuleViolation("tricks_total", message, where)
             for group in groups:
                 per_side[group].append((sum(bids[p] for p in group), sum(tricks[p] for p in group)))

@@ -98,6 +98,7 @@ class Wizard(GameRules):
                 tricks_played += tricks
                 totals[player] += round_score(bid, tricks)
             if tricks_played != cards:
-                message = f"Round {number} dealt {cards} cards each, but {tricks_played} tricks were taken."
+                # Said 1-based for the person reading it (round 1 is the first); the path stays 0-based.
+                message = f"Round {number + 1} dealt {cards} cards each, but {tricks_played} tricks were taken."
                 raise RuleViolation("tricks_total", message, where)
         return totals

@@ -128,6 +128,7 @@ def test_unknown_game_id_is_404(api):
 def test_missing_key_is_401(anon):
     response = anon.post("/api/v1/games/", wizard(3, 2, 1), format="json")
     assert response.status_code == 401 and error_of(response)["code"] == "missing_api_key"
+    assert "'Authorization: Api-Key <key>'" in error_of(response)["message"]
     assert Game.objects.count() == 0
 
 
@@ -222,7 +223,10 @@ def test_unpaired_surrogates_are_refused_not_a_500(api, fragment, path):
 def test_finished_at_in_the_future_is_refused(api):
     future = (timezone.now() + timedelta(hours=1)).isoformat()
     response = api.post("/api/v1/games/", wizard(3, 2, 1, finished_at=future), format="json")
-    assert response.status_code == 400 and "finished_at" in error_of(response)["fields"]
+    assert response.status_code == 400
+    assert error_of(response)["fields"] == {"finished_at": "Must not be more than 5 minutes ahead of Arena's clock."}
+    soon = (timezone.now() + timedelta(minutes=4)).isoformat()  # a game server's clock a little ahead: accepted
+    assert api.post("/api/v1/games/", wizard(3, 2, 1, finished_at=soon), format="json").status_code == 201
 
 
 @pytest.mark.parametrize("path", ["/api/v1/games/", "/api/v1/games/batch/"])
