@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "arena",
@@ -49,6 +50,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
+    "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -232,3 +235,16 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
+
+# =============================================================================
+# CORS: the site's own web pages may call the public reads from the browser (issue 19 #9)
+# =============================================================================
+# None by default. Only the public reads (player pages, their history, leaderboards): the regex stops short of
+# /players/<p>/preferences/ and every other key-authenticated endpoint, which no browser page should call with a
+# server's key. GET only, no cookies.
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
+CORS_URLS_REGEX = r"^/api/v1/(players/[^/]+/(history/[^/]+/)?|leaderboards/[^/]+/)$"
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
+CORS_ALLOW_CREDENTIALS = False
+CORS_EXPOSE_HEADERS = ("ETag", "Retry-After")
+

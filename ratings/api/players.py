@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.caching import PublicCache
 from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput, NotFound
@@ -26,7 +27,10 @@ BEFORE = OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
                           description="Cursor: the `next` of the previous page; only older entries are returned.")
 
 
-class PublicReadApi(APIView):
+class PublicReadApi(PublicCache, APIView):
+    """A player page changes when one of the player's games is rated: seconds after it is recorded."""
+
+    cache_max_age, cache_stale_while_revalidate = 5, 30
     authentication_classes = []
     permission_classes = [AllowAny]
     throttle_classes = [PublicThrottle]
@@ -51,6 +55,9 @@ class PlayerDetailApi(PublicReadApi):
 
 
 class PlayerHistoryApi(PublicReadApi):
+    # A page of history grows only at its newest end, and older pages (``before=``) never change.
+    cache_max_age, cache_stale_while_revalidate = 10, 60
+
     @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE],
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
     def get(self, request: Request, player: str, game: str) -> Response:
