@@ -188,6 +188,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # arena/api/contract.py: every status with its codes, each game's body, links (issue 16 §3).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "arena.api.contract.postprocess"],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)

@@ -34,6 +34,8 @@ class Hanabi(GameRules):
     has_leaderboard = False
     variants = {DECK: ("normal", "tricky", "hard", "very_difficult")}
     details_keys = frozenset({"strikes"})
+    details_schema = {"strikes": {"type": "integer", "minimum": 0, "maximum": LOSING_STRIKES,
+                                  "description": "Fuse tokens lost; 3 is a loss, rated as a score of 0."}}
 
     def check_teams(self, entries: Sequence[Entry]) -> None:
         teams = {entry.team for entry in entries}

@@ -81,6 +81,13 @@ class Spades(GameRules):
     recommended_players = 4
     variants = {"target": (500, 300), "bags_penalty": (False, True)}
     details_keys = frozenset({"hands"})
+    details_schema = {"hands": {
+        "type": "array", "description": "One object per hand, in play order: each player's bid and tricks.",
+        "items": {"type": "object", "additionalProperties": {
+            "type": "object",
+            "properties": {"bid": {"type": "integer", "minimum": MIN_BID, "maximum": TRICKS_PER_HAND},
+                           "tricks": {"type": "integer", "minimum": 0, "maximum": TRICKS_PER_HAND}},
+            "required": ["bid", "tricks"], "additionalProperties": False}}}}
 
     def check_teams(self, entries: Sequence[Entry]) -> None:
         if not is_partnership(entries):

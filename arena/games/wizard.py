@@ -69,6 +69,12 @@ class Wizard(GameRules):
     recommended_players = 4
     variants = {"rounds": ("standard", "five_rounds", "amigo")}
     details_keys = frozenset({"rounds"})
+    details_schema = {"rounds": {
+        "type": "array", "description": "One object per round, in play order: each player's bid and tricks.",
+        "items": {"type": "object", "additionalProperties": {
+            "type": "object", "properties": {"bid": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3},
+                                             "tricks": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3}},
+            "required": ["bid", "tricks"], "additionalProperties": False}}}}
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         count = len(result.entries)

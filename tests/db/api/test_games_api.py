@@ -480,8 +480,14 @@ def test_schema_documents_the_game_endpoints(anon):
     from arena.api.game_payload import COMMON_PLAYER_KEYS, TOP_LEVEL
 
     components = schema["components"]["schemas"]
-    assert set(components["GameInRequest"]["properties"]) == TOP_LEVEL
-    assert set(components["GamePlayerInRequest"]["properties"]) >= COMMON_PLAYER_KEYS
+    # One body per game, chosen by "game" (arena/api/contract.py), each naming every field the parser reads.
+    mapping = components["GameInRequest"]["discriminator"]["mapping"]
+    assert set(mapping) == {"wizard", "hanabi", "tokaido", "spades", "railroad_ink", "nile"}
+    for ref in mapping.values():
+        body = components[ref.rsplit("/", 1)[1]]
+        assert set(body["properties"]) == TOP_LEVEL
+        assert set(body["properties"]["players"]["items"]["properties"]) >= COMMON_PLAYER_KEYS
+    assert "achievements" in components["GameIn_tokaido"]["properties"]["players"]["items"]["required"]
     # The docs page's Authorize button needs the scheme, and each game endpoint must require it.
     assert schema["components"]["securitySchemes"]["ApiKey"] == {
         "type": "apiKey", "in": "header", "name": "Authorization",
