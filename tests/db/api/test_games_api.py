@@ -547,3 +547,10 @@ def test_health_endpoints(anon):
     assert anon.get("/healthz").json() == {"status": "ok"}
     ready = anon.get("/readyz")
     assert ready.status_code == 200 and ready.json()["checks"]["database"] == "ok"
+
+
+def test_a_batch_envelope_with_an_unknown_field_is_refused_whole(api):
+    response = api.post("/api/v1/games/batch/", {"games": [wizard(3, 2, 1)], "gmaes": []}, format="json")
+    assert response.status_code == 400
+    assert error_of(response)["fields"] == {"gmaes": "Unknown field."}
+    assert Game.objects.count() == 0
