@@ -167,6 +167,20 @@ def _games(components: dict[str, Any]) -> None:
     components.pop("GamePlayerInRequest", None)
 
 
+# The README's own examples (its API tour), so the examples phase of a fuzzer and /api/docs/ start from them.
+EXAMPLES: dict[str, Any] = {
+    "GameIn_tokaido": {"table_id": "T-1", "game": "tokaido", "players": [
+        {"player": "alice", "ip": "203.0.113.7", "score": 61, "achievements": 3},
+        {"player": "bob", "ip": "198.51.100.2", "score": 61, "achievements": 1}]},
+    "TicketInRequest": {"player": "alice", "ip": "203.0.113.7", "game": "tokaido", "min_players": 2,
+                        "max_players": 5, "party": [{"player": "bob", "ip": "198.51.100.2"}], "request_id": "q-81"},
+    "PreferencesInRequest": {"refuse_same_ip": True, "blocked": ["mallory"]},
+    "PreferencesPatchInRequest": {"refuse_same_ip": False},
+    "ReportInRequest": {"reporter": "carol", "accused": ["bob", "dave"], "reason": "other",
+                        "description": "Bob and Dave always sit at the same tables."},
+}
+
+
 def _close(components: dict[str, Any]) -> None:
     """Request bodies refuse unknown fields, as their parsers do."""
     for name in ("TicketInRequest", "PreferencesInRequest", "PreferencesPatchInRequest", "ReportInRequest",
@@ -198,6 +212,9 @@ def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bo
     if "GameInRequest" in components:
         _games(components)
     _close(components)
+    for name, example in EXAMPLES.items():
+        if name in components:
+            components[name]["example"] = copy.deepcopy(example)
     for _path, _method, operation in _operations(result):
         op_id = operation["operationId"]
         has_path_parameters = False

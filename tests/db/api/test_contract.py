@@ -74,13 +74,15 @@ def test_schemathesis_every_phase_and_check_finds_nothing(live_server, tmp_path)
     command = [
         str(BIN / "st"), "--config-file", str(ROOT / "schemathesis.toml"), "--no-color", "run",
         f"{live_server.url}/api/schema/", "-H", f"Authorization: Api-Key {key}",
-        "--phases", "examples,coverage,fuzzing,stateful", "--checks", "all", "--workers", "1",
+        # Every check runs by default; "--checks all" on the command line would override the file's per-operation
+        # exceptions, so it is not given.
+        "--phases", "examples,coverage,fuzzing,stateful", "--workers", "1",
         "--max-examples", str(EXAMPLES), "--generation-database", "none", "--seed", "16",
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
     report = done.stdout + done.stderr
     assert done.returncode == 0, report[-20000:]
-    assert "0 failures" in report or "passed" in report.splitlines()[-1], report[-5000:]
+    assert "No issues found" in report, report[-5000:]
 
 
 @pytest.mark.skipif(shutil.which("openapi-python-client", path=str(BIN)) is None,
