@@ -127,6 +127,7 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
                                                       ["runserver"]]
 
 
+@pytest.mark.django_db(transaction=True, reset_sequences=True)  # the tour reads game 1: ids start at 1 here too
 def test_the_api_tour_step_by_step(live_server):
     base = live_server.url.removeprefix("http://")
     key = game_server_create(name="tour").key
