@@ -4,24 +4,30 @@ One code path serves a single POST and a batch: games are judged one by one (eac
 accepted game of the call is written in one transaction by the recording store (``arena.recording_store``, which
 alone knows the database), and the rating workers are woken after commit. A table that is already stored, whether
 resent later or sent twice at once by a game server retrying on timeout, is skipped by the (server, table_id)
-unique constraint and answered like any resend: 200 when the body is the same, 409 when it differs.
+unique constraint and answered like any resend: 200 when it means the same game (``arena.games.meaning``: defaults
+filled in, players in any order), 409 naming the fields that differ.
 
 A transient database failure (a deadlock victim, a stale read) is retried here a few times: a game server must
 never get a 500 for a valid game because another transaction was in the way.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+import orjson
 
 from arena.announcements import GamesRecorded, announce
 from arena.db import retry_transient
 from arena.errors import ArenaError, Conflict, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
-from arena.models import Game, GameServer, Player
+from arena.games.meaning import SeatMeaning, differing_fields, game_meaning
+from arena.hashing import fingerprint
+from arena.models import Game, GameServer, Player, Seat
 from arena.recording_store import GameRow, SeatRow, Written, recording_store
 from arena.same_ip import shared_addresses
 
@@ -46,7 +52,9 @@ class GameInput:
     finished_at: datetime
     players: tuple[PlayerInput, ...]
     details: dict[str, Any]
-    fingerprint: str
+    # Unused by recording since resends compare by meaning (``_fingerprint``); kept for callers that still set it.
+    fingerprint: str = ""
+    finished_at_sent: bool = True  # False when the body left it out (then finished_at is the time it arrived)
 
 
 @dataclass
@@ -67,6 +75,7 @@ class _Accepted:
     data: GameInput
     ranking: Ranking
     row: GameRow
+    meaning: dict[str, Any]
 
 
 def _judge(data: GameInput) -> Ranking:
@@ -90,13 +99,45 @@ def _same_ip_warnings(data: GameInput) -> list[dict[str, Any]]:
     return [{"code": "same_ip", "players": list(players)} for players in shared]
 
 
-def _resend(stored: Game, data: GameInput) -> Outcome:
-    if stored.fingerprint == data.fingerprint:
+def _meaning_sent(data: GameInput, ranking: Ranking) -> dict[str, Any]:
+    return game_meaning(
+        get_game(data.title), variant=ranking.variant, rated=data.rated,
+        finished_at=data.finished_at if data.finished_at_sent else None, details=data.details,
+        seats=(SeatMeaning(p.player, p.ip_hash, p.device_hash, p.score, p.quit, p.team, p.fields)
+               for p in data.players))
+
+
+def _meaning_stored(game: Game) -> dict[str, Any]:
+    """The stored game's meaning, read back from its rows: only for a resend whose fingerprint differs (rare),
+    which then costs one more query. Comparing rows rather than fingerprints also answers games stored before
+    fingerprints were taken by meaning (their fingerprint was of the body as sent)."""
+    seats = Seat.objects.filter(game_id=game.pk).values_list(
+        "player__handle", "ip_hash", "device_hash", "score", "quit", "team", "fields")
+    return game_meaning(get_game(game.title), variant=game.variant, rated=game.rated, finished_at=game.finished_at,
+                        details=game.details, seats=(SeatMeaning(*seat) for seat in seats))
+
+
+def _fingerprint(meaning: dict[str, Any]) -> str:
+    """A keyed hash of the meaning: equal for every body that means the same game, and cheap to compare."""
+    try:
+        canonical = orjson.dumps(meaning, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits in the details: the standard library takes it
+        canonical = json.dumps(meaning, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return fingerprint(canonical)
+
+
+def _resend(stored: Game, item: _Accepted) -> Outcome:
+    """200 with the stored game when the resend means the same game (docs/api.md), else 409 naming what differs."""
+    if stored.fingerprint == item.row.fingerprint:
+        return Recorded(stored, created=False)
+    order = {p.player: index for index, p in enumerate(item.data.players)}
+    differing = differing_fields(_meaning_stored(stored), item.meaning, order)
+    if not differing:
         return Recorded(stored, created=False)
     return Conflict(
         "table_conflict",
-        f"Table {data.table_id!r} was already recorded with a different result.",
-        {"table_id": "Already recorded with a different body."},
+        f"Table {item.data.table_id!r} was already recorded with a different result; fields names what differs.",
+        differing,
     )
 
 
@@ -112,7 +153,8 @@ def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError])
             continue
         try:
             ranking = _judge(data)
-            item = _Accepted(index, data, ranking, _row(data, ranking))
+            meaning = _meaning_sent(data, ranking)
+            item = _Accepted(index, data, ranking, _row(data, ranking, _fingerprint(meaning)), meaning)
         except (ArenaError, RuleViolation) as refusal:
             outcomes[index] = refusal
             continue
@@ -133,10 +175,10 @@ def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError])
             if item.data.table_id in written:
                 outcomes[item.index] = _recorded(server, item, written[item.data.table_id])
             else:
-                outcomes[item.index] = _resend(stored[item.data.table_id], item.data)
+                outcomes[item.index] = _resend(stored[item.data.table_id], item)
     for item in repeats:
         first = outcomes[first_in_call[item.data.table_id].index]
-        outcomes[item.index] = _resend(first.game, item.data) if isinstance(first, Recorded) else first
+        outcomes[item.index] = _resend(first.game, item) if isinstance(first, Recorded) else first
     return outcomes  # type: ignore[return-value]
 
 
@@ -164,7 +206,7 @@ def _status_of(row: GameRow, player_statuses: Mapping[str, str]) -> str:
     return game_status(wants_rating=row.wants_rating, player_statuses=player_statuses.values())
 
 
-def _row(data: GameInput, ranking: Ranking) -> GameRow:
+def _row(data: GameInput, ranking: Ranking, fingerprint: str) -> GameRow:
     side_of = {name: i for i, side in enumerate(ranking.sides) for name in side.players}
     places = ranking.places
     warnings = _same_ip_warnings(data)
@@ -172,7 +214,7 @@ def _row(data: GameInput, ranking: Ranking) -> GameRow:
         table_id=data.table_id, title=data.title, variant=ranking.variant, rated=data.rated,
         wants_rating=data.rated and ranking.ratable, finished_at=data.finished_at, details=data.details,
         recommended_sides=ranking.recommended_sides, coop_score=ranking.coop_score, warnings=warnings,
-        same_ip=bool(warnings), fingerprint=data.fingerprint,
+        same_ip=bool(warnings), fingerprint=fingerprint,
         seats=tuple(
             SeatRow(handle=p.player, position=position, score=p.score, quit=p.quit, team=p.team,
                     side=side_of[p.player], place=places.get(p.player), fields=p.fields, ip_hash=p.ip_hash,

@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
     "rest_framework",
+    "corsheaders",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_structlog",
@@ -111,6 +112,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
+    "corsheaders.middleware.CorsMiddleware",
     "arena.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -305,7 +308,8 @@ SPECTACULAR_SETTINGS = {
     # webhooks exist from 3.1 on.
     "OAS_VERSION": "3.1.0",
     "WEBHOOKS": ["matchmaking.api.webhooks.table_formed"],
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+    # arena/api/contract.py: every status with its codes, each game's body, links (issue 16 §3).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "arena.api.contract.postprocess",
                              "matchmaking.api.webhooks.with_push_headers"],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
@@ -432,3 +436,17 @@ if DATABASE_REPLICA_URL:
 # Rotating SECRET_KEY (docs/operations.md): the old key listed here keeps signed sessions and tokens valid until
 # they expire, so moderators are not all logged out at once. https://docs.djangoproject.com/en/5.2/ref/settings/
 SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])
+
+
+# =============================================================================
+# CORS: the site's own web pages may call the public reads from the browser (issue 19 #9)
+# =============================================================================
+# None by default. Only the public reads (player pages, their history, leaderboards): the regex stops short of
+# /players/<p>/preferences/ and every other key-authenticated endpoint, which no browser page should call with a
+# server's key. GET only, no cookies.
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
+CORS_URLS_REGEX = r"^/api/v1/(players/[^/]+/(history/[^/]+/)?|leaderboards/[^/]+/)$"
+CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
+CORS_ALLOW_CREDENTIALS = False
+CORS_EXPOSE_HEADERS = ("ETag", "Retry-After")
+

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.caching import PublicCache
 from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput
@@ -101,7 +102,9 @@ even limit one more entry below than above), shifted to stay inside the board ne
 """
 
 
-class LeaderboardApi(APIView):
+class LeaderboardApi(PublicCache, APIView):
+    # The Redis board follows each rating batch within seconds (docs/architecture.md).
+    cache_max_age, cache_stale_while_revalidate = 5, 30
     authentication_classes = []
     permission_classes = [AllowAny]
     throttle_classes = [PublicThrottle]

@@ -39,6 +39,35 @@ def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cuto
     return not banned and games >= MIN_GAMES and last_game_at is not None and last_game_at > cutoff
 
 
+class Unranked(NamedTuple):
+    """Why a player is not on a board (docs/api.md "Why not on the board"): a stable ``reason`` and a sentence."""
+
+    reason: str  # no_leaderboard, banned, too_few_games, inactive
+    message: str
+
+
+def unranked_reason(*, name: str, has_board: bool, games: int, last_game_at: datetime | None, banned: bool,
+                    cutoff: datetime) -> Unranked | None:
+    """The first rule of ``is_eligible`` the player fails, said for a person; None when the player is eligible.
+
+    ``name`` is the game's name. Kept beside ``is_eligible`` so the reasons cannot drift from the rule."""
+    if not has_board:
+        return Unranked("no_leaderboard", f"{name} has no leaderboard: its Elo is too easy to boost by talking "
+                                          "outside the game.")
+    if banned:
+        return Unranked("banned", "A banned player is on no leaderboard.")
+    if games < MIN_GAMES:
+        plural = "game" if games == 1 else "games"
+        return Unranked("too_few_games", f"{games} rated {name} {plural} so far; {MIN_GAMES} are needed to be "
+                                         f"ranked ({MIN_GAMES - games} more).")
+    if last_game_at is None or last_game_at <= cutoff:
+        last = "none" if last_game_at is None else last_game_at.date().isoformat()
+        return Unranked("inactive", f"The last rated {name} game finished on {last}, not within the last "
+                                    f"{ACTIVE_DAYS} days (since {cutoff.date().isoformat()}); one more rated game "
+                                    "brings the player back.")
+    return None
+
+
 class RankedEntry(NamedTuple):
     """A ranked player on a page (a tuple: a page is built on every request, frozen dataclasses cost 4x)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.utils import timezone
@@ -20,9 +20,19 @@ from arena.errors import NotFound
 from arena.games import UnknownGame, get_game
 from arena.models import Player
 from leaderboards import metrics
-from leaderboards.board import Board, BoardUnavailable, Page, active_cutoff
+from leaderboards.board import (
+    ACTIVE_DAYS,
+    MIN_GAMES,
+    Board,
+    BoardUnavailable,
+    Page,
+    Unranked,
+    active_cutoff,
+    unranked_reason,
+)
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import RedisBoard
+from ratings.models import Rating
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -52,10 +62,33 @@ def board_around(*, title: str, player: str, limit: int) -> Page:
     """
     page = _ask(title, lambda board: board.around(player=player, limit=limit))
     if page is None:
-        if not Player.objects.filter(handle=player).exists():
+        found = Player.objects.filter(handle=player).first()
+        if found is None:
             raise NotFound("player_not_found", f"No player {player!r}.")
-        raise NotFound("player_not_ranked", f"{player} is not on the {title} leaderboard.")
+        rating = Rating.objects.filter(player=found, title=title).values_list("games", "last_game_at").first()
+        games, last = rating or (0, None)
+        message = not_ranked(title=title, games=games, last_game_at=last, banned=found.is_banned)["message"]
+        raise NotFound("player_not_ranked", f"{player} is not on the {title} leaderboard: {message}",
+                       {"around": message})
     return page
+
+
+def not_ranked(*, title: str, games: int, last_game_at: datetime | None, banned: bool,
+               now: datetime | None = None) -> dict[str, Any]:
+    """Why a player with these rated games in ``title`` is not on its board, as the API shows it (the player
+    page's ``not_ranked``, the ``player_not_ranked`` error). A player the rule admits is ``catching_up``: the
+    Redis board's sync follows the rating by a moment."""
+    game = get_game(title)
+    cutoff = active_cutoff(now or timezone.now())
+    why = unranked_reason(name=game.name, has_board=game.has_leaderboard, games=games, last_game_at=last_game_at,
+                          banned=banned, cutoff=cutoff)
+    if why is None:
+        why = Unranked("catching_up", "Eligible; the leaderboard adds the player within seconds.")
+    return {
+        "reason": why.reason, "message": why.message, "games": games, "games_needed": MIN_GAMES,
+        "last_rated_game_at": last_game_at.isoformat().replace("+00:00", "Z") if last_game_at else None,
+        "window_days": ACTIVE_DAYS,
+    }
 
 
 def rank_of(*, title: str, player_id: int) -> int | None:

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from arena.errors import NotFound
 from arena.games import get_game
-from arena.models import GameServer, Player, is_player_id
+from arena.models import GameServer, is_player_id
 from matchmaking import engine, store
 from matchmaking.models import OpenSeat, Preferences, Ticket, TicketSeat
 from ratings import hanabi, stages, stakes
@@ -114,11 +114,11 @@ def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
 
 
 def preferences_get(*, handle: str) -> dict[str, Any]:
-    """A player's preferences; a known player who never set any has the defaults. Unknown player: 404."""
-    player = Player.objects.filter(handle=handle).first() if is_player_id(handle) else None
-    if player is None:
+    """A player's preferences; a player who never set any, or Arena has not seen yet, has the defaults (a PUT would
+    create them, so a GET answers what they are until then). Only a handle that cannot be a player id is 404."""
+    if not is_player_id(handle):
         raise NotFound("player_not_found", f"No player {handle!r}.")
-    prefs = Preferences.objects.filter(player=player).first()
+    prefs = Preferences.objects.filter(player__handle=handle).first()
     return preferences_present(handle=handle, prefs=prefs)
 
 

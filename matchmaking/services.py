@@ -107,7 +107,7 @@ def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
     if not fields and low > high:
         fields["max_players"] = "Must not be below min_players."
     if fields:
-        raise InvalidInput("player_count", f"{rules.name} tables take {allowed} players.", fields)
+        raise InvalidInput("player_count", f"{_table_name(rules, variant)} tables take {allowed} players.", fields)
     party_limit = min(PARTY_MAX, sizes.high - 1)
     if len(data.party) > party_limit:
         raise InvalidInput("party_too_large", f"A party brings at most {party_limit} friends to {rules.name}.",
@@ -319,19 +319,49 @@ def blocked_refuse_too_many(blocked: Sequence[Any]) -> None:
                            {"blocked": f"At most {limit} players."})
 
 
+def _table_name(rules: Any, variant: dict[str, Any]) -> str:
+    """The game as a player-count error names it: with the variant that narrows its sizes (Wizard's amigo)."""
+    if pool_sizes(rules, {}) != pool_sizes(rules, variant):
+        options = ", ".join(f"{name} {value}" for name, value in variant.items() if value != rules.variants[name][0])
+        return f"{rules.name} ({options})"
+    return rules.name
+
+
 def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]) -> Preferences:
     """Replaces the player's preferences; blocked players unknown so far are created, as players are elsewhere."""
-    blocked_refuse_too_many(blocked)
-    names = sorted(set(blocked))
-    if handle in names:
-        raise InvalidInput("cannot_block_self", "A player cannot block themself.",
-                           {f"blocked.{list(blocked).index(handle)}": "This is the player."})
+    names = _blocked_names(handle, blocked)
     with transaction.atomic():
         players = players_fetch_or_create([handle, *names])
         prefs, _ = Preferences.objects.update_or_create(
             player=players[handle], defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
         )
     return prefs
+
+
+def preferences_update(*, handle: str, refuse_same_ip: bool | None = None,
+                       blocked: Sequence[str] | None = None) -> Preferences:
+    """A partial change (PATCH): a field given None keeps its stored value (or its default), under the row's lock
+    so two partial changes at once both land."""
+    names = _blocked_names(handle, blocked) if blocked is not None else None
+    with transaction.atomic():
+        players = players_fetch_or_create([handle, *(names or ())])
+        prefs, _ = Preferences.objects.select_for_update().get_or_create(player=players[handle])
+        if refuse_same_ip is not None:
+            prefs.refuse_same_ip = refuse_same_ip
+        if names is not None:
+            prefs.blocked = names
+        prefs.save()
+    return prefs
+
+
+def _blocked_names(handle: str, blocked: Sequence[str]) -> list[str]:
+    """The blocked list as stored (sorted, no repeats), or the refusal: the player, or more than the limit."""
+    blocked_refuse_too_many(blocked)
+    names = sorted(set(blocked))
+    if handle in names:
+        raise InvalidInput("cannot_block_self", "A player cannot block themself.",
+                           {f"blocked.{list(blocked).index(handle)}": "This is the player."})
+    return names
 
 
 # ----------------------------------------------------------------------------------------------------

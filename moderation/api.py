@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.urls import path
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,8 +14,9 @@ from rest_framework.views import APIView
 from arena.api.game_payload import storable_text
 from arena.api.schemas import ErrorOut
 from arena.errors import InvalidInput
-from arena.models import is_player_id
+from arena.models import PLAYER_ID_PATTERN, is_player_id
 from moderation.models import Report
+from moderation.selectors import report_get_for_server
 from moderation.services.reports import report_create
 
 MAX_ACCUSED = 20
@@ -58,10 +59,7 @@ def parse_report(data: Any) -> ReportIn:
     for index, handle in enumerate(accused):
         if not is_player_id(handle):
             fields[f"accused.{index}"] = "Must be a player id."
-    reason = data.get("reason")
-    reasons = reason if isinstance(reason, list) else [reason]
-    if not reasons or not all(isinstance(r, str) and r in REASONS for r in reasons):
-        fields["reason"] = f"Required: one of {', '.join(sorted(REASONS))} (or a list of them)."
+    reasons = _reasons(data, fields)
     game_id, move = data.get("game_id"), data.get("move")
     if game_id is not None and not _int(game_id):
         fields["game_id"] = "Must be a game id."
@@ -76,6 +74,28 @@ def parse_report(data: Any) -> ReportIn:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", fields)
     return ReportIn(reporter=reporter, accused=list(accused), reasons=list(dict.fromkeys(reasons)),
                     game_id=game_id, move=move, description=description)
+
+
+def _reasons(data: dict[str, Any], fields: dict[str, str]) -> list[str]:
+    """``reason``: one reason or a list of 1 to 4 of them; a missing one, a wrong type and an unknown name are each
+    said as what they are, an unknown name at its own path (``reason.1``)."""
+    choices = ", ".join(sorted(REASONS))
+    if "reason" not in data or data["reason"] is None:
+        fields["reason"] = f"Required: one of {choices}, or a list of them."
+        return []
+    reason = data["reason"]
+    listed = isinstance(reason, list)
+    reasons = reason if listed else [reason]
+    if not 1 <= len(reasons) <= len(REASONS):
+        fields["reason"] = f"Must be one of {choices}, or a list of 1 to {len(REASONS)} of them."
+        return []
+    for index, item in enumerate(reasons):
+        where = f"reason.{index}" if listed else "reason"
+        if not isinstance(item, str):
+            fields[where] = f"Must be a reason's name: one of {choices}."
+        elif item not in REASONS:
+            fields[where] = f"Unknown reason {item[:40]!r}; one of {choices}."
+    return reasons
 
 
 def present(report: Report) -> dict[str, Any]:
@@ -98,11 +118,30 @@ ReportOut = inline_serializer("ReportOut", {
     "status": serializers.ChoiceField(choices=Report.Status.values), "created_at": serializers.DateTimeField(),
     "answer": serializers.CharField(required=False, help_text="The policy's answer when closed at once."),
 })
+_HANDLE = {"type": "string", "pattern": rf"^{PLAYER_ID_PATTERN}$"}
+_REASON = {"type": "string", "enum": sorted(REASONS)}
+
+
+@extend_schema_field({"oneOf": [_REASON, {"type": "array", "items": _REASON, "minItems": 1,
+                                          "maxItems": len(REASONS)}]})
+class _ReasonField(serializers.JSONField):
+    """One reason or a list of them (docs/api.md "Reports"): ``same_ip`` alone is answered at once."""
+
+
+@extend_schema_field({"oneOf": [_HANDLE, {"type": "array", "items": _HANDLE, "minItems": 1,
+                                          "maxItems": MAX_ACCUSED}]})
+class _AccusedField(serializers.JSONField):
+    """One player id or a list of 1 to 20 (several accounts of one person are reported together)."""
+
+
 ReportIn_ = inline_serializer("ReportIn", {
-    "reporter": serializers.CharField(), "accused": serializers.ListField(child=serializers.CharField()),
-    "reason": serializers.ChoiceField(choices=sorted(REASONS)),
-    "game_id": serializers.IntegerField(required=False), "move": serializers.IntegerField(required=False),
-    "description": serializers.CharField(required=False),
+    "reporter": serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z"),
+    "accused": _AccusedField(),
+    "reason": _ReasonField(),
+    "game_id": serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_INT),
+    "move": serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_INT),
+    "description": serializers.CharField(required=False, allow_null=True, allow_blank=True,
+                                         max_length=MAX_DESCRIPTION),
 })
 
 
@@ -119,6 +158,15 @@ class ReportCreateApi(APIView):
         return Response(present(report), status=status.HTTP_201_CREATED)
 
 
+class ReportDetailApi(APIView):
+    @extend_schema(operation_id="reports_retrieve", description="The report as filed, with its status now (open, "
+                   "upheld, dismissed or closed); only the server that filed it can read it.",
+                   responses={200: ReportOut, 401: ErrorOut, 404: ErrorOut})
+    def get(self, request: Request, report_id: int) -> Response:
+        return Response(present(report_get_for_server(server=request.user, report_id=report_id)))
+
+
 urlpatterns = [
     path("reports/", ReportCreateApi.as_view(), name="reports-create"),
+    path("reports/<int:report_id>/", ReportDetailApi.as_view(), name="reports-detail"),
 ]

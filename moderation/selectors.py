@@ -9,12 +9,22 @@ from typing import Any
 
 from django.db.models import Q
 
-from arena.models import Player
+from arena.errors import NotFound
+from arena.models import GameServer, Player
 from moderation import crowds, rules
 from moderation.detection import detection_lag
-from moderation.models import AuditEntry, Link
+from moderation.models import AuditEntry, Link, Report
 
-__all__ = ["confirm_warnings", "detection_lag", "linked_accounts", "refunds_of", "void_of_game"]
+__all__ = ["confirm_warnings", "detection_lag", "linked_accounts", "refunds_of", "report_get_for_server",
+           "void_of_game"]
+
+
+def report_get_for_server(*, server: GameServer, report_id: int) -> Report:
+    """A game server reads back only the reports it filed; another server's report is as unknown as a missing one."""
+    report = Report.objects.filter(pk=report_id, server=server).select_related("reporter").first()
+    if report is None:
+        raise NotFound("report_not_found", f"No report {report_id} filed by this game server.")
+    return report
 
 
 def _link_row(link: Link, other: Player) -> dict[str, Any]:

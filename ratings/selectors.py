@@ -43,20 +43,21 @@ def player_page(*, handle: str) -> dict[str, Any]:
         Player.objects.filter(handle=handle)
         .order_by("ratings__title")
         .values_list("pk", "status", "ratings__title", "ratings__elo", "ratings__games", "reputation__recent",
-                     "reputation__cooldown_until")
+                     "reputation__cooldown_until", "ratings__last_game_at")
     )
     if not rows:
         raise NotFound("player_not_found", f"No player {handle!r}.")
     player_id, status = rows[0][0], rows[0][1]
     ratings: dict[str, dict[str, Any]] = {}
     initial = elo_config().initial
-    for _, _, title, rating, games, _, _ in rows:
+    for _, _, title, rating, games, _, _, last_game_at in rows:
         if title is None:
             continue
         ratings[title] = {
             "elo": _round2(rating),
             "level": elo.level(rating, initial=initial),
             "games": games,
+            "last_game_at": last_game_at,  # for the door's not_ranked; not shown as such
         }
     return {"player": handle, "id": player_id, "status": status, "ratings": ratings,
             "reputation": reputation_present(rows[0][5] or ""), "cooldown": cooldown_present(rows[0][6])}

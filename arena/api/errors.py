@@ -34,6 +34,8 @@ _DRF_CODES = {
     exceptions.Throttled: "throttled",
     BodyTooLarge: "body_too_large",
 }
+# DRF's own "Authentication credentials were not provided." leaves a new integrator guessing the header.
+MISSING_API_KEY_MESSAGE = "This endpoint needs a game server's key: send the header 'Authorization: Api-Key <key>'."
 # The database kept aborting the request's transaction for a transient reason (a deadlock victim, a stale read)
 # after every retry of ``arena.db.retry_transient``: nothing was written, and the same request a moment later
 # will most likely succeed. A 503 with Retry-After says exactly that, where a 500 says "our bug".
@@ -119,7 +121,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is None:
         return None
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
-    detail = getattr(exc, "detail", str(exc))
+    detail = MISSING_API_KEY_MESSAGE if code == "missing_api_key" else getattr(exc, "detail", str(exc))
     response.data = error_body(code, str(detail))
     return response
 

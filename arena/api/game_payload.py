@@ -6,7 +6,6 @@ a test keeps the two in step.
 """
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,7 +14,7 @@ from django.utils.dateparse import parse_datetime
 
 from arena.errors import InvalidInput
 from arena.games.base import COMMON_ENTRY_KEYS
-from arena.hashing import fingerprint, hash_device, hash_ip
+from arena.hashing import hash_device, hash_ip
 from arena.models import is_player_id
 from arena.recording import GameInput, PlayerInput
 
@@ -160,7 +159,7 @@ def _finished_at(raw: Any, errors: dict[str, str], now: datetime) -> datetime | 
         errors["finished_at"] = f"Must not be before {EARLIEST_FINISH.date().isoformat()}."
         return None
     if moment > now + CLOCK_SKEW:
-        errors["finished_at"] = "Must not be in the future."
+        errors["finished_at"] = f"Must not be more than {CLOCK_SKEW.seconds // 60} minutes ahead of Arena's clock."
         return None
     return moment
 
@@ -210,7 +209,6 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
                 players.append(parsed)
     if errors:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     return GameInput(
         table_id=table_id,
         title=game,
@@ -219,5 +217,5 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
         finished_at=finished_at or now,
         players=tuple(players),
         details=details,
-        fingerprint=fingerprint(canonical),
+        finished_at_sent=finished_at is not None,
     )

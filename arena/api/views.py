@@ -75,6 +75,10 @@ class GameBatchApi(APIView):
         if not isinstance(games, list) or not 1 <= len(games) <= limit:
             raise InvalidInput("invalid_input", f"Send {{\"games\": [...]}} with 1 to {limit} games.",
                                {"games": f"Must be a list of 1 to {limit} game bodies."})
+        unknown = sorted(str(key)[:64] for key in request.data if key != "games")
+        if unknown:  # as every body refuses a field it does not know: a misspelt option must not pass silently
+            raise InvalidInput("invalid_input", "The batch carries only \"games\".",
+                               dict.fromkeys(unknown, "Unknown field."))
         parsed: list[Any] = []
         for body in games:
             try:

@@ -149,6 +149,10 @@ class FieldSpec(Protocol):
         """A sentence saying what is wrong with ``value``, or None when it is acceptable."""
         ...
 
+    def json_schema(self) -> dict[str, Any]:
+        """The field as JSON Schema, as far as a schema can say it (not what depends on the player count)."""
+        ...
+
 
 @dataclasses.dataclass(frozen=True)
 class IntField:
@@ -157,6 +161,15 @@ class IntField:
     minimum: int | None = None
     maximum: int | None = None
     required: bool = True
+
+    def json_schema(self) -> dict[str, Any]:
+        """The field as JSON Schema (``arena.games.schema``): what the API's contract says of it."""
+        schema: dict[str, Any] = {"type": "integer"}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        return schema
 
     def problem(self, value: Any, player_count: int) -> str | None:
         if not is_int(value):
@@ -264,6 +277,9 @@ class GameRules:
     score_required: ClassVar[bool] = True
     player_fields: ClassVar[Mapping[str, FieldSpec]] = {}
     details_keys: ClassVar[frozenset[str]] = frozenset()
+    # The JSON Schema of each details key, for the API's contract (``arena.games.schema``); a key not listed is any
+    # JSON value there, and its checks stay this module's.
+    details_schema: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
 
     def __repr__(self) -> str:
         return f"<GameRules {self.title}>"
@@ -316,6 +332,15 @@ class GameRules:
                    details: Mapping[str, Any]) -> int | None:
         """Cooperative games only: the score the team is rated on."""
         return result.entries[0].score if result.entries else None
+
+    def implied_score(self, score: int | None, fields: Mapping[str, Any]) -> int | None:
+        """The score an entry means when its optional score is left out (``arena.games.meaning``): by default the
+        score as sent; a game whose score follows from other fields (Nile: the smallest pile) fills it in."""
+        return score
+
+    def implied_team(self, team: str | None) -> str | None:
+        """The team an entry means: by default as sent; Hanabi's one team means nothing (its own rule)."""
+        return team
 
     # -- shared machinery ----------------------------------------------------------------------------
 

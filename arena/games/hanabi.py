@@ -34,6 +34,8 @@ class Hanabi(GameRules):
     has_leaderboard = False
     variants = {DECK: ("normal", "tricky", "hard", "very_difficult")}
     details_keys = frozenset({"strikes"})
+    details_schema = {"strikes": {"type": "integer", "minimum": 0, "maximum": LOSING_STRIKES,
+                                  "description": "Fuse tokens lost; 3 is a loss, rated as a score of 0."}}
 
     def check_teams(self, entries: Sequence[Entry]) -> None:
         teams = {entry.team for entry in entries}
@@ -59,6 +61,10 @@ class Hanabi(GameRules):
                                 "players.0.score")
         if "strikes" in details:
             detail_int(details["strikes"], "details.strikes", 0, LOSING_STRIKES, code="strikes_out_of_range")
+
+    def implied_team(self, team: str | None) -> str | None:
+        """Every player is on the one team, named or not: a team sent or left out means the same game."""
+        return None
 
     def coop_score(self, variant: Mapping[str, Any], result: Result,
                    details: Mapping[str, Any]) -> int | None:

@@ -23,6 +23,11 @@ class CropsField:
 
     required: bool = True
 
+    def json_schema(self) -> dict[str, Any]:
+        return {"type": "array", "items": {"type": "integer", "minimum": 0},
+                "minItems": min(CROP_TYPES.values()), "maxItems": max(CROP_TYPES.values()),
+                "description": "Cards in storage per crop type: 5 counts with 2-4 players, 6 with 5, 7 with 6."}
+
     def problem(self, value: Any, player_count: int) -> str | None:
         expected = CROP_TYPES[player_count]
         if not isinstance(value, (list, tuple)) or not all(is_int(count) and count >= 0 for count in value):
@@ -55,3 +60,9 @@ class Nile(GameRules):
             if entry.score is not None and entry.score != smallest:
                 message = f"{entry.player}'s score must be the smallest pile, {smallest}, not {entry.score}."
                 raise RuleViolation("score_mismatch", message, path("players", index, "score"))
+
+    def implied_score(self, score: int | None, fields: Mapping[str, Any]) -> int | None:
+        """A score left out means the smallest pile, the only score ``check`` accepts."""
+        if score is None and fields.get("crops"):
+            return min(fields["crops"])
+        return score

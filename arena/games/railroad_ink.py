@@ -63,6 +63,21 @@ class RailroadInk(GameRules):
     variants = {"expansion": (NO_EXPANSION, "river", "lake", "meteor", "lava")}
     player_fields = {"errors": IntField(minimum=0)}
     details_keys = frozenset({"rounds", "players"})
+    details_schema = {
+        "rounds": {"type": "integer", "enum": [EXPANSION_ROUNDS, BASE_ROUNDS],
+                   "description": "Rounds played: 7 in the base game, 6 with an expansion."},
+        "players": {"type": "object", "description": "One board per player, every player named.",
+                    "additionalProperties": {
+                        "type": "object", "required": list(BOARD_KEYS), "additionalProperties": False,
+                        "properties": {
+                            "networks": {"type": "array", "items": {"type": "integer", "minimum": 1,
+                                                                    "maximum": MAX_EXITS}},
+                            "longest_highway": {"type": "integer", "minimum": 0},
+                            "longest_railway": {"type": "integer", "minimum": 0},
+                            "central": {"type": "integer", "minimum": 0, "maximum": CENTRAL_SPACES},
+                            "errors": {"type": "integer", "minimum": 0},
+                            "expansion_points": {"type": "integer", "minimum": 0}}}},
+    }
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         return (entry.score, -entry.fields["errors"])

@@ -81,6 +81,13 @@ class Spades(GameRules):
     recommended_players = 4
     variants = {"target": (500, 300), "bags_penalty": (False, True)}
     details_keys = frozenset({"hands"})
+    details_schema = {"hands": {
+        "type": "array", "description": "One object per hand, in play order: each player's bid and tricks.",
+        "items": {"type": "object", "additionalProperties": {
+            "type": "object",
+            "properties": {"bid": {"type": "integer", "minimum": MIN_BID, "maximum": TRICKS_PER_HAND},
+                           "tricks": {"type": "integer", "minimum": 0, "maximum": TRICKS_PER_HAND}},
+            "required": ["bid", "tricks"], "additionalProperties": False}}}}
 
     def check_teams(self, entries: Sequence[Entry]) -> None:
         if not is_partnership(entries):
@@ -142,7 +149,7 @@ class Spades(GameRules):
                                             0, TRICKS_PER_HAND, code="tricks_out_of_range")
             taken = sum(tricks.values())
             if taken != TRICKS_PER_HAND:
-                message = f"Hand {number} has {taken} tricks, not {TRICKS_PER_HAND}."
+                message = f"Hand {number + 1} has {taken} tricks, not {TRICKS_PER_HAND}."  # 1-based; the path is not
                 raise RuleViolation("tricks_total", message, where)
             for group in groups:
                 per_side[group].append((sum(bids[p] for p in group), sum(tricks[p] for p in group)))

@@ -69,6 +69,12 @@ class Wizard(GameRules):
     recommended_players = 4
     variants = {"rounds": ("standard", "five_rounds", "amigo")}
     details_keys = frozenset({"rounds"})
+    details_schema = {"rounds": {
+        "type": "array", "description": "One object per round, in play order: each player's bid and tricks.",
+        "items": {"type": "object", "additionalProperties": {
+            "type": "object", "properties": {"bid": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3},
+                                             "tricks": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3}},
+            "required": ["bid", "tricks"], "additionalProperties": False}}}}
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         count = len(result.entries)
@@ -98,6 +104,7 @@ class Wizard(GameRules):
                 tricks_played += tricks
                 totals[player] += round_score(bid, tricks)
             if tricks_played != cards:
-                message = f"Round {number} dealt {cards} cards each, but {tricks_played} tricks were taken."
+                # Said 1-based for the person reading it (round 1 is the first); the path stays 0-based.
+                message = f"Round {number + 1} dealt {cards} cards each, but {tricks_played} tricks were taken."
                 raise RuleViolation("tricks_total", message, where)
         return totals

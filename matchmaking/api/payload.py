@@ -112,28 +112,36 @@ def parse_ticket(body: Any) -> TicketInput:
 
 
 def parse_preferences(body: Any) -> tuple[bool, list[str]]:
-    """``{"refuse_same_ip": bool, "blocked": [handles]}``; both required (a PUT replaces). How many may be blocked
-    is the service's rule (``blocked_refuse_too_many``), applied here first, before any entry is looked at."""
+    """A PUT's ``{"refuse_same_ip": bool, "blocked": [handles]}``: a full replacement, so a field left out takes its
+    default (false, no one blocked). How many may be blocked is the service's rule (``blocked_refuse_too_many``),
+    applied first, before any entry is looked at."""
+    given = parse_preferences_patch(body)
+    return given.get("refuse_same_ip", False), given.get("blocked", [])
+
+
+def parse_preferences_patch(body: Any) -> dict[str, Any]:
+    """A PATCH's fields: only those sent, each checked as a PUT checks it (``preferences_update`` merges them)."""
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The preferences must be a JSON object.", {"body": "Must be an object."})
     if isinstance(body.get("blocked"), list):
         blocked_refuse_too_many(body["blocked"])
     refuse_unstorable(body)
     errors: dict[str, str] = {}
+    given: dict[str, Any] = {}
     for key in body.keys() - {"refuse_same_ip", "blocked"}:
         errors[str(key)[:100]] = "Unknown field."
-    refuse = body.get("refuse_same_ip", False)
-    if not isinstance(refuse, bool):
-        errors["refuse_same_ip"] = "Must be true or false."
-    blocked = body.get("blocked", [])
-    if not isinstance(blocked, list):
-        errors["blocked"] = "Must be a list of player ids."
-        blocked = []
-    else:
-        for index, handle in enumerate(blocked):
-            if not is_player_id(handle):
-                errors[f"blocked.{index}"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
+    if "refuse_same_ip" in body:
+        given["refuse_same_ip"] = body["refuse_same_ip"]
+        if not isinstance(given["refuse_same_ip"], bool):
+            errors["refuse_same_ip"] = "Must be true or false."
+    if "blocked" in body:
+        blocked = given["blocked"] = body["blocked"]
+        if not isinstance(blocked, list):
+            errors["blocked"] = "Must be a list of player ids."
+        else:
+            for index, handle in enumerate(blocked):
+                if not is_player_id(handle):
+                    errors[f"blocked.{index}"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
     if errors:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
-    return refuse, blocked
-
+    return given

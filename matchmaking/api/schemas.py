@@ -87,6 +87,11 @@ class PreferencesIn(serializers.Serializer):
     blocked = serializers.ListField(child=serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z"), required=False)
 
 
+class PreferencesPatchIn(serializers.Serializer):
+    refuse_same_ip = serializers.BooleanField(required=False)
+    blocked = serializers.ListField(child=serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z"), required=False)
+
+
 class PreferencesOut(serializers.Serializer):
     player = serializers.CharField()
     refuse_same_ip = serializers.BooleanField()

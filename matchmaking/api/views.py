@@ -12,10 +12,10 @@ from arena.api.schemas import ErrorOut
 from arena.errors import NotFound
 from arena.models import is_player_id
 from matchmaking.api import schemas
-from matchmaking.api.payload import parse_preferences, parse_ticket
+from matchmaking.api.payload import parse_preferences, parse_preferences_patch, parse_ticket
 from matchmaking.models import Ticket
 from matchmaking.selectors import preferences_get, preferences_present, ticket_get_for_server, ticket_present
-from matchmaking.services import pool_run, preferences_set, ticket_cancel, ticket_create
+from matchmaking.services import pool_run, preferences_set, preferences_update, ticket_cancel, ticket_create
 
 
 def _errors(*codes: int) -> dict[int, OpenApiResponse]:
@@ -62,15 +62,33 @@ class PreferencesApi(APIView):
     required_scope = "preferences"  # docs/security.md#game-server-keys-and-scopes
 
     @extend_schema(operation_id="players_preferences_retrieve", tags=["players"],
+                   description="The player's preferences; a player Arena has not seen yet has the defaults.",
                    responses={200: schemas.PreferencesOut, **_errors(401, 403, 404)})
     def get(self, request: Request, player: str) -> Response:
         return Response(preferences_get(handle=player))
 
     @extend_schema(operation_id="players_preferences_update", tags=["players"], request=schemas.PreferencesIn,
-                   responses={200: schemas.PreferencesOut, **_errors(400, 401, 403)})
+                   description="A full replacement: a field left out takes its default (`refuse_same_ip` false, "
+                               "no one `blocked`). PATCH changes only the fields sent.",
+                   responses={200: schemas.PreferencesOut, **_errors(400, 401, 403, 404)})
     def put(self, request: Request, player: str) -> Response:
-        if not is_player_id(player):
-            raise NotFound("player_not_found", f"No player {player!r}.")
+        _known_handle(player)
         refuse, blocked = parse_preferences(request.data)
         prefs = preferences_set(handle=player, refuse_same_ip=refuse, blocked=blocked)
         return Response(preferences_present(handle=player, prefs=prefs))
+
+    @extend_schema(operation_id="players_preferences_partial_update", tags=["players"],
+                   request=schemas.PreferencesPatchIn,
+                   description="A partial change: only the fields sent change (`{\"refuse_same_ip\": false}` keeps "
+                               "the `blocked` list).",
+                   responses={200: schemas.PreferencesOut, **_errors(400, 401, 404)})
+    def patch(self, request: Request, player: str) -> Response:
+        _known_handle(player)
+        given = parse_preferences_patch(request.data)
+        prefs = preferences_update(handle=player, **given)
+        return Response(preferences_present(handle=player, prefs=prefs))
+
+
+def _known_handle(player: str) -> None:
+    if not is_player_id(player):
+        raise NotFound("player_not_found", f"No player {player!r}.")

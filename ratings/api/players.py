@@ -12,12 +12,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.caching import PublicCache
 from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput, NotFound
 from arena.games import UnknownGame, get_game
 from arena.replica import on_replica
-from leaderboards.selectors import rank_of
+from leaderboards.selectors import not_ranked, rank_of
 from ratings.api import serializers
 from ratings.selectors import game_explanations, player_get_by_handle, player_page, rating_history
 
@@ -32,7 +33,10 @@ BEFORE = OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
                           description="Cursor: the `next` of the previous page; only older entries are returned.")
 
 
-class PublicReadApi(APIView):
+class PublicReadApi(PublicCache, APIView):
+    """A player page changes when one of the player's games is rated: seconds after it is recorded."""
+
+    cache_max_age, cache_stale_while_revalidate = 5, 30
     authentication_classes = []
     permission_classes = [AllowAny]
     throttle_classes = [PublicThrottle]
@@ -45,13 +49,22 @@ class PlayerDetailApi(PublicReadApi):
     def get(self, request: Request, player: str) -> Response:
         page = player_page(handle=player)
         player_id = page.pop("id")
+        banned = page["status"] == "banned"
         for game, rating in page["ratings"].items():
             # One bounded read per game with a board (six at most); rank_of answers None for Hanabi unasked.
             rating["rank"] = rank_of(title=game, player_id=player_id)
+            last_game_at = rating.pop("last_game_at")
+            if rating["rank"] is None:
+                # docs/api.md "Why not on the board": the same reason as the leaderboard's player_not_ranked.
+                rating["not_ranked"] = not_ranked(title=game, games=rating["games"], last_game_at=last_game_at,
+                                                  banned=banned)
         return Response(page)
 
 
 class PlayerHistoryApi(PublicReadApi):
+    # A page of history grows only at its newest end, and older pages (``before=``) never change.
+    cache_max_age, cache_stale_while_revalidate = 10, 60
+
     @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE, EXPLAIN],
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
     @on_replica

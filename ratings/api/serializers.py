@@ -14,6 +14,15 @@ class HistoryQueryIn(serializers.Serializer):
     explain = serializers.BooleanField(required=False, default=False)
 
 
+class NotRankedOut(serializers.Serializer):
+    reason = serializers.ChoiceField(choices=["no_leaderboard", "banned", "too_few_games", "inactive", "catching_up"])
+    message = serializers.CharField()
+    games = serializers.IntegerField(help_text="Rated games so far in this game.")
+    games_needed = serializers.IntegerField(help_text="Rated games a ranked player has at least: 5.")
+    last_rated_game_at = serializers.DateTimeField(allow_null=True, help_text="finished_at of the last rated game.")
+    window_days = serializers.IntegerField(help_text="A ranked player's last rated game is this recent: 90 days.")
+
+
 class PlayerRatingOut(serializers.Serializer):
     elo = serializers.FloatField(help_text="Current Elo, rounded to 2 decimals.")
     level = serializers.ChoiceField(
@@ -22,6 +31,7 @@ class PlayerRatingOut(serializers.Serializer):
     )
     games = serializers.IntegerField(help_text="Rated games played in this game.")
     rank = serializers.IntegerField(allow_null=True, help_text="Leaderboard rank; null when not on it (Hanabi never).")
+    not_ranked = NotRankedOut(required=False, help_text="Only when rank is null: why (docs/api.md).")
 
 
 class ReputationOut(serializers.Serializer):

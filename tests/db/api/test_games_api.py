@@ -128,6 +128,7 @@ def test_unknown_game_id_is_404(api):
 def test_missing_key_is_401(anon):
     response = anon.post("/api/v1/games/", wizard(3, 2, 1), format="json")
     assert response.status_code == 401 and error_of(response)["code"] == "missing_api_key"
+    assert "'Authorization: Api-Key <key>'" in error_of(response)["message"]
     assert Game.objects.count() == 0
 
 
@@ -222,7 +223,10 @@ def test_unpaired_surrogates_are_refused_not_a_500(api, fragment, path):
 def test_finished_at_in_the_future_is_refused(api):
     future = (timezone.now() + timedelta(hours=1)).isoformat()
     response = api.post("/api/v1/games/", wizard(3, 2, 1, finished_at=future), format="json")
-    assert response.status_code == 400 and "finished_at" in error_of(response)["fields"]
+    assert response.status_code == 400
+    assert error_of(response)["fields"] == {"finished_at": "Must not be more than 5 minutes ahead of Arena's clock."}
+    soon = (timezone.now() + timedelta(minutes=4)).isoformat()  # a game server's clock a little ahead: accepted
+    assert api.post("/api/v1/games/", wizard(3, 2, 1, finished_at=soon), format="json").status_code == 201
 
 
 @pytest.mark.parametrize("path", ["/api/v1/games/", "/api/v1/games/batch/"])
@@ -366,7 +370,9 @@ def test_raw_ips_and_devices_are_never_stored(api):
 
 def test_batch_each_game_succeeds_or_fails_alone(api):
     good = wizard(30, 20, 10)
-    games = [good, {"game": "wizard"}, wizard(3, 2), good, dict(good, players=good["players"][::-1])]
+    # The same players in another order mean the same game (a resend); rated: false is another game (a conflict).
+    games = [good, {"game": "wizard"}, wizard(3, 2), dict(good, players=good["players"][::-1]),
+             dict(good, rated=False)]
     response = api.post("/api/v1/games/batch/", {"games": games}, format="json")
     assert response.status_code == 200
     results = response.json()["results"]
@@ -375,6 +381,7 @@ def test_batch_each_game_succeeds_or_fails_alone(api):
     assert results[1]["body"]["error"]["code"] == "invalid_input"
     assert results[2]["body"]["error"]["code"] == "player_count"
     assert results[3]["body"]["id"] == results[0]["body"]["id"]
+    assert results[4]["body"]["error"]["fields"] == {"rated": "Differs from the recorded game: true."}
     assert Game.objects.count() == 1
 
 
@@ -473,8 +480,14 @@ def test_schema_documents_the_game_endpoints(anon):
     from arena.api.game_payload import COMMON_PLAYER_KEYS, TOP_LEVEL
 
     components = schema["components"]["schemas"]
-    assert set(components["GameInRequest"]["properties"]) == TOP_LEVEL
-    assert set(components["GamePlayerInRequest"]["properties"]) >= COMMON_PLAYER_KEYS
+    # One body per game, chosen by "game" (arena/api/contract.py), each naming every field the parser reads.
+    mapping = components["GameInRequest"]["discriminator"]["mapping"]
+    assert set(mapping) == {"wizard", "hanabi", "tokaido", "spades", "railroad_ink", "nile"}
+    for ref in mapping.values():
+        body = components[ref.rsplit("/", 1)[1]]
+        assert set(body["properties"]) == TOP_LEVEL
+        assert set(body["properties"]["players"]["items"]["properties"]) >= COMMON_PLAYER_KEYS
+    assert "achievements" in components["GameIn_tokaido"]["properties"]["players"]["items"]["required"]
     # The docs page's Authorize button needs the scheme, and each game endpoint must require it.
     assert schema["components"]["securitySchemes"]["ApiKey"] == {
         "type": "apiKey", "in": "header", "name": "Authorization",
@@ -534,3 +547,10 @@ def test_health_endpoints(anon):
     assert anon.get("/healthz").json() == {"status": "ok"}
     ready = anon.get("/readyz")
     assert ready.status_code == 200 and ready.json()["checks"]["database"] == "ok"
+
+
+def test_a_batch_envelope_with_an_unknown_field_is_refused_whole(api):
+    response = api.post("/api/v1/games/batch/", {"games": [wizard(3, 2, 1)], "gmaes": []}, format="json")
+    assert response.status_code == 400
+    assert error_of(response)["fields"] == {"gmaes": "Unknown field."}
+    assert Game.objects.count() == 0

@@ -68,10 +68,53 @@ def test_bad_preferences_are_400(api, body, field):
     assert response.status_code == 400 and field in response.json()["error"]["fields"]
 
 
-def test_preferences_of_an_unknown_player_are_404_and_a_known_one_has_defaults(api):
-    assert api.get(URL.format("nobody")).status_code == 404
+def test_preferences_of_an_unseen_or_a_quiet_player_are_the_defaults(api):
+    assert api.get(URL.format("nobody")).json() == {"player": "nobody", "refuse_same_ip": False, "blocked": []}
+    assert not Player.objects.filter(handle="nobody").exists()  # a read creates nobody
     Player.objects.create(handle="quiet")
     assert api.get(URL.format("quiet")).json() == {"player": "quiet", "refuse_same_ip": False, "blocked": []}
+    assert api.get(URL.format("not a handle")).status_code == 404
+
+
+def test_a_put_of_one_field_resets_the_other_to_its_default(api):
+    put(api, "alice", {"refuse_same_ip": True, "blocked": ["eve"]})
+    assert put(api, "alice", {"refuse_same_ip": False}) == {"player": "alice", "refuse_same_ip": False, "blocked": []}
+
+
+def patch(api, handle, body, expect=200):
+    response = api.patch(URL.format(handle), body, format="json")
+    assert response.status_code == expect, response.json()
+    return response.json()
+
+
+def test_a_patch_changes_only_the_fields_sent(api):
+    put(api, "alice", {"refuse_same_ip": True, "blocked": ["eve", "mallory"]})
+    assert patch(api, "alice", {"refuse_same_ip": False}) == {
+        "player": "alice", "refuse_same_ip": False, "blocked": ["eve", "mallory"]}
+    assert patch(api, "alice", {"blocked": ["trent"]}) == {"player": "alice", "refuse_same_ip": False,
+                                                          "blocked": ["trent"]}
+    assert patch(api, "alice", {}) == {"player": "alice", "refuse_same_ip": False, "blocked": ["trent"]}
+    assert api.get(URL.format("alice")).json()["blocked"] == ["trent"]
+
+
+def test_a_patch_creates_an_unseen_player_with_the_other_field_at_its_default(api):
+    assert patch(api, "newbie", {"refuse_same_ip": True}) == {"player": "newbie", "refuse_same_ip": True,
+                                                             "blocked": []}
+    assert Player.objects.filter(handle="newbie").exists()
+
+
+@pytest.mark.parametrize(("body", "field", "code"), [
+    ({"refuse_same_ip": None}, "refuse_same_ip", "invalid_input"),
+    ({"blocked": ["ok", "bad name"]}, "blocked.1", "invalid_input"),
+    ({"colour": "red"}, "colour", "invalid_input"),
+    ({"blocked": ["alice"]}, "blocked.0", "cannot_block_self"),
+])
+def test_a_bad_patch_is_400_and_changes_nothing(api, body, field, code):
+    put(api, "alice", {"refuse_same_ip": True, "blocked": ["eve"]})
+    response = api.patch(URL.format("alice"), body, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code and field in response.json()["error"]["fields"]
+    assert api.get(URL.format("alice")).json() == {"player": "alice", "refuse_same_ip": True, "blocked": ["eve"]}
 
 
 def test_preferences_need_a_key(anon):

@@ -93,7 +93,10 @@ def test_amigo_wizard_takes_3_to_5_players(api):
     response = api.post(URL, ticket_body("alice", game="wizard", variant={"rounds": "amigo"}, max_players=6),
                         format="json")
     assert response.status_code == 400 and "max_players" in response.json()["error"]["fields"]
+    assert response.json()["error"]["message"] == "Wizard (rounds amigo) tables take 3 to 5 players."
     post(api, ticket_body("alice", game="wizard", variant={"rounds": "amigo"}, max_players=5))
+    plain = api.post(URL, ticket_body("bob", game="wizard", max_players=7), format="json")
+    assert plain.json()["error"]["message"] == "Wizard tables take 3 to 6 players."
 
 
 def test_railroad_ink_tables_need_two_players_though_the_game_allows_one(api):

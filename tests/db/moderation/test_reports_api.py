@@ -136,3 +136,42 @@ def test_storable_text_is_the_one_public_check_both_doors_use(text, storable):
     what PostgreSQL can store is made once and both doors refuse the same strings."""
     assert storable_text(text) is storable
     assert reports_door.storable_text is storable_text
+
+
+class TestReasonMessages:
+    CHOICES = "kingmaking, multiple_accounts, other, same_ip"
+
+    @pytest.mark.parametrize(("reason", "fields"), [
+        ("rude", {"reason": f"Unknown reason 'rude'; one of {CHOICES}."}),
+        (["other", "rude"], {"reason.1": f"Unknown reason 'rude'; one of {CHOICES}."}),
+        ([], {"reason": f"Must be one of {CHOICES}, or a list of 1 to 4 of them."}),
+        (7, {"reason": f"Must be a reason's name: one of {CHOICES}."}),
+        (None, {"reason": f"Required: one of {CHOICES}, or a list of them."}),
+    ])
+    def test_an_invalid_reason_says_what_is_wrong_with_it(self, api, game, reason, fields):
+        response = report(api, reporter="bob", accused="alice", reason=reason)
+        assert response.status_code == 400
+        assert response.json()["error"]["fields"] == fields
+
+    def test_one_accused_as_a_string_and_reasons_as_a_list_are_both_accepted(self, api, game):
+        response = report(api, reporter="bob", accused="alice", reason=["other", "multiple_accounts", "other"])
+        assert response.status_code == 201
+        assert (response.json()["accused"], response.json()["reasons"]) == (["alice"], ["multiple_accounts", "other"])
+
+
+class TestReadBack:
+    def test_the_filing_server_reads_its_report_and_its_status_as_it_changes(self, api, game):
+        made = report(api, reporter="bob", accused=["alice"], reason="other").json()
+        read = api.get(f"{URL}{made['id']}/")
+        assert read.status_code == 200 and read.json() == made
+        Report.objects.filter(pk=made["id"]).update(status=Report.Status.DISMISSED)
+        assert api.get(f"{URL}{made['id']}/").json()["status"] == "dismissed"
+
+    def test_another_server_and_an_unknown_id_get_report_not_found(self, api, game, anon):
+        made = report(api, reporter="bob", accused=["alice"], reason="other").json()
+        other = APIClient()
+        other.credentials(HTTP_AUTHORIZATION=f"Api-Key {game_server_create(name='someone-else').key}")
+        for client, report_id in ((other, made["id"]), (api, made["id"] + 1000)):
+            response = client.get(f"{URL}{report_id}/")
+            assert response.status_code == 404 and response.json()["error"]["code"] == "report_not_found"
+        assert anon.get(f"{URL}{made['id']}/").status_code == 401

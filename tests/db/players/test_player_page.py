@@ -25,13 +25,15 @@ def test_player_page_shape_with_hand_worked_values(db, anon):
     assert response.status_code == 200
     assert response.json() == {
         "player": "alice", "status": "active",
-        "ratings": {"wizard": {"elo": 1530.0, "level": "Apprentice", "games": 1, "rank": None}},
+        "ratings": {"wizard": {"elo": 1530.0, "level": "Apprentice", "games": 1, "rank": None, "not_ranked": {
+            "reason": "too_few_games", "message": "1 rated Wizard game so far; 5 are needed to be ranked (4 more).",
+            "games": 1, "games_needed": 5, "last_rated_game_at": None, "window_days": 90}}},
         # Ratings made by hand, no game went through the Elo stage: no reputation yet, no cool-down.
         "reputation": {"percent": None, "games": 0, "quits": 0}, "cooldown": None,
     }
-    assert anon.get(URL.format("bob")).json()["ratings"]["wizard"] == {
-        "elo": 1470.0, "level": "Beginner", "games": 1, "rank": None,
-    }
+    bob_wizard = anon.get(URL.format("bob")).json()["ratings"]["wizard"]
+    assert bob_wizard.pop("not_ranked")["reason"] == "too_few_games"
+    assert bob_wizard == {"elo": 1470.0, "level": "Beginner", "games": 1, "rank": None}
 
 
 def test_one_entry_per_rated_title_and_nothing_else(db, anon):
@@ -42,6 +44,7 @@ def test_one_entry_per_rated_title_and_nothing_else(db, anon):
     make_rating(Player.objects.get(handle="dave"), "spades", 1600.0)
 
     ratings = anon.get(URL.format("carol")).json()["ratings"]
+    assert [entry.pop("not_ranked")["reason"] for entry in ratings.values()] == ["too_few_games"] * 2
 
     assert ratings == {
         "tokaido": {"elo": 1485.12, "level": "Beginner", "games": 2, "rank": None},

@@ -70,7 +70,7 @@ def test_schema_documents_the_player_reads(db, anon):
         "game_id", "finished_at", "before", "after", "delta", "place", "kind", "explanation",
     }
     assert set(components["PlayerOut"]["properties"]) == {"player", "status", "ratings", "reputation", "cooldown"}
-    assert set(components["PlayerRatingOut"]["properties"]) == {"elo", "level", "games", "rank"}
+    assert set(components["PlayerRatingOut"]["properties"]) == {"elo", "level", "games", "rank", "not_ranked"}
     assert set(components["HistoryOut"]["properties"]) == {"entries", "next"}
     ok = paths["/api/v1/players/{player}/"]["get"]["responses"]
     assert {"200", "404", "429"} <= set(ok)

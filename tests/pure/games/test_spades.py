@@ -175,7 +175,8 @@ def test_tricks_out_of_range(tricks):
 
 def test_tricks_total():
     entries, kwargs = individual(hands=edited(INDIVIDUAL, 2, "c", tricks=3))
-    refused("spades", *entries, **kwargs, code="tricks_total", field="details.hands.2")
+    refusal = refused("spades", *entries, **kwargs, code="tricks_total", field="details.hands.2")
+    assert refusal.message.startswith("Hand 3 has ")  # the third hand, said 1-based
 
 
 def test_score_mismatch_in_partnerships():

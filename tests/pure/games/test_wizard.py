@@ -123,7 +123,9 @@ def test_round_count():
 
 
 def test_tricks_must_sum_to_the_cards_dealt():
-    refused_rounds(edited(2, "bob", tricks=11), "tricks_total", "details.rounds.2")
+    refusal = refused_rounds(edited(2, "bob", tricks=11), "tricks_total", "details.rounds.2")
+    # The third round (index 2) is "Round 3" for the person reading it; the path keeps the index.
+    assert refusal.message.startswith("Round 3 dealt 20 cards each")
 
 
 @pytest.mark.parametrize("bid", [21, -1])

@@ -1,0 +1,265 @@
+"""The README's API tour and moderator's tour, step by step, against a live server (issue 19: "a test that reads
+like the tour"), so the README cannot drift from what Arena does.
+
+The commands are read from README.md itself: every ``curl`` of the API tour (and of "A ticket's life") is run with
+the real ``curl`` against pytest-django's ``live_server``, with only the host, ``$KEY`` and the ticket id put in;
+the status a README comment announces (``# 201 {...}``) is checked, and what the prose around it promises is
+checked by hand below. The moderator's tour runs its ``manage.py`` commands in-process (``runserver`` is the live
+server; ``create_moderator`` reads its password from the environment instead of a terminal), then logs in as the
+moderator over HTTP and opens the pages the tour names.
+
+If the README gains, loses or reorders a command, ``test_the_readme_commands_are_the_ones_this_test_knows``
+fails first: update the tour and this test together.
+"""
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from arena.models import Player
+from arena.servers import game_server_create
+from tests.db.ratings.helpers import ensure_hanabot_table
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+PASSWORD = "tour-password-not-a-real-one-8271"
+
+pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="the tour runs the README's curl commands")
+
+
+@pytest.fixture(autouse=True)
+def _embedded(settings):
+    """The tour is the embedded mode's (scripts/run): tasks run in-process on commit, a ticket's read runs a pass.
+    On PostgreSQL and Redis (the service-backed phase) the same holds, with Redis keeping the boards."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.MATCHMAKING_PASS_ON_REQUEST = True
+
+
+@dataclass
+class Step:
+    """One command of a README code block and the comment lines that follow it (its announced answer)."""
+
+    argv: list[str]
+    answer: list[str] = field(default_factory=list)
+
+    @property
+    def announced_status(self) -> int | None:
+        match = re.match(r"#\s*(\d{3})\b", self.answer[0]) if self.answer else None
+        return int(match.group(1)) if match else None
+
+
+def _section(text: str, start: str, end: str) -> str:
+    return text[text.index(start):text.index(end, text.index(start))]
+
+
+def _steps(section: str) -> list[Step]:
+    """The commands of every ``sh`` block of a README section: a command may go on over lines (a trailing
+    backslash, or a quote still open), a comment line after it is its answer."""
+    steps: list[Step] = []
+    for block in re.findall(r"```sh\n(.*?)```", section, flags=re.S):
+        pending = ""
+        for line in block.splitlines():
+            if not pending and line.lstrip().startswith("#"):
+                if steps:
+                    steps[-1].answer.append(line.strip())
+                continue
+            pending = f"{pending}\n{line}" if pending else line
+            if pending.endswith("\\"):
+                pending = pending[:-1]
+                continue
+            try:
+                argv = shlex.split(pending, comments=True)
+            except ValueError:  # a quote still open: the command goes on
+                continue
+            pending = ""
+            if argv:
+                steps.append(Step(argv))
+    return steps
+
+
+def _readme() -> str:
+    return README.read_text()
+
+
+def api_steps() -> list[Step]:
+    text = _readme()
+    return _steps(_section(text, "## API tour", "## Moderator's tour"))
+
+
+def moderator_steps() -> list[Step]:
+    text = _readme()
+    return _steps(_section(text, "## Moderator's tour", "## Benchmarks"))
+
+
+def _curl(step: Step, base: str, key: str, ticket: str | None) -> tuple[int, Any]:
+    """The README's curl, as written, aimed at the live server: (status, JSON body)."""
+    argv = []
+    for arg in step.argv:
+        arg = arg.replace("localhost:8000", base).replace("$KEY", key)
+        if ticket is not None:
+            arg = arg.replace("5f0c...", ticket)
+        argv.append(arg)
+    assert argv[0] == "curl"
+    done = subprocess.run([*argv, "-w", "\n%{http_code}"], capture_output=True, text=True, timeout=60, check=True)
+    body, _, status = done.stdout.rpartition("\n")
+    return int(status), json.loads(body) if body else None
+
+
+def test_the_readme_commands_are_the_ones_this_test_knows():
+    shapes = [(s.argv[0], s.argv[s.argv.index("-X") + 1] if "-X" in s.argv else "GET") for s in api_steps()]
+    assert shapes == [
+        ("KEY=...", "GET"),
+        ("curl", "POST"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
+        ("curl", "POST"), ("curl", "GET"), ("curl", "DELETE"), ("curl", "PUT"), ("curl", "PATCH"),
+    ]
+    assert [s.argv[2:3] for s in moderator_steps()] == [["migrate"], ["create_moderator"], ["simulate"],
+                                                      ["runserver"]]
+
+
+@pytest.mark.django_db(transaction=True, reset_sequences=True)  # the tour reads game 1: ids start at 1 here too
+def test_the_api_tour_step_by_step(live_server):
+    base = live_server.url.removeprefix("http://")
+    key = game_server_create(name="tour").key
+    steps = [s for s in api_steps() if s.argv[0] == "curl"]
+    record, game, page, history, board, ticket_new, ticket_get, ticket_delete, put, patch = steps
+
+    # Record the game as written: 201, the places the tour shows.
+    status, created = _curl(record, base, key, None)
+    assert status == record.announced_status == 201
+    assert created["places"] == {"alice": 1, "bob": 2} and created["warnings"] == []
+    assert created["status"] in ("pending", "rated")
+    assert created["id"] == 1, "the tour reads game 1 next"
+
+    # "Resending the same body returns 200 with the stored game and changes nothing."
+    status, again = _curl(record, base, key, None)
+    assert (status, again["id"]) == (200, created["id"])
+
+    status, read = _curl(game, base, key, None)
+    assert status == 200 and read["id"] == 1 and read["status"] == "rated"  # embedded: rated on commit
+    assert {c["player"] for c in read["rating_changes"]} == {"alice", "bob"}
+
+    status, alice = _curl(page, base, key, None)
+    tokaido = alice["ratings"]["tokaido"]
+    assert status == 200 and tokaido["games"] == 1 and tokaido["rank"] is None
+    assert tokaido["not_ranked"]["reason"] == "too_few_games"  # "the player page's not_ranked says why"
+
+    status, changes = _curl(history, base, key, None)
+    assert status == 200 and [e["game_id"] for e in changes["entries"]] == [1]
+
+    # "The leaderboard stays empty after this first game ... Record four more tables with the same players
+    # (new table_ids) and both appear."
+    status, empty = _curl(board, base, key, None)
+    assert (status, empty["total"], empty["entries"]) == (200, 0, [])
+    for n in range(2, 6):
+        more = Step([arg.replace('"T-1"', f'"T-{n}"') for arg in record.argv])
+        assert _curl(more, base, key, None)[0] == 201
+    status, full = _curl(board, base, key, None)
+    assert status == 200 and [e["player"] for e in full["entries"]] == ["alice", "bob"]
+
+    # A ticket's life: created (201) and waiting, the same request_id again is the same ticket (200).
+    status, ticket = _curl(ticket_new, base, key, None)
+    assert status == ticket_new.announced_status == 201
+    assert ticket["status"] in ("waiting", "matched") and ticket["party"] == ["bob"]
+    if ticket["status"] == "waiting":
+        waited = ticket["waiting"]["seconds"]  # "the Elo gap it accepts now (150 + 10 per second, up to 800)"
+        assert ticket["waiting"]["elo_tolerance"] == pytest.approx(150 + 10 * waited, abs=1.0)  # each rounded to 0.1
+        assert ticket["waiting"]["expires_in"] == pytest.approx(600 - waited, abs=0.2)
+    status, same = _curl(ticket_new, base, key, None)
+    assert (status, same["id"]) == (200, ticket["id"])
+    status, polled = _curl(ticket_get, base, key, ticket["id"])
+    assert status == 200 and polled["id"] == ticket["id"]
+    status, cancelled = _curl(ticket_delete, base, key, ticket["id"])
+    if polled["status"] == "waiting":
+        assert (status, cancelled["status"]) == (200, "cancelled")
+    else:  # a party of two filled a table of two at once: only a waiting ticket can be cancelled
+        assert (status, cancelled["error"]["code"]) == (409, "ticket_not_waiting")
+
+    status, prefs = _curl(put, base, key, None)
+    assert (status, prefs) == (200, {"player": "alice", "refuse_same_ip": True, "blocked": ["mallory"]})
+    status, prefs = _curl(patch, base, key, None)
+    announced = json.loads(patch.answer[0].lstrip("# ").split("   ")[0])
+    assert status == 200 and prefs == announced == {"player": "alice", "refuse_same_ip": False, "blocked": ["mallory"]}
+
+
+class _Browser:
+    """A cookie-keeping HTTP client that logs into the Django admin like a person does (CSRF token included)."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with self.opener.open(self.base + path, timeout=60) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def login(self, username: str, password: str) -> str:
+        _, form = self.get("/admin/login/?next=/admin/")
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+        data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": username, "password": password,
+                                       "next": "/admin/"}).encode()
+        request = urllib.request.Request(self.base + "/admin/login/?next=/admin/", data=data,
+                                         headers={"Referer": self.base + "/admin/login/"})
+        with self.opener.open(request, timeout=60) as response:
+            return response.read().decode()
+
+
+def test_the_moderators_tour_step_by_step(live_server, monkeypatch):
+    monkeypatch.setenv("TOUR_PASSWORD", PASSWORD)
+    for step in moderator_steps():
+        assert step.argv[:2] == [".venv/bin/python", "manage.py"]
+        name, *args = step.argv[2:]
+        if name == "runserver":
+            continue  # the live server is the one running
+        if name == "migrate":
+            # Already migrated; the live server's database is flushed between tests, which drops the rows the data
+            # migrations wrote (the Hanabot table), so they are written again as migrate wrote them.
+            ensure_hanabot_table()
+        if name == "create_moderator":
+            args += ["--password-env", "TOUR_PASSWORD"]  # "asks for a password": given here without a terminal
+        if name == "simulate":
+            args += ["--no-progress"]
+        call_command(name, *args, stdout=open("/dev/null", "w"))  # noqa: SIM115
+
+    ann = _Browser(live_server.url)
+    dashboard = ann.login("ann", PASSWORD)
+    # "The dashboard lists open flags by score, open reports oldest first, the latest moderator actions and the
+    # rating queue's lag per game."
+    for words in ("flag", "report", "action"):
+        assert words in dashboard.lower(), words
+    flag = re.search(r'href="(/admin/moderation/flag/\d+/change/)"', dashboard)
+    assert flag, "the planted rings are flagged, so the dashboard lists flags"
+    status, flag_page = ann.get(flag.group(1))
+    assert status == 200 and "<svg" in flag_page  # "a picture of the ring"
+    assert "Confirm multiple accounts" in flag_page and "Dismiss" in flag_page
+
+    player = re.search(r'href="(/admin/arena/player/\d+/change/)"', flag_page)
+    assert player, "the flag links its players"
+    status, player_page = ann.get(player.group(1))
+    assert status == 200 and "<svg" in player_page  # the rating history plotted
+    for action in ("Ban", "Reset ratings"):
+        assert action in player_page, action
+
+    handle = Player.objects.get(pk=re.search(r"/(\d+)/change/", player.group(1)).group(1)).handle
+    status, games = ann.get(f"/admin/arena/game/?q={handle}")
+    assert status == 200  # "The Games list searches by player id."
+    game = re.search(r'href="(/admin/arena/game/\d+/change/)', games)
+    assert game and ann.get(game.group(1))[0] == 200
+    assert ann.get("/admin/moderation/auditentry/")[0] == 200
+    # "... nothing else (no editing ratings, no deleting games, no keys, no Hanabot table)"
+    assert ann.get("/admin/arena/gameserver/")[0] == 403
+    assert ann.get("/admin/ratings/hanabotrating/")[0] == 403
