@@ -39,6 +39,9 @@ HANDLES = [f"p{i}" for i in range(POOL)]
 ACCEPTED: dict[str, tuple[dict[str, Any], int]] = {}
 TIMES: dict[str, tuple[float, float]] = {}   # table id -> (first sent, first answered), time.monotonic()
 _lock = threading.Lock()
+# Requests that got no answer (a keep-alive connection the server had just closed) and were sent again and
+# answered: reported, not failures, as long as the retry was answered.
+RETRIED = {"count": 0}
 _tickets = itertools.count(1)
 _rnd = random.Random(int(os.environ.get("ARENA_LOAD_SEED", "16")))
 
@@ -81,7 +84,8 @@ class ArenaUser(HttpUser):
         for _ in range(20):
             with self.client.post(path, json=body, name=name, catch_response=True) as response:
                 if response.status_code == 0:
-                    response.failure(f"no answer: {response.error}")
+                    response.failure(f"no answer (sent again): {response.error}")
+                    RETRIED["count"] += 1
                     continue
                 if response.status_code in expect:
                     response.success()

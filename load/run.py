@@ -9,6 +9,7 @@ The public throttle is lifted (``PUBLIC_THROTTLE_RATE``): every simulated reader
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -25,22 +26,26 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def _tree(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            todo += [int(c) for c in Path(f"/proc/{current}/task/{current}/children").read_text().split()]
+    return out
+
+
 def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of these processes and their children (from /proc), in seconds."""
+    """User + system CPU of these processes and all their descendants alive now (from /proc), in seconds."""
     total = 0
-    tick = os.sysconf("SC_CLK_TCK")
-    for pid in pids:
+    for pid in {p for root in pids for p in _tree(root)}:
         try:
-            children = subprocess.run(["pgrep", "-g", str(pid)], capture_output=True, text=True).stdout.split()
-        except FileNotFoundError:
-            children = [str(pid)]
-        for child in children:
-            try:
-                fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
-            except (FileNotFoundError, IndexError, ValueError):
-                pass
-    return total / tick
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def start_site(root: Path) -> tuple:
@@ -67,7 +72,9 @@ def run_locust(url: str, seconds: float, users: int) -> object:
 
     import load.locustfile as mix
 
-    environment = Environment(user_classes=[mix.GameServer, mix.PublicReader, mix.Matchmaking], host=url)
+    # stop_timeout: at the end each user finishes the request it is in, so every game sent has its answer.
+    environment = Environment(user_classes=[mix.GameServer, mix.PublicReader, mix.Matchmaking], host=url,
+                              stop_timeout=60)
     environment.server_errors = 0
 
     def count_5xx(response: object = None, **_: object) -> None:
@@ -100,7 +107,12 @@ def table(environment: object, seconds: float) -> tuple[str, int, int]:
                  f"{total.num_failures:5d}   (times in ms)")
     for error in stats.errors.values():
         lines.append(f"  error x{error.occurrences}: {error.name}: {str(error.error)[:200]}")
-    lines.append(f"5xx answers: {environment.server_errors}")
+    import load.locustfile as mix
+
+    lines.append(f"5xx answers: {environment.server_errors}; requests without an answer, sent again and answered: "
+                 f"{mix.RETRIED['count']}")
+    fails -= mix.RETRIED["count"]
+    mix.RETRIED["count"] = 0
     return "\n".join(lines), fails, environment.server_errors
 
 
@@ -139,7 +151,8 @@ def main() -> int:
             print(f"\n=== target {rate:.0f} req/s, {args.users} users, {elapsed:.0f} s ===\n{text}")
             print(f"CPU over the run (cores busy): site {(cpu_seconds(pids) - before) / elapsed:.2f}, PostgreSQL "
                   f"{(cpu_seconds(_postgres_pids(postgres)) - pg_before) / elapsed:.2f}, "
-                  f"locust {(time.process_time() - load_cpu) / elapsed:.2f} of {os.cpu_count()}", flush=True)
+                  f"locust {(time.process_time() - load_cpu) / elapsed:.2f} of {os.cpu_count()}; machine load "
+                  f"average {os.getloadavg()[0]:.1f} (other work on the machine skews the times)", flush=True)
             failed |= fails > 0 or fives > 0
         if not args.no_check:
             failed |= not check(shape, env, root)
