@@ -157,6 +157,9 @@ CELERY_BEAT_SCHEDULE = {
                            "options": {"expires": 5.0}},
     # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
     "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
+    # A void's rebuild whose message was lost with a killed worker (acks_late: redelivered only after the
+    # broker's visibility timeout, an hour) is queued again once it is a minute late (tests/faults found it).
+    "resume-void-rebuilds": {"task": "moderation.tasks.resume_void_rebuilds", "schedule": 30.0},
 }
 
 # =============================================================================

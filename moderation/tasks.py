@@ -44,6 +44,16 @@ def on_games_voided(fact: GamesVoided) -> None:
         void_rebuild.delay(fact.action_id, title)
 
 
+@shared_task(name="moderation.tasks.resume_void_rebuilds")
+def resume_void_rebuilds() -> int:
+    """Beat: queue again every void rebuild that has not landed (its message lost with a killed worker)."""
+    unfinished = penalties.voids_unfinished()
+    for entry_id, title in unfinished:
+        log.warning("void %s: the rebuild of %s has not landed; queued again", entry_id, title)
+        void_rebuild.delay(entry_id, title)
+    return len(unfinished)
+
+
 @shared_task(name="moderation.tasks.detect")
 def detect() -> int:
     """One incremental detection pass over what is new; returns how many games it looked at (new or newly rated)."""

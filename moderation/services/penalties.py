@@ -7,6 +7,7 @@ needs no call into matchmaking (and works the same with or without it installed)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -278,3 +279,21 @@ def void_rebuild_title(*, entry_id: int, title: str) -> list[dict[str, Any]]:
             entry.details["rebuilt_at"] = timezone.now().isoformat()
         entry.save(update_fields=["details"])
     return refunds
+
+
+# A rebuild normally lands within seconds of its void; one still pending after this long lost its message (a
+# worker killed mid-rebuild: with acks_late the broker hands it back only after its visibility timeout, an hour).
+VOID_REBUILD_GRACE = timedelta(seconds=60)
+
+
+def voids_unfinished(*, now: datetime | None = None) -> list[tuple[int, str]]:
+    """(audit entry id, title) of every void whose rebuild of that title has not landed within the grace period.
+
+    The beat's ``resume-void-rebuilds`` queues them again; a second rebuild of a title is harmless
+    (``void_rebuild_title`` finds it no longer pending under its lock and keeps the refunds written)."""
+    cutoff = (now or timezone.now()) - VOID_REBUILD_GRACE
+    entries = (AuditEntry.objects.filter(action=Action.VOID_GAMES, created_at__lt=cutoff)
+               .exclude(details__pending_titles=[]).order_by("pk"))
+    return [(entry.pk, title) for entry in entries.only("pk", "details")
+            for title in entry.details.get("pending_titles", [])]
+
