@@ -140,11 +140,17 @@ class PublicReader(ArenaUser):
     weight = 5
 
     def get(self, path: str, name: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> None:
-        with self.client.get(path, params=params, name=name, catch_response=True) as response:
-            if response.status_code in ok:
-                response.success()
-            else:
-                response.failure(f"{response.status_code}: {response.text[:200]}")
+        for _ in range(3):
+            with self.client.get(path, params=params, name=name, catch_response=True) as response:
+                if response.status_code == 0:   # as for POSTs: a closed keep-alive connection, sent again
+                    response.failure(f"no answer (sent again): {response.error}")
+                    RETRIED["count"] += 1
+                    continue
+                if response.status_code in ok:
+                    response.success()
+                else:
+                    response.failure(f"{response.status_code}: {response.text[:200]}")
+                return
 
     @task(5)
     def leaderboard(self) -> None:
@@ -178,8 +184,8 @@ class Matchmaking(ArenaUser):
         return f"198.51.{self.rnd.randrange(4)}.{self.rnd.randrange(250)}"
 
     @task(4)
-    def create(self) -> None:
-        n = next(_tickets)
+    def create(self, n: int | None = None) -> None:
+        n = next(_tickets) if n is None else n
         party = [{"player": f"q{n}b", "ip": self._ip()}] if self.rnd.random() < 0.15 else []
         body = {"player": f"q{n}", "ip": self._ip(), "party": party, "game": self.rnd.choice(["tokaido", "hanabi"]),
                 "min_players": 2, "max_players": self.rnd.choice([4, 5]), "request_id": f"load-{n}"}
@@ -215,11 +221,15 @@ class Matchmaking(ArenaUser):
 
     @task(1)
     def preferences(self) -> None:
-        handle = f"q{self.rnd.randint(1, max(1, next(_tickets) - 1))}"
-        body = {"refuse_same_ip": self.rnd.random() < 0.5, "blocked": [f"q{self.rnd.randint(1, 500)}"]}
-        with self.client.put(f"/api/v1/players/{handle}/preferences/", json=body,
+        """A player sets preferences, then queues: they hold from before the ticket, so the end-state judge
+        (which reads the preferences as they are at the end) judges every table by the ones its pass saw."""
+        n = next(_tickets)
+        body = {"refuse_same_ip": self.rnd.random() < 0.5, "blocked": [f"q{self.rnd.randint(1, max(1, n - 1))}"]}
+        with self.client.put(f"/api/v1/players/q{n}/preferences/", json=body,
                              name="PUT /players/{player}/preferences/", catch_response=True) as response:
             if response.status_code == 200:
                 response.success()
             else:
                 response.failure(f"{response.status_code}: {response.text[:200]}")
+                return
+        self.create(n)
