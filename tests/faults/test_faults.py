@@ -7,11 +7,19 @@ import time
 
 import pytest
 
-from tests.faults.conftest import Arena, scaled
+from tests.faults.conftest import SCALE, Arena, scaled
 from tests.faults.receiver import Receiver
 from tests.faults.run import OPEN_TRANSACTION, OutageAnswered500, callback, play, repeatedly
 
 BANNED = "mallory"
+
+
+def kills(full: int) -> int:
+    """How many SIGKILLs: ``full`` at full length, fewer (at least 3) at a CI scale: each costs a restart."""
+    return max(3, round(full * min(1.0, 2 * SCALE)))
+
+
+ELO_KILLS, VOID_KILLS, MATCHMAKER_KILLS = kills(5), kills(6), kills(6)
 # Until a PostgreSQL outage answers 503 `unavailable` with Retry-After (the operations issue), these two fail with
 # exactly that and nothing else; any other failure (a lost game, a wrong rating) still fails them. Remove the mark
 # once the 503 is merged.
@@ -57,14 +65,15 @@ def test_elo_then_trueskill_worker_sigkilled_mid_batch(arena: Arena):
     inside: dict[str, int] = {}
 
     def fault() -> None:
-        inside["elo"] = repeatedly(arena, "elo", kills=5, seed=4)
-        inside["trueskill"] = repeatedly(arena, "trueskill", kills=5, seed=5)
+        inside["elo"] = repeatedly(arena, "elo", kills=ELO_KILLS, seed=4)
+        inside["trueskill"] = repeatedly(arena, "trueskill", kills=ELO_KILLS, seed=5)
 
     outcome = play(arena, fault, seed=4)
-    assert arena.shape.starts["elo"] == 6 and arena.shape.starts["trueskill"] == 6
-    # The kills landed inside rating batches: PostgreSQL saw its clients vanish mid-transaction.
-    assert inside["elo"] >= 3 and inside["trueskill"] >= 3, inside
-    assert arena.cluster.postgres.log_count(OPEN_TRANSACTION) - before >= 6
+    assert arena.shape.starts["elo"] == arena.shape.starts["trueskill"] == ELO_KILLS + 1
+    # Most kills landed inside rating batches: PostgreSQL saw its clients vanish mid-transaction.
+    half = (ELO_KILLS + 1) // 2
+    assert inside["elo"] >= half and inside["trueskill"] >= half, inside
+    assert arena.cluster.postgres.log_count(OPEN_TRANSACTION) - before >= 2 * half
     print(inside, outcome.summary())
     print(outcome.summary())
 
@@ -73,7 +82,7 @@ def test_worker_sigkilled_while_a_moderator_bans_and_voids(arena: Arena):
     inside: list[int] = []
 
     def fault() -> None:
-        killer = threading.Thread(target=lambda: inside.append(repeatedly(arena, "elo", 6, 6)))
+        killer = threading.Thread(target=lambda: inside.append(repeatedly(arena, "elo", VOID_KILLS, 6)))
         killer.start()
         arena.shell("from arena.models import Player; from moderation.services.penalties import ban; "
                     f"ban(moderator=None, player=Player.objects.get(handle={BANNED!r}), note='fault suite')")
@@ -86,7 +95,7 @@ def test_worker_sigkilled_while_a_moderator_bans_and_voids(arena: Arena):
     outcome = play(arena, fault, seed=6, banned=(BANNED,))
     # The fault did what it says: games voided mid-stream (refunded by the rebuild), later ones recorded unrated.
     assert outcome.figures["void"] > 0 and outcome.figures["unrated_banned"] > 0, outcome.figures
-    assert inside[0] >= 3, f"only {inside[0]} of 6 kills landed mid-transaction"
+    assert inside[0] >= (VOID_KILLS + 1) // 2, f"only {inside[0]} of {VOID_KILLS} kills landed mid-transaction"
     print(inside, outcome.summary())
 
 
@@ -109,12 +118,13 @@ def test_matchmaker_killed_mid_pass_while_tickets_stream_in(arena: Arena):
     callback(arena, receiver)
     inside: list[int] = []
     try:
-        outcome = play(arena, lambda: inside.append(repeatedly(arena, "matchmaking", 6, 8, gap=(0.3, 1.5))), seed=8,
-                       games=False, tickets=2, receiver=receiver)
+        outcome = play(arena, lambda: inside.append(repeatedly(arena, "matchmaking", MATCHMAKER_KILLS, 8,
+                                                               gap=(0.3, 1.5))),
+                       seed=8, games=False, tickets=2, receiver=receiver)
     finally:
         receiver.stop()
-    assert arena.shape.starts["matchmaking"] == 7
-    assert inside[0] >= 3, f"only {inside[0]} of 6 kills landed mid-pass"
+    assert arena.shape.starts["matchmaking"] == MATCHMAKER_KILLS + 1
+    assert inside[0] >= (MATCHMAKER_KILLS + 1) // 2, f"only {inside[0]} of {MATCHMAKER_KILLS} kills landed mid-pass"
     print(inside, outcome.summary())
 
 
