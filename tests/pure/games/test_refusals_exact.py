@@ -114,3 +114,24 @@ def test_a_far_spelling_is_not_guessed():
     assert refusal("tokaido", entry("a", None, scrxx=5, achievements=1), entry("b", 3, achievements=1)) == (
         "missing_field", "players.0.score", MISSPELT,
         {"players.0.score": "Required.", "players.0.scrxx": "Unknown field."})
+
+
+def test_railroad_ink_counts_are_integers_from_zero():
+    es, d = rr.game()
+    assert refusal("railroad_ink", *es, details={**d, "rounds": "x"}) == (
+        "invalid_details", "details.rounds", "details.rounds must be an integer.", {})
+    assert refusal("railroad_ink", *es, details={**d, "rounds": -1}) == (
+        "invalid_details", "details.rounds", "details.rounds is -1; it must be at least 0.", {})
+    for key in ("longest_railway", "central"):
+        es, d = rr.game(boards=rr.edited("bob", **{key: -1}))
+        where = f"details.players.bob.{key}"
+        assert refusal("railroad_ink", *es, details=d) == (
+            "invalid_details", where, f"{where} is -1; it must be at least 0.", {})
+    es, d = rr.game(boards={**rr.BOARDS, "alice": "x"})
+    assert refusal("railroad_ink", *es, details=d) == (
+        "invalid_details", "details.players.alice", "details.players.alice must be an object.", {})
+
+
+def test_a_player_field_must_be_an_integer():
+    assert refusal("tokaido", entry("a", 3, achievements="x"), entry("b", 3, achievements=1)) == (
+        "invalid_field", "players.0.achievements", "a's 'achievements' must be an integer.", {})
