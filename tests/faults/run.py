@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import psycopg
 
 from tests.faults.clients import Accepted, GameClient, Log, Site, TicketClient
-from tests.faults.conftest import Arena, scaled
+from tests.faults.conftest import SCALE, Arena, scaled
 from tests.faults.receiver import Receiver
 
 READY_BOUND = 15.0     # seconds from the end of a fault until /readyz answers 200 again
@@ -118,14 +118,16 @@ def in_transaction(arena: Arena, name: str, timeout: float) -> bool:
 
 def repeatedly(arena: Arena, name: str, kills: int, seed: int, gap: tuple[float, float] = (0.5, 2.5)) -> int:
     """SIGKILL worker ``name`` (its whole group: the pool's children too) ``kills`` times, each once its pool is
-    up, a random moment has passed, and it holds a transaction open (mid-batch, mid-pass; or after 10 s anyway),
+    up, a random moment has passed, and it holds a transaction open (mid-batch, mid-pass; or after 10 s anyway,
+    both times shortened at a CI scale),
     and start it again each time, as a supervisor would. Returns how many kills landed mid-transaction."""
     rnd = random.Random(seed)
     inside = 0
+    shorter = min(1.0, 2 * SCALE)
     for _ in range(kills):
         arena.shape.wait_pool(name)
-        time.sleep(rnd.uniform(*gap))
-        inside += in_transaction(arena, name, timeout=10.0)
+        time.sleep(rnd.uniform(*gap) * shorter)
+        inside += in_transaction(arena, name, timeout=max(4.0, 10.0 * shorter))
         arena.shape.kill(name)
         arena.shape.start(name)
     arena.shape.wait_pool(name)
