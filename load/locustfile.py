@@ -224,7 +224,8 @@ class Matchmaking(ArenaUser):
         """A player sets preferences, then queues: they hold from before the ticket, so the end-state judge
         (which reads the preferences as they are at the end) judges every table by the ones its pass saw."""
         n = next(_tickets)
-        body = {"refuse_same_ip": self.rnd.random() < 0.5, "blocked": [f"q{self.rnd.randint(1, max(1, n - 1))}"]}
+        body = {"refuse_same_ip": self.rnd.random() < 0.5,
+                "blocked": [f"q{self.rnd.randint(1, n - 1)}"] if n > 1 else []}   # never themself
         with self.client.put(f"/api/v1/players/q{n}/preferences/", json=body,
                              name="PUT /players/{player}/preferences/", catch_response=True) as response:
             if response.status_code == 200:
