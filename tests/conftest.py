@@ -6,9 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from arena.servers import game_server_create
+
+# scripts/mutmut runs tests/pure in an instrumented process on a busy machine: no timing health checks there
+# (pyproject's [tool.mutmut] passes --hypothesis-profile=mutmut).
+hypothesis_settings.register_profile("mutmut", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 _table_ids = itertools.count(1)
 _addresses = itertools.count(1)
