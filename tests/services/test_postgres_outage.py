@@ -208,7 +208,10 @@ def shape(tmp_path) -> Iterator[dict]:
                "IP_HASH_KEY": "outage-test-ip-hash-key-" + "h" * 40, "ALLOWED_HOSTS": "127.0.0.1,localhost",
                "ARENA_VAR_DIR": str(tmp_path / "var"), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prometheus"),
                "METRICS_TOKEN": TOKEN, "LOG_FORMAT": "json", "DJANGO_SETTINGS_MODULE": "config.settings",
-               "PYTHONPATH": str(ROOT)}
+               "PYTHONPATH": str(ROOT),
+               # Plain HTTP on loopback, and a panel login without an authenticator: this test is about the
+               # database, the admin door has its own (tests/db/moderation/test_admin_door.py).
+               "SECURE_SSL_REDIRECT": "false", "ADMIN_REQUIRE_OTP": "false"}
         python = str(BIN / "python")
         subprocess.run([python, "manage.py", "migrate", "--no-input"], cwd=ROOT, env=env, check=True,
                        capture_output=True, timeout=300)
@@ -241,12 +244,17 @@ def shape(tmp_path) -> Iterator[dict]:
 
 
 def _panel_login(base: str) -> httpx.Client:
-    """A moderator's browser session (its next page reads the session and the user from the database)."""
+    """A moderator's browser session (its next page reads the session and the user from the database). Production's
+    cookies are Secure, which httpx keeps off plain http: they are carried by hand, as a browser on https would."""
     browser = httpx.Client(base_url=base, timeout=10)
     form = browser.get("/admin/login/")
+    jar = dict(form.cookies.items())
     token = form.text.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
     answer = browser.post("/admin/login/?next=/admin/", data={"username": "root", "password": PANEL_PASSWORD,
-                                                              "csrfmiddlewaretoken": token, "next": "/admin/"})
+                                                              "csrfmiddlewaretoken": token, "next": "/admin/"},
+                          headers={"Cookie": "; ".join(f"{k}={v}" for k, v in jar.items())})
+    jar.update(answer.cookies.items())
+    browser.headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in jar.items())
     assert answer.status_code == 302 and answer.headers["location"] == "/admin/", answer.text[:500]
     return browser
 

@@ -85,7 +85,7 @@ def test_the_shape_records_rates_matches_pushes_serves_and_stops(shape: Shape):
         assert len(pushes) == 1, "no push reached the receiver"
         pushed = pushes[0].json
         assert pushed["table"]["id"] == table["id"]
-        assert sorted(pushed["tickets"]) == sorted([friends.json()["id"], lone.json()["id"]])
+        assert sorted(t["id"] for t in pushed["tickets"]) == sorted([friends.json()["id"], lone.json()["id"]])
         assert pushes[0].headers["X-Arena-Signature"].startswith("t=")
 
     # Reads a leaderboard (the public read, no key).
