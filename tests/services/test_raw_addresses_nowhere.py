@@ -72,7 +72,8 @@ def processes(names: list[str], env: dict[str, str], logs: Path) -> Iterator[Non
     try:
         for name in names:
             log = open(logs / f"{name}.log", "ab")  # noqa: SIM115 - owned by the child
-            started.append(subprocess.Popen(["bash", "-c", commands[name] if commands[name].startswith("exec ") else f"exec {commands[name]}"], cwd=ROOT, env=env,
+            line = commands[name] if commands[name].startswith("exec ") else f"exec {commands[name]}"
+            started.append(subprocess.Popen(["bash", "-c", line], cwd=ROOT, env=env,
                                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
         yield
     finally:
