@@ -187,3 +187,47 @@ def test_a_hanabot_table_edit_is_in_the_audit_log_with_before_and_after(page, li
     expect(details).to_contain_text("1475.5")
     expect(page.locator(".field-moderator_name .readonly")).to_have_text("root")
     page.screenshot(path=str(artifacts / "audit_hanabot_edit.png"), full_page=True)
+
+
+# Every column header of the changelist: its text's width against its cell's, its right edge against the page's,
+# and the results table against its scrolling container (Django wraps it in div.results, which scrolls).
+HEADERS = """() => {
+  const results = document.querySelector('#changelist .results');
+  const table = document.querySelector('#result_list');
+  return {
+    page: document.documentElement.clientWidth,
+    results: [results.scrollWidth, results.clientWidth],
+    table: table.getBoundingClientRect().right,
+    headers: [...table.querySelectorAll('thead th')].map(th => {
+      const r = th.getBoundingClientRect();
+      const text = th.querySelector('.text') || th;
+      return {text: th.innerText.trim(), scroll: text.scrollWidth, client: text.clientWidth,
+              cellScroll: th.scrollWidth, cellClient: th.clientWidth, left: r.left, right: r.right};
+    }),
+  };
+}"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_games_list_at_1400_px_shows_every_column_header_whole(page, live_server, moderator, artifacts, theme):
+    """Four-player tables with long handles (the players column is the widest): at 1,400 px every header, "Finished
+    at" included, is whole and on the page, and the table needs no sideways scroll."""
+    arena = Arena()
+    for n in range(3):
+        arena.game([(f"a_rather_long_handle_{n}{i}", fresh_ip()) for i in range(4)])
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.emulate_media(color_scheme=theme)
+    login(page, live_server, moderator)
+    page.goto(f"{live_server.url}/admin/arena/game/")
+    expect(page.locator("#result_list tbody tr")).to_have_count(3)
+    page.screenshot(path=str(artifacts / f"games_list_1400_{theme}.png"), full_page=True)
+    layout = page.evaluate(HEADERS)
+    texts = [h["text"] for h in layout["headers"] if h["text"]]
+    for wanted in ("Table id", "Players", "Finished at"):
+        assert any(t.lower() == wanted.lower() for t in texts), (wanted, texts)
+    for h in layout["headers"]:
+        assert h["scroll"] <= h["client"] and h["cellScroll"] <= h["cellClient"], f"{h['text']!r} is cut: {h}"
+        assert h["left"] >= 0 and h["right"] <= layout["page"], f"{h['text']!r} off the page: {layout}"
+    scroll, client = layout["results"]
+    assert scroll <= client, f"the table scrolls sideways: {layout}"
+    assert layout["table"] <= layout["page"], layout
