@@ -6,6 +6,7 @@ ban shows when it ends; a warning and a note are listed. Screenshots in var/arti
 """
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -81,6 +82,56 @@ def check_drawing(page: Page, selector: str) -> list[dict]:
     return texts
 
 
+# Every link's drawn curve as points in user units (sampled along the path the browser drew, getPointAtLength,
+# so the test reads the geometry of the <path>/<line> elements, not the code's own numbers), and every link label's
+# getBBox.
+LINK_GEOMETRY = """(svg) => {
+  const lines = [...svg.querySelectorAll('g.link path, g.link line')].map(p => {
+    if (p.tagName === 'line') {
+      const a = (n) => p[n].baseVal.value;
+      return [[a('x1'), a('y1')], [a('x2'), a('y2')]];
+    }
+    const n = 64, len = p.getTotalLength();
+    return [...Array(n + 1).keys()].map(i => { const q = p.getPointAtLength(len * i / n); return [q.x, q.y]; });
+  });
+  const labels = [...svg.querySelectorAll('g.link text')].filter(t => t.textContent.trim()).map(t => {
+    const b = t.getBBox();
+    return {text: t.textContent, box: [b.x, b.y, b.x + b.width, b.y + b.height]};
+  });
+  const vb = svg.viewBox.baseVal, c = svg.getBBox();
+  return {lines, labels, viewBox: [vb.x, vb.y, vb.width, vb.height], content: [c.x, c.y, c.width, c.height]};
+}"""
+
+
+def segment_meets_box(p: list[float], q: list[float], box: list[float]) -> bool:
+    """Liang-Barsky: does the segment p-q enter the box (left, top, right, bottom)?"""
+    t0, t1 = 0.0, 1.0
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for ep, eq in ((-dx, p[0] - box[0]), (dx, box[2] - p[0]), (-dy, p[1] - box[1]), (dy, box[3] - p[1])):
+        if ep == 0:
+            if eq < 0:
+                return False
+            continue
+        r = eq / ep
+        if ep < 0:
+            t0 = max(t0, r)
+        else:
+            t1 = min(t1, r)
+        if t0 > t1:
+            return False
+    return True
+
+
+def check_no_line_through_labels(page: Page, selector: str = "svg.ring") -> dict:
+    """No link's line (as drawn) crosses any link label's box."""
+    geometry = page.locator(selector).evaluate(LINK_GEOMETRY)
+    for label in geometry["labels"]:
+        for i, pts in enumerate(geometry["lines"]):
+            for a, b in itertools.pairwise(pts):
+                assert not segment_meets_box(a, b, label["box"]), f"link {i} strikes through {label['text']!r}"
+    return geometry
+
+
 def themed(page: Page, theme: str) -> None:
     """Django admin's theme follows the system's when left on "auto": emulate the system's preference."""
     page.emulate_media(color_scheme=theme)
@@ -101,6 +152,8 @@ def test_a_ring_on_its_own_device_is_drawn_legibly_and_brings_no_crowd_warning(p
     expect(ring.locator("g.widely-shared")).to_have_count(0)  # the ring is not its own crowd
     expect(page.locator(".mark.crowded")).to_have_count(0)
     texts = check_drawing(page, "svg.ring")
+    geometry = check_no_line_through_labels(page)
+    assert len(geometry["labels"]) >= 4  # the games lines' labels at least: the check is not vacuous
     # Each handle inside its own circle, whole (not cut).
     for handle in ("im5_r7main", *alts):
         node = ring.locator(f'g.node[data-handle="{handle}"]')
@@ -114,6 +167,35 @@ def test_a_ring_on_its_own_device_is_drawn_legibly_and_brings_no_crowd_warning(p
     expect(page.locator(".moderation-warnings")).to_have_count(0)
     expect(page.locator("#rating-preview")).to_be_visible()
     page.screenshot(path=str(artifacts / f"shift_confirm_{theme}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_a_one_feeder_ring_sits_centred_in_a_picture_its_own_size(page, live_server, moderator, artifacts, theme):
+    """kim and one alt: the picture is two circles and their links, so its viewBox is their box plus a small
+    margin: the drawn content (svg.getBBox) centred in it, under 40 units of blank on any side, and the SVG on
+    screen no larger than its content needs (a 560-unit square around two circles was ~250 px of blank)."""
+    arena = Arena()
+    build_ring(arena, main="kim", alts=("kim_alt",), games=6, ip="203.0.113.7")
+    flag = Flag.objects.get()
+    themed(page, theme)
+    login(page, live_server, moderator)
+    page.goto(f"{live_server.url}/admin/moderation/flag/{flag.pk}/change/")
+    ring = page.locator("svg.ring")
+    expect(ring.locator("g.node.feeder")).to_have_count(1)
+    check_drawing(page, "svg.ring")
+    geometry = check_no_line_through_labels(page)
+    assert geometry["labels"], "the games line's label is drawn"
+    vx, vy, vw, vh = geometry["viewBox"]
+    cx, cy, cw, ch = geometry["content"]
+    left, right = cx - vx, (vx + vw) - (cx + cw)
+    top, bottom = cy - vy, (vy + vh) - (cy + ch)
+    for side, blank in (("left", left), ("right", right), ("top", top), ("bottom", bottom)):
+        assert -0.5 <= blank <= 40, f"{side} blank {blank:.1f} of {geometry}"
+    # Centred: the blank on opposite sides within a few units (label width estimates are conservative).
+    assert abs(left - right) <= 30 and abs(top - bottom) <= 30, geometry
+    box = ring.bounding_box()
+    assert box is not None and box["width"] <= cw + 80 and box["height"] <= ch + 80, (box, geometry)
+    page.screenshot(path=str(artifacts / f"shift_ring_one_feeder_{theme}.png"), full_page=True)
 
 
 @pytest.mark.parametrize("theme", THEMES)
