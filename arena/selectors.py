@@ -5,11 +5,32 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arena import dispatch
 from arena.errors import NotFound
-from arena.models import Game, GameServer, Seat
+from arena.models import Game, GameServer, Player, Seat, is_player_id
 
 # (handle, place) per seat in reported order: what a game's page shows of its players.
 Seating = Sequence[tuple[str, int | None]]
+
+
+def player_not_found(handle: str) -> NotFound:
+    """The one 404 for a handle that names no player (docs/api.md ``player_not_found``), for every app's reads."""
+    return NotFound("player_not_found", f"No player {handle!r}.")
+
+
+def player_handle_check(handle: str) -> None:
+    """Refuses, without a query, a handle that cannot be a player id (e.g. a NUL byte in the URL: nothing for SQL
+    to choke on). Reads that answer for players not seen yet (their defaults) need only this."""
+    if not is_player_id(handle):
+        raise player_not_found(handle)
+
+
+def player_get(*, handle: str) -> Player:
+    """The player with this site id (exact match); raises NotFound ``player_not_found``. One query at most."""
+    player = Player.objects.filter(handle=handle).first() if is_player_id(handle) else None
+    if player is None:
+        raise player_not_found(handle)
+    return player
 
 
 def game_get_for_server(*, server: GameServer, game_id: int) -> Game:
@@ -30,6 +51,17 @@ def _seatings(game_ids: list[int]) -> dict[int, list[tuple[str, int | None]]]:
 
 # game id -> player handle -> {"player", "before", "after", "delta"}: what the ratings app says a game changed.
 RatingChanges = Mapping[int, Mapping[str, Mapping[str, Any]]]
+
+
+def games_as_committed(games: Sequence[Game]) -> list[Game]:
+    """The games as their recording's answer shows them: in-process, the commit has already rated them (the tasks
+    ran on it), so their current status rather than the one written; with workers, the written one as it is."""
+    games = list(games)
+    if dispatch.tasks_in_process():
+        current = dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
+        for game in games:
+            game.status = current[game.pk]
+    return games
 
 
 def games_present(games: Sequence[Game], known: Mapping[int, Seating] | None = None,

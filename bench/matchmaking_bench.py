@@ -45,6 +45,7 @@ django.setup()
 from django.db import connection, transaction  # noqa: E402
 
 from arena.db import pg_cursor  # noqa: E402
+from arena.gc_pause import gc_paused  # noqa: E402
 from arena.models import GameServer, Player  # noqa: E402
 from matchmaking import engine, store  # noqa: E402
 from matchmaking.models import OpenSeat, Pool, Ticket  # noqa: E402
@@ -194,7 +195,8 @@ def timed_pass(pool: Pool, now: datetime, count: int, label: str, minimums: bool
     loaded = store.pool_load(pool=pool)
     load_s = time.perf_counter() - started
     started, cpu = time.perf_counter(), time.process_time()
-    tables = engine.match(loaded.tickets, now.timestamp(), recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)
+    with gc_paused():  # as pool_run runs the engine
+        tables = engine.match(loaded.tickets, now.timestamp(), recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)
     engine_s, engine_cpu = time.perf_counter() - started, time.process_time() - cpu
     seated_before = Ticket.objects.filter(status="matched", table__isnull=False).count()  # not the --closed ones
     pass_cpu = time.process_time()
@@ -303,7 +305,8 @@ def simulate(stream: list, seconds: float, choose) -> tuple[list[float], list[fl
 
 
 def by_engine(pool: list[engine.Ticket], now: float) -> list[tuple[engine.Ticket, ...]]:
-    return [t.tickets for t in engine.match(pool, now, recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)]
+    with gc_paused():  # as pool_run runs the engine
+        return [t.tickets for t in engine.match(pool, now, recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)]
 
 
 def first_come(pool: list[engine.Ticket], now: float) -> list[tuple[engine.Ticket, ...]]:

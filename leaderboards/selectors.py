@@ -11,14 +11,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from django.conf import settings
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from arena import dispatch
 from arena.announcements import BoardLost, announce
 from arena.errors import NotFound
 from arena.games import UnknownGame, get_game
-from arena.models import Player
+from arena.selectors import player_get
 from leaderboards import metrics
 from leaderboards.board import (
     ACTIVE_DAYS,
@@ -39,11 +39,9 @@ T = TypeVar("T")
 
 
 def board_title(*, game: str) -> str:
-    """The title whose board the API serves as ``game``: 404 ``unknown_game``, or ``no_leaderboard`` for Hanabi."""
-    try:
-        found = get_game(game)
-    except UnknownGame:
-        raise NotFound("unknown_game", f"No game {game!r}.") from None
+    """The title whose board the API serves as ``game``: ``UnknownGame`` (the API's 404 ``unknown_game``), or
+    NotFound ``no_leaderboard`` for Hanabi."""
+    found = get_game(game)
     if not found.has_leaderboard:
         raise NotFound("no_leaderboard", f"{found.title} has no leaderboard.")
     return found.title
@@ -62,9 +60,7 @@ def board_around(*, title: str, player: str, limit: int) -> Page:
     """
     page = _ask(title, lambda board: board.around(player=player, limit=limit))
     if page is None:
-        found = Player.objects.filter(handle=player).first()
-        if found is None:
-            raise NotFound("player_not_found", f"No player {player!r}.")
+        found = player_get(handle=player)
         rating = Rating.objects.filter(player=found, title=title).values_list("games", "last_game_at").first()
         games, last = rating or (0, None)
         message = not_ranked(title=title, games=games, last_game_at=last, banned=found.is_banned)["message"]
@@ -103,7 +99,7 @@ def rank_of(*, title: str, player_id: int) -> int | None:
 
 def _ask(title: str, question: Callable[[Board], T]) -> T:
     now = timezone.now()
-    if settings.REDIS_URL:
+    if dispatch.redis_configured():
         try:
             return _ask_redis(title, question, now)
         except BoardUnavailable:

@@ -10,12 +10,12 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 from redis.lock import Lock
 
+from arena import dispatch
 from arena.announcements import PlayerStatusChanged, RatingsChanged
 from arena.games import all_games
 from arena.models import Player
@@ -38,7 +38,7 @@ def board_titles() -> list[str]:
 
 
 def _enabled(title: str) -> bool:
-    return bool(settings.REDIS_URL) and title in board_titles()
+    return dispatch.redis_configured() and title in board_titles()
 
 
 def board_sync(*, title: str, player_ids: Iterable[int]) -> None:
@@ -93,7 +93,7 @@ def on_ratings_changed(fact: RatingsChanged) -> None:
 
 def on_player_status_changed(fact: PlayerStatusChanged) -> None:
     """Subscribed to the core's announcement: a banned player leaves every board at once, an unbanned one returns."""
-    if not settings.REDIS_URL:
+    if not dispatch.redis_configured():
         return  # no Redis board to correct: the database board reads the status at each request
     titles = set(Rating.objects.filter(player_id=fact.player_id).values_list("title", flat=True))
     for title in sorted(titles & set(board_titles())):
@@ -159,7 +159,7 @@ def boards_prune() -> dict[str, int]:
     Reads prune too (so answers are exact to the second); this keeps idle boards small and their reads quick.
     A board found lost is rebuilt here, so it comes back even if no one reads it.
     """
-    if not settings.REDIS_URL:
+    if not dispatch.redis_configured():
         return {}
     cutoff = active_cutoff(timezone.now())
     sizes = {}
@@ -178,7 +178,7 @@ def boards_lost() -> list[str]:
     The record of a lost board's rebuild is the board's own absence, read from Redis each time rather than kept in
     a message: whatever became of the queued ``rebuild_board``, the sweep asking this finds the work again.
     """
-    if not settings.REDIS_URL:
+    if not dispatch.redis_configured():
         return []
     return [title for title in board_titles() if not redis_board.is_ready(title)]
 

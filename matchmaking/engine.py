@@ -32,10 +32,8 @@ Why the rules look the way they do:
 
 from __future__ import annotations
 
-import gc
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.same_ip import shared_addresses
@@ -143,11 +141,6 @@ def strictest_minimum(ticket: Ticket) -> float:
     """The ticket's minimum: the strictest of its players' (docs/matchmaking.md); -inf when nobody asks one."""
     asked = [r for r in (ticket.min_reputation, *(m.min_reputation for m in ticket.party)) if r is not None]
     return max(asked) if asked else -math.inf
-
-
-def reputations_fit(a: Ticket, b: Ticket) -> bool:
-    """Neither ticket's minimum excludes a player of the other (within a ticket, its friends are its own choice)."""
-    return strictest_minimum(a) <= lowest_reputation(b) and strictest_minimum(b) <= lowest_reputation(a)
 
 
 def minimum_excludes(ticket: Ticket, pool: Sequence[Ticket], now: float) -> int:
@@ -267,21 +260,8 @@ def match(pool: Sequence[Ticket], now: float, *, recommended: int, game_min: int
     if len({ticket.id for ticket in pool}) != len(pool):
         raise ValueError("a ticket id appears more than once in the pool")
     live = [ticket for ticket in pool if not is_expired(ticket, now)]
-    with gc_paused():
-        return _Pass(live, now, recommended, max(game_min, MIN_TABLE), game_max).run()
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a pass builds its lists: a pass allocates no cycles, and with 100,000
-    tickets alive each collection walks them all, which took a third of a large pass."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    # The caller pauses the collector around the whole pass (arena/gc_pause.py: load, this, writes), once.
+    return _Pass(live, now, recommended, max(game_min, MIN_TABLE), game_max).run()
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from django.utils import timezone
 
 from arena.errors import NotFound
 from arena.games import get_game
-from arena.models import GameServer, is_player_id
+from arena.models import GameServer
+from arena.selectors import player_handle_check
 from matchmaking import engine, store
 from matchmaking.models import OpenSeat, Preferences, Ticket, TicketSeat
 from ratings import hanabi, stages, stakes
@@ -116,8 +117,7 @@ def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
 def preferences_get(*, handle: str) -> dict[str, Any]:
     """A player's preferences; a player who never set any, or Arena has not seen yet, has the defaults (a PUT would
     create them, so a GET answers what they are until then). Only a handle that cannot be a player id is 404."""
-    if not is_player_id(handle):
-        raise NotFound("player_not_found", f"No player {handle!r}.")
+    player_handle_check(handle)
     prefs = Preferences.objects.filter(player__handle=handle).first()
     return preferences_present(handle=handle, prefs=prefs)
 

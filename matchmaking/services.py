@@ -21,13 +21,16 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from arena import dispatch
 from arena.announcements import PlayerStatusChanged, PushesDue, ServerRevoked, announce
 from arena.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
+from arena.gc_pause import gc_paused
 from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
 from matchmaking import engine, metrics, store
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Ticket, TicketSeat
+from matchmaking.selectors import ticket_get_for_server
 from matchmaking.sizes import pool_sizes, rated_allowed
 from ratings import reputation
 from ratings.models import Reputation
@@ -170,6 +173,27 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
         raise
     ticket.pool = pool
     return Created(ticket, True)
+
+
+def ticket_open(*, server: GameServer, data: TicketInput, now: datetime | None = None) -> Created:
+    """The ticket door's one call: ``ticket_create``, then, where a pass runs on request, the pool's pass."""
+    created = ticket_create(server=server, data=data, now=now)
+    return Created(ticket=ticket_pass_on_request(ticket=created.ticket), created=created.created)
+
+
+def ticket_poll(*, server: GameServer, ticket_id: str) -> Ticket:
+    """The ticket's GET: this server's ticket (``ticket_not_found`` otherwise), after its pool's pass where a pass
+    runs on request."""
+    return ticket_pass_on_request(ticket=ticket_get_for_server(server=server, ticket_id=ticket_id))
+
+
+def ticket_pass_on_request(*, ticket: Ticket) -> Ticket:
+    """docs/matchmaking.md: without real workers a pass runs when a ticket is created or read. Returns the ticket
+    as it stands after the pass, read as ``ticket_present`` reads it (pool and table joined)."""
+    if not dispatch.pass_on_request() or ticket.status != Ticket.Status.WAITING:
+        return ticket
+    pool_run(pool_id=ticket.pool_id, wait=True)
+    return Ticket.objects.select_related("pool", "table").get(pk=ticket.pk)
 
 
 def _refuse_too_many_waiting(server: GameServer) -> None:
@@ -395,7 +419,7 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
         moment = now or timezone.now()
         rules = get_game(locked.title)
         sizes = pool_sizes(rules, locked.variant)
-        with engine.gc_paused():
+        with gc_paused():  # once for the pass: load, engine and writes (arena/gc_pause.py)
             loaded = store.pool_load(pool=locked)
             loaded_at = time.perf_counter()
             clock = moment.timestamp()
@@ -461,7 +485,7 @@ def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
     here, for a worker that died holding one. Embedded, nothing waits in a queue, so every due retry is taken.
     """
     moment = now or timezone.now()
-    due_by = moment if settings.CELERY_TASK_ALWAYS_EAGER else moment - timezone.timedelta(minutes=1)
+    due_by = moment if dispatch.tasks_in_process() else moment - timezone.timedelta(minutes=1)
     due = list(Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=due_by)
                .values_list("pk", flat=True)[:500])
     if due:

@@ -19,8 +19,8 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
+from arena import dispatch
 from arena.announcements import GamesVoided, RatingsChanged
-from arena.redis import redis_client
 from arena.task_log import task_facts
 from moderation import detection
 from moderation.services import penalties
@@ -37,7 +37,7 @@ def on_ratings_changed(fact: RatingsChanged) -> None:
     """Subscribed to ratings' announcement: a rated batch brings new games to look at (resets and rebuilds don't)."""
     if fact.cause != "batch" or not fact.game_ids:
         return
-    if settings.CELERY_TASK_ALWAYS_EAGER or redis_client().set(WAKE_KEY, 1, nx=True, ex=WAKE_TTL_SECONDS):
+    if dispatch.wake_once(WAKE_KEY, ttl=WAKE_TTL_SECONDS):
         detect.delay()
 
 
@@ -53,8 +53,7 @@ def on_games_voided(fact: GamesVoided) -> None:
 @shared_task(name="moderation.tasks.detect")
 def detect() -> int:
     """One incremental detection pass over what is new; returns how many games it looked at (new or newly rated)."""
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        redis_client().delete(WAKE_KEY)
+    dispatch.wake_clear(WAKE_KEY)
     result = detection.detect_all()
     task_facts(games=result.games, games_rated=result.rated, flags_created=result.flags_created,
                flags_updated=result.flags_updated)
@@ -84,7 +83,7 @@ def sweep_void_rebuilds() -> int:
     queued = 0
     for entry_id, title in penalties.void_rebuilds_overdue(older_than=overdue):
         marker = SWEEP_KEY.format(entry=entry_id, title=title)
-        if settings.CELERY_TASK_ALWAYS_EAGER or redis_client().set(marker, 1, nx=True, ex=max(1, int(overdue))):
+        if dispatch.wake_once(marker, ttl=overdue):
             log.warning("void %d: the rebuild of %s is overdue, queued again", entry_id, title)
             void_rebuild.delay(entry_id, title)
             queued += 1

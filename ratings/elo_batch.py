@@ -9,12 +9,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from arena.gc_pause import gc_paused
 from arena.models import Game
 from ratings import metrics, reputation
 from ratings.config import elo_config
 from ratings.models import RatingStage
 from ratings.plan import EloPlan, RatedGame
-from ratings.stages import BatchResult, advance_stage, announce_ratings, deck_key, hanabi_rules, lock_stage, no_gc
+from ratings.stages import BatchResult, advance_stage, announce_ratings, deck_key, hanabi_rules, lock_stage
 from ratings.store import CooldownUpdate, EloUpdate, NewRating, store
 
 
@@ -37,7 +38,7 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
         plan = EloPlan(states=states, config=elo_config(), hanabi_rules=hanabi_rules(title))
         first = stage.last_seq + 1
         seq = stage.last_seq
-        with no_gc():
+        with gc_paused():
             for game in games:
                 seq += 1
                 plan.apply_game(game, seq)

@@ -15,11 +15,12 @@ from operator import itemgetter
 from django.db import transaction
 from django.utils import timezone
 
+from arena.gc_pause import gc_paused
 from arena.models import Game
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange, RatingStage
 from ratings.plan import KIND_GAME, KIND_RESET, EloPlan, RatedGame, SkillPlan
-from ratings.stages import announce_ratings, deck_key, hanabi_rules, lock_stage, no_gc
+from ratings.stages import announce_ratings, deck_key, hanabi_rules, lock_stage
 from ratings.store import store
 from ratings.trueskill_batch import trueskill_rated
 
@@ -97,7 +98,7 @@ def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, c
         # One per-title sequence numbers games and resets alike: merging by it restores the order of application.
         events = heapq.merge(_replay_games(title), resets, key=itemgetter(0))
         done = 0
-        with no_gc() if not trueskill else nullcontext():
+        with gc_paused() if not trueskill else nullcontext():
             for seq, what, extra in events:
                 if isinstance(what, RatedGame):
                     plan.apply_game(what, seq, opponent=opponents.get(what.id))

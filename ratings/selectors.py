@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from arena.errors import Conflict, NotFound
 from arena.games import GAMES
-from arena.models import Game, Player, Seat, is_player_id
+from arena.models import Game, Player, Seat
+from arena.selectors import player_get, player_handle_check, player_not_found
 from ratings import elo, explain, hanabi, reputation
 from ratings.config import elo_config
 from ratings.models import RatingChange
@@ -25,10 +26,7 @@ def _round2(value: float) -> float:
 
 def player_get_by_handle(*, handle: str) -> Player:
     """The player with this site id (exact match); raises NotFound ``player_not_found``. One query."""
-    player = Player.objects.filter(handle=handle).first() if is_player_id(handle) else None
-    if player is None:
-        raise NotFound("player_not_found", f"No player {handle!r}.")
-    return player
+    return player_get(handle=handle)
 
 
 def player_page(*, handle: str) -> dict[str, Any]:
@@ -37,8 +35,7 @@ def player_page(*, handle: str) -> dict[str, Any]:
     One query for the player and all their ratings (a LEFT JOIN: a player without ratings still has a page). The
     ranks are the leaderboards' to add (they sit above ratings): see ``ratings.api.players``.
     """
-    if not is_player_id(handle):  # e.g. a NUL byte in the URL: no such player, and nothing for SQL to choke on
-        raise NotFound("player_not_found", f"No player {handle!r}.")
+    player_handle_check(handle)
     rows = list(
         Player.objects.filter(handle=handle)
         .order_by("ratings__title")
@@ -46,7 +43,7 @@ def player_page(*, handle: str) -> dict[str, Any]:
                      "reputation__cooldown_until", "ratings__last_game_at")
     )
     if not rows:
-        raise NotFound("player_not_found", f"No player {handle!r}.")
+        raise player_not_found(handle)
     player_id, status = rows[0][0], rows[0][1]
     ratings: dict[str, dict[str, Any]] = {}
     initial = elo_config().initial

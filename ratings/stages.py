@@ -24,9 +24,7 @@ wants such a game gone voids it and rebuilds.
 """
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from arena.announcements import RatingsChanged, announce
@@ -82,24 +80,6 @@ def hanabi_rules(title: str) -> HanabiRules | None:
              for cls, size, score, elo in HanabotRating.objects.values_list("variant_class", "team_size", "score",
                                                                           "elo")}
     return HanabiRules(table=table, below_rule=hanabot_below_rule())
-
-
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while an Elo plan runs.
-
-    A batch allocates a few objects per seat and frees none until it ends, which makes CPython run collections
-    over the growing heap again and again (measured: a tenth to a third of the Elo computation). The Elo plan
-    creates no reference cycles, so nothing is left for the collector to find afterwards. (Not for TrueSkill:
-    trueskill's factor graphs are cycles, and it gains nothing.)
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def announce_ratings(*, title: str, player_ids: Iterable[int], cause: str, game_ids: Iterable[int] = ()) -> None:

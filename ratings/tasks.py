@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from celery import shared_task
 from django.conf import settings
 
+from arena import dispatch
 from arena.announcements import GamesRecorded
-from arena.redis import redis_client
 from arena.task_log import task_facts
 from ratings.elo_batch import pending_titles, rate_pending
 from ratings.lag import oldest_pending_age
@@ -31,7 +31,7 @@ def request_rating(titles: Iterable[str]) -> None:
     wake-up is already queued, and for them one Redis SET NX replaces the publish.
     """
     for title in sorted(set(titles)):
-        if settings.CELERY_TASK_ALWAYS_EAGER or _mark_wake(title):
+        if dispatch.wake_once(WAKE_KEY.format(title=title), ttl=WAKE_TTL_SECONDS):
             rate_elo.delay(title)
 
 
@@ -40,13 +40,8 @@ def wake_raters(fact: GamesRecorded) -> None:
     request_rating(fact.titles)
 
 
-def _mark_wake(title: str) -> bool:
-    return bool(redis_client().set(WAKE_KEY.format(title=title), 1, nx=True, ex=WAKE_TTL_SECONDS))
-
-
 def _clear_wake(title: str) -> None:
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        redis_client().delete(WAKE_KEY.format(title=title))
+    dispatch.wake_clear(WAKE_KEY.format(title=title))
 
 
 @shared_task(name="ratings.tasks.rate_elo")

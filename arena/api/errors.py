@@ -18,8 +18,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from arena.api.parsers import BodyTooLarge
 from arena.db import RETRY_ATTEMPTS, connection_lost, is_transient
-from arena.errors import ArenaError
-from arena.games import all_games
+from arena.errors import ArenaError, NotFound
+from arena.games import UnknownGame, all_games
 from arena.games.base import RuleViolation
 
 _DRF_CODES = {
@@ -101,6 +101,11 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, UnknownGame):
+        # A game named in the URL that is no game (a player's history, a leaderboard): the one place it becomes
+        # 404 ``unknown_game``; the refusal below adds the games there are. A body's unknown game is the service's
+        # 400 (recording, tickets), refused per item in a batch.
+        exc = NotFound("unknown_game", f"No game {exc.args[0]!r}.")
     if isinstance(exc, (ArenaError, RuleViolation)):
         code, body = refusal_body(exc)
         retry_after = getattr(exc, "extra", {}).get("retry_after")

@@ -1,9 +1,10 @@
 """Liveness and readiness for load balancers and orchestrators."""
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+
+from arena import dispatch
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -19,7 +20,7 @@ def readyz(request: HttpRequest) -> JsonResponse:
         checks["database"] = "ok"
     except Exception as exc:  # any failure means not ready; the reason helps the operator
         checks["database"] = f"error: {exc.__class__.__name__}"
-    if settings.REDIS_URL:
+    if dispatch.redis_configured():  # the mode decides whether Redis belongs; arena/redis.py connects
         try:
             from arena.redis import redis_client
 

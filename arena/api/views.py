@@ -17,19 +17,14 @@ from arena.api.request_log import bind_games
 from arena.errors import ArenaError, InvalidInput
 from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
-from arena.selectors import game_get_for_server, games_present
+from arena.selectors import game_get_for_server, games_as_committed, games_present
 from ratings.selectors import rating_changes_by_game
 
 ERRORS = {code: OpenApiResponse(schemas.ErrorOut) for code in (400, 401, 403, 409)}
 
 
 def _present(recorded: list[Recorded]) -> list[dict[str, Any]]:
-    games = [r.game for r in recorded]
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        # Embedded mode rated the games in-process on commit: show their current state, not the one we wrote.
-        current = dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
-        for game in games:
-            game.status = current[game.pk]
+    games = games_as_committed([r.game for r in recorded])
     return _with_changes(games, known={r.game.pk: r.seating for r in recorded if r.seating is not None})
 
 

@@ -1,7 +1,6 @@
 """Game-server endpoints for matchmaking: parse → service → present. Embedded, a read or a new ticket runs a pass."""
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -9,25 +8,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api.schemas import ErrorOut
-from arena.errors import NotFound
-from arena.models import is_player_id
+from arena.selectors import player_handle_check
 from matchmaking.api import schemas
 from matchmaking.api.payload import parse_preferences, parse_preferences_patch, parse_ticket
-from matchmaking.models import Ticket
 from matchmaking.selectors import preferences_get, preferences_present, ticket_get_for_server, ticket_present
-from matchmaking.services import pool_run, preferences_set, preferences_update, ticket_cancel, ticket_create
+from matchmaking.services import preferences_set, preferences_update, ticket_cancel, ticket_open, ticket_poll
 
 
 def _errors(*codes: int) -> dict[int, OpenApiResponse]:
     return {code: OpenApiResponse(ErrorOut) for code in codes}
-
-
-def _pass_if_embedded(ticket: Ticket) -> Ticket:
-    """docs/matchmaking.md: without real workers a pass runs when a ticket is created or read."""
-    if settings.MATCHMAKING_PASS_ON_REQUEST and ticket.status == Ticket.Status.WAITING:
-        pool_run(pool_id=ticket.pool_id, wait=True)
-        ticket = Ticket.objects.select_related("pool", "table").get(pk=ticket.pk)  # as ticket_present reads it
-    return ticket
 
 
 class TicketCreateApi(APIView):
@@ -36,9 +25,8 @@ class TicketCreateApi(APIView):
     @extend_schema(operation_id="matchmaking_tickets_create", tags=["matchmaking"], request=schemas.TicketIn,
                    responses={201: schemas.TicketOut, 200: schemas.TicketOut, **_errors(400, 401, 403, 409)})
     def post(self, request: Request) -> Response:
-        created = ticket_create(server=request.user, data=parse_ticket(request.data))
-        ticket = _pass_if_embedded(created.ticket)
-        return Response(ticket_present(ticket=ticket),
+        created = ticket_open(server=request.user, data=parse_ticket(request.data))
+        return Response(ticket_present(ticket=created.ticket),
                         status=status.HTTP_201_CREATED if created.created else status.HTTP_200_OK)
 
 
@@ -48,8 +36,7 @@ class TicketDetailApi(APIView):
     @extend_schema(operation_id="matchmaking_tickets_retrieve", tags=["matchmaking"],
                    responses={200: schemas.TicketOut, **_errors(401, 403, 404)})
     def get(self, request: Request, ticket_id: str) -> Response:
-        ticket = _pass_if_embedded(ticket_get_for_server(server=request.user, ticket_id=ticket_id))
-        return Response(ticket_present(ticket=ticket))
+        return Response(ticket_present(ticket=ticket_poll(server=request.user, ticket_id=ticket_id)))
 
     @extend_schema(operation_id="matchmaking_tickets_cancel", tags=["matchmaking"],
                    responses={200: schemas.TicketOut, **_errors(401, 403, 404, 409)})
@@ -72,7 +59,7 @@ class PreferencesApi(APIView):
                                "no one `blocked`). PATCH changes only the fields sent.",
                    responses={200: schemas.PreferencesOut, **_errors(400, 401, 403, 404)})
     def put(self, request: Request, player: str) -> Response:
-        _known_handle(player)
+        player_handle_check(player)
         refuse, blocked = parse_preferences(request.data)
         prefs = preferences_set(handle=player, refuse_same_ip=refuse, blocked=blocked)
         return Response(preferences_present(handle=player, prefs=prefs))
@@ -83,12 +70,7 @@ class PreferencesApi(APIView):
                                "the `blocked` list).",
                    responses={200: schemas.PreferencesOut, **_errors(400, 401, 404)})
     def patch(self, request: Request, player: str) -> Response:
-        _known_handle(player)
+        player_handle_check(player)
         given = parse_preferences_patch(request.data)
         prefs = preferences_update(handle=player, **given)
         return Response(preferences_present(handle=player, prefs=prefs))
-
-
-def _known_handle(player: str) -> None:
-    if not is_player_id(player):
-        raise NotFound("player_not_found", f"No player {player!r}.")

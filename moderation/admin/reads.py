@@ -187,14 +187,6 @@ def void_summary(entry: AuditEntry) -> dict[str, Any]:
             "games": entry.games.count()}
 
 
-def void_refunds(entry: AuditEntry) -> dict[str, Any]:
-    """A void's outcome (``selectors.refunds_of``) as rows: one per (title, player), largest refund first."""
-    outcome = refunds_of(entry=entry)
-    rows = [{"title": title, **row} for title, refunds in sorted(outcome["refunds"].items()) for row in refunds]
-    rows.sort(key=lambda r: (-(r.get("delta") or 0), r.get("handle") or ""))
-    return {**outcome, "rows": rows}
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # Flags
 # ---------------------------------------------------------------------------------------------------------------

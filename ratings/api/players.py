@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 from arena.api.caching import PublicCache
 from arena.api.schemas import ErrorOut
 from arena.api.throttles import PublicThrottle
-from arena.errors import InvalidInput, NotFound
-from arena.games import UnknownGame, get_game
+from arena.errors import InvalidInput
+from arena.games import get_game
 from arena.replica import on_replica
 from leaderboards.selectors import not_ranked, rank_of
 from ratings.api import serializers
@@ -69,10 +69,7 @@ class PlayerHistoryApi(PublicReadApi):
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
     @on_replica
     def get(self, request: Request, player: str, game: str) -> Response:
-        try:
-            title = get_game(game).title
-        except UnknownGame:
-            raise NotFound("unknown_game", f"No game {game!r}.") from None
+        title = get_game(game).title  # UnknownGame: 404 unknown_game (arena/api/errors.py)
         query = serializers.HistoryQueryIn(data=request.query_params)
         if not query.is_valid():
             fields = {name: " ".join(str(e) for e in errors) for name, errors in query.errors.items()}

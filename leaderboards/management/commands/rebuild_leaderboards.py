@@ -1,10 +1,11 @@
 """``manage.py rebuild_leaderboards [--game SLUG]``: copy the boards from the database into Redis."""
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from arena import dispatch
 from arena.errors import NotFound
+from arena.games import UnknownGame
 from leaderboards.selectors import board_title
 from leaderboards.services import board_titles, boards_rebuild
 
@@ -16,12 +17,14 @@ class Command(BaseCommand):
         parser.add_argument("--game", help="Only this game's board (default: every game that has one).")
 
     def handle(self, *args, game: str | None = None, **options) -> None:
-        if not settings.REDIS_URL:
+        if not dispatch.redis_configured():
             raise CommandError("REDIS_URL is not set: the boards are read from the database, nothing to rebuild.")
         titles = board_titles()
         if game is not None:
             try:
                 titles = [board_title(game=game)]
+            except UnknownGame:
+                raise CommandError(f"No game {game!r}.") from None
             except NotFound as refusal:
                 raise CommandError(refusal.message) from None
         for rebuilt in boards_rebuild(titles=titles):

@@ -1,0 +1,56 @@
+"""One place knows the mode: only ``arena/dispatch.py`` reads the settings that tell embedded from scaled out.
+
+A module that tests ``CELERY_TASK_ALWAYS_EAGER``, ``MATCHMAKING_PASS_ON_REQUEST`` or ``REDIS_URL`` itself makes the
+next reader look for the other places that decide the same thing; asking ``arena.dispatch`` keeps the answer in
+one file. ``config/`` derives the settings, and ``arena/redis.py`` reads ``REDIS_URL`` only as the address it
+connects to (the module docstring of ``arena/dispatch.py`` says why). The scan reads the source (``ast``), so a
+read inside a function, through ``getattr`` or under another name for ``settings`` is caught as well.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation")
+MODE_SETTINGS = {"CELERY_TASK_ALWAYS_EAGER", "MATCHMAKING_PASS_ON_REQUEST", "REDIS_URL"}
+ALLOWED = {"arena/dispatch.py", "arena/redis.py"}
+
+
+def _reads(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in MODE_SETTINGS:
+            found.append((node.lineno, node.attr))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"getattr", "hasattr"}
+              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+              and node.args[1].value in MODE_SETTINGS):
+            found.append((node.lineno, node.args[1].value))
+    return found
+
+
+def _offenders() -> list[str]:
+    out = []
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            name = path.relative_to(ROOT).as_posix()
+            if name in ALLOWED or "/migrations/" in name:
+                continue
+            out += [f"{name}:{line} reads {setting}" for line, setting in _reads(ast.parse(path.read_text()))]
+    return out
+
+
+def test_only_the_dispatch_module_reads_the_mode_settings():
+    assert _offenders() == []
+
+
+def test_the_scan_sees_a_read_as_written_in_a_service():
+    # The scanner itself must catch the shapes the code used before arena/dispatch.py (so the test above can fail).
+    code = ("from django.conf import settings as s\n"
+            "def f():\n    return s.CELERY_TASK_ALWAYS_EAGER or getattr(s, 'REDIS_URL')\n")
+    assert _reads(ast.parse(code)) == [(3, "CELERY_TASK_ALWAYS_EAGER"), (3, "REDIS_URL")]
+
+
+def test_the_dispatch_module_answers_each_question():
+    source = (ROOT / "arena/dispatch.py").read_text()
+    assert {setting for _, setting in _reads(ast.parse(source))} == MODE_SETTINGS
