@@ -159,9 +159,11 @@ class ReportCreateApi(APIView):
 
 
 class ReportDetailApi(APIView):
+    required_scope = "reports"  # docs/security.md#game-server-keys-and-scopes: the filing door's own scope
+
     @extend_schema(operation_id="reports_retrieve", description="The report as filed, with its status now (open, "
                    "upheld, dismissed or closed); only the server that filed it can read it.",
-                   responses={200: ReportOut, 401: ErrorOut, 404: ErrorOut})
+                   responses={200: ReportOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut})
     def get(self, request: Request, report_id: int) -> Response:
         return Response(present(report_get_for_server(server=request.user, report_id=report_id)))
 

@@ -29,10 +29,12 @@ from arena.games.schema import PLAYER_ID, game_schema
 MAX_ID = 2**63 - 1
 
 # Shared sets of codes, by what the operation is.
-KEY = {401: ("missing_api_key", "invalid_api_key")}
+# A key lacking the operation's scope is 403 missing_scope (docs/security.md#game-server-keys-and-scopes).
+KEY = {401: ("missing_api_key", "invalid_api_key"), 403: ("missing_scope",)}
 ANY = {406: ("not_acceptable",)}
-BODY = {400: ("invalid_input", "malformed_json"), 415: ("unsupported_media_type",)}
-WRITE = {503: ("busy",)}
+BODY = {400: ("invalid_input", "malformed_json"), 413: ("body_too_large",), 415: ("unsupported_media_type",)}
+# Writes are throttled per key (API_WRITE_THROTTLE_RATE, arena/api/throttles.py).
+WRITE = {429: ("throttled",), 503: ("busy",)}
 PUBLIC = {429: ("throttled",)}
 GAME_BODY = ("unknown_game", *sorted(GAME_RULE_CODES))
 
@@ -55,7 +57,7 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "matchmaking_tickets_create": _merge(KEY, ANY, BODY, WRITE, {
         400: ("unknown_game", "player_count", "party_too_large", "duplicate_player", "variant_not_rated",
               "unknown_variant_option", "invalid_variant"),
-        403: ("player_banned",), 409: ("open_ticket", "request_conflict")}),
+        403: ("player_banned", "cooldown"), 409: ("open_ticket", "request_conflict"), 429: ("too_many_tickets",)}),
     "matchmaking_tickets_retrieve": _merge(KEY, ANY, {404: ("ticket_not_found",)}),
     "matchmaking_tickets_cancel": _merge(KEY, ANY, WRITE, {404: ("ticket_not_found",),
                                                            409: ("ticket_not_waiting",)}),
@@ -67,6 +69,7 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "reports_create": _merge(KEY, ANY, BODY, WRITE, {404: ("player_not_found", "game_not_found")}),
     "reports_retrieve": _merge(KEY, ANY, {404: ("report_not_found",)}),
     "players_retrieve": _merge(ANY, PUBLIC, {404: ("player_not_found",)}),
+    "games_explain": _merge(ANY, PUBLIC, {404: ("game_not_found",), 409: ("not_rated_yet", "not_rated")}),
     "players_history": _merge(ANY, PUBLIC, {400: ("invalid_input",), 404: ("player_not_found", "unknown_game")}),
     "leaderboards_retrieve": _merge(ANY, PUBLIC, {
         400: ("invalid_input",),

@@ -12,7 +12,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from arena.api.contract import MAX_ID
 from arena.api.schemas import ErrorOut
+from arena.errors import NotFound
 from arena.models import Game
 from moderation.selectors import void_of_game
 from ratings.api import serializers
@@ -26,6 +28,8 @@ class GameExplainApi(PublicReadApi):
     @extend_schema(operation_id="games_explain", tags=["players"], parameters=[GAME_ID],
                    responses={200: serializers.ExplanationOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut})
     def get(self, request: Request, game_id: int) -> Response:
+        if game_id > MAX_ID:  # no id is that large; the selector's ``pk__in`` would overflow the database's integer
+            raise NotFound("game_not_found", f"No game {game_id}.")
         found = game_explanation(game_id=game_id)
         if found["status"] == Game.Status.VOID:
             found["void"] = void_of_game(game_id=game_id, title=found["title"])

@@ -69,6 +69,7 @@ class World:
     keys: dict[str, str] = field(default_factory=dict)
     game_id: int = 0
     ticket_id: str = ""
+    report_id: int = 0
 
 
 Body = Callable[[World], Any]
@@ -117,6 +118,10 @@ def _preferences(world: World) -> dict[str, Any]:
     return {"refuse_same_ip": True, "blocked": ["mallory"]}
 
 
+def _preferences_patch(world: World) -> dict[str, Any]:
+    return {"refuse_same_ip": False}
+
+
 def _report(world: World) -> dict[str, Any]:
     return {"reporter": "alice", "accused": ["bob"], "reason": "other", "description": "Rude in the chat."}
 
@@ -133,6 +138,9 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/games/<int:game_id>/": {
         "GET": Keyed("games", owner=(200, None), other=(404, "game_not_found")),
     },
+    # Public like the player pages (docs/api.md): the owner's game, recorded but not rated yet in this world (no
+    # rating worker runs here), is the same 409 not_rated_yet to every caller, key or none.
+    "api/v1/games/<int:game_id>/explain/": {"GET": Public(409, "not_rated_yet")},
     "api/v1/players/<str:player>/": {"GET": Public(200)},
     "api/v1/players/<str:player>/history/<str:game>/": {"GET": Public(200)},
     "api/v1/leaderboards/<str:game>/": {"GET": Public(200)},
@@ -148,21 +156,31 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/players/<str:player>/preferences/": {
         "GET": Keyed("preferences", owner=(200, None), other=(200, None)),
         "PUT": Keyed("preferences", owner=(200, None), other=(200, None), body=_preferences, rows=(Preferences,)),
+        "PATCH": Keyed("preferences", owner=(200, None), other=(200, None), body=_preferences_patch,
+                       rows=(Preferences,)),
     },
     "api/v1/reports/": {
         "POST": Keyed("reports", owner=(201, None), other=(201, None), body=_report, rows=(Report,)),
+    },
+    # Only the server that filed a report reads it back; another server's is 404 (docs/api.md "Reports").
+    "api/v1/reports/<int:report_id>/": {
+        "GET": Keyed("reports", owner=(200, None), other=(404, "report_not_found")),
     },
     "api/v1/^(?P<unmatched>.*)$": {"*": Public(404, "not_found")},
     "api/schema/": {"GET": Public(200)},
     "api/docs/": {"GET": Public(200)},
     "^healthz/?$": {"*": Public(200)},
     "^readyz/?$": {"*": Public(200)},
+    # Prometheus's scrape: no API key opens it, only its own bearer METRICS_TOKEN (docs/observability.md, tested in
+    # tests/db/observability/test_metrics.py); to every key, and without the token, a plain 404 with no error code.
+    "metrics": {"*": Public(404)},
 }
 
 
 def concrete(route: str, world: World) -> str:
     """A URL for the route, naming the owner's objects."""
     url = (route.replace("<int:game_id>", str(world.game_id)).replace("<str:ticket_id>", world.ticket_id)
+           .replace("<int:report_id>", str(world.report_id))
            .replace("<str:player>", "alice").replace("<str:game>", "tokaido")
            .replace("^(?P<unmatched>.*)$", "no-such-endpoint/").replace("^healthz/?$", "healthz/")
            .replace("^readyz/?$", "readyz/"))
@@ -206,6 +224,9 @@ def world(db) -> World:
     waiting = world.owner.post("/api/v1/matchmaking/tickets/", _ticket_for_waiting_player(world), format="json")
     assert waiting.status_code == 201, waiting.content
     world.ticket_id = waiting.json()["id"]
+    filed = world.owner.post("/api/v1/reports/", _report(world), format="json")
+    assert filed.status_code == 201, filed.content
+    world.report_id = filed.json()["id"]
     return world
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from arena.models import Player
+from arena.models import SCOPES, Player
 from arena.servers import game_server_create
 from tests.db.ratings.helpers import ensure_hanabot_table
 
@@ -102,6 +102,23 @@ def moderator_steps() -> list[Step]:
     return _steps(_section(text, "## Moderator's tour", "## Benchmarks"))
 
 
+def explanation_example() -> dict[str, Any]:
+    """The README's explanation of the tour's first game (the ``json`` block after the API tour's commands)."""
+    section = _section(_readme(), "## API tour", "### A ticket's life")
+    (block,) = re.findall(r"```json\n(.*?)```", section, flags=re.S)
+    return json.loads(block)
+
+
+def _shows(shown: Any, answer: Any) -> bool:
+    """``shown`` is ``answer`` trimmed: its keys a subset at every level, lists of the same length, values equal."""
+    if isinstance(shown, dict):
+        return isinstance(answer, dict) and all(k in answer and _shows(v, answer[k]) for k, v in shown.items())
+    if isinstance(shown, list):
+        return (isinstance(answer, list) and len(shown) == len(answer)
+                and all(_shows(a, b) for a, b in zip(shown, answer, strict=True)))
+    return shown == answer
+
+
 def _curl(step: Step, base: str, key: str, ticket: str | None) -> tuple[int, Any]:
     """The README's curl, as written, aimed at the live server: (status, JSON body)."""
     argv = []
@@ -120,19 +137,20 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
     shapes = [(s.argv[0], s.argv[s.argv.index("-X") + 1] if "-X" in s.argv else "GET") for s in api_steps()]
     assert shapes == [
         ("KEY=...", "GET"),
-        ("curl", "POST"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
+        ("curl", "POST"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
         ("curl", "POST"), ("curl", "GET"), ("curl", "DELETE"), ("curl", "PUT"), ("curl", "PATCH"),
     ]
-    assert [s.argv[2:3] for s in moderator_steps()] == [["migrate"], ["create_moderator"], ["simulate"],
-                                                      ["runserver"]]
+    setup, *commands = moderator_steps()
+    assert setup.argv == ["export", "DEBUG=true"]  # production is the default: the tour says development first
+    assert [s.argv[2:3] for s in commands] == [["migrate"], ["create_moderator"], ["simulate"], ["runserver"]]
 
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)  # the tour reads game 1: ids start at 1 here too
 def test_the_api_tour_step_by_step(live_server):
     base = live_server.url.removeprefix("http://")
-    key = game_server_create(name="tour").key
+    key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all four" scopes
     steps = [s for s in api_steps() if s.argv[0] == "curl"]
-    record, game, page, history, board, ticket_new, ticket_get, ticket_delete, put, patch = steps
+    record, game, page, history, board, explain, ticket_new, ticket_get, ticket_delete, put, patch = steps
 
     # Record the game as written: 201, the places the tour shows.
     status, created = _curl(record, base, key, None)
@@ -161,6 +179,14 @@ def test_the_api_tour_step_by_step(live_server):
     # (new table_ids) and both appear."
     status, empty = _curl(board, base, key, None)
     assert (status, empty["total"], empty["entries"]) == (200, 0, [])
+
+    # "The explanation of that first game ..., trimmed": every value the README shows is the answer's.
+    status, explained = _curl(explain, base, key, None)
+    assert status == 200
+    shown = explanation_example()
+    assert shown["game"] == 1 and _shows(shown, explained), (shown, explained)
+    for seat in explained["seats"]:  # "delta is always the sum of the terms plus quit_penalty"
+        assert seat["delta"] == pytest.approx(sum(t["term"] for t in seat["terms"]) + seat["quit_penalty"])
     for n in range(2, 6):
         more = Step([arg.replace('"T-1"', f'"T-{n}"') for arg in record.argv])
         assert _curl(more, base, key, None)[0] == 201
@@ -185,6 +211,10 @@ def test_the_api_tour_step_by_step(live_server):
     else:  # a party of two filled a table of two at once: only a waiting ticket can be cancelled
         assert (status, cancelled["error"]["code"]) == (409, "ticket_not_waiting")
 
+    # "(scope preferences: the demo key has it; a key from create_game_server does not, unless --scope gives it)"
+    status, refused = _curl(put, base, game_server_create(name="tour-default").key, None)
+    assert (status, refused["error"]["code"], refused["error"]["fields"]) == (403, "missing_scope",
+                                                                             {"scope": "preferences"})
     status, prefs = _curl(put, base, key, None)
     assert (status, prefs) == (200, {"player": "alice", "refuse_same_ip": True, "blocked": ["mallory"]})
     status, prefs = _curl(patch, base, key, None)
@@ -220,7 +250,12 @@ class _Browser:
 
 def test_the_moderators_tour_step_by_step(live_server, monkeypatch):
     monkeypatch.setenv("TOUR_PASSWORD", PASSWORD)
-    for step in moderator_steps():
+    setup, *commands = moderator_steps()
+    for assignment in setup.argv[1:]:  # "export DEBUG=true": development, as this test run already is
+        name, _, value = assignment.partition("=")
+        assert (name, value) == ("DEBUG", "true")
+        monkeypatch.setenv(name, value)
+    for step in commands:
         assert step.argv[:2] == [".venv/bin/python", "manage.py"]
         name, *args = step.argv[2:]
         if name == "runserver":

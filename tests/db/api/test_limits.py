@@ -129,8 +129,9 @@ def test_a_server_keeps_a_bounded_number_of_tickets_waiting(api):
 
 
 @override_settings(MATCHMAKING_BLOCKED_MAX=3)
-def test_the_blocked_cap_comes_before_any_validation(api, monkeypatch):
+def test_the_blocked_cap_comes_before_any_validation(monkeypatch):
     """Four entries, each invalid and one a surrogate: the answer is the cap, and no entry was even looked at."""
+    api = another_server()  # preferences are the account service's door: a key with the preferences scope
     looked_at = []
     monkeypatch.setattr("matchmaking.api.payload.is_player_id", lambda handle: looked_at.append(handle) or True)
     monkeypatch.setattr("matchmaking.api.payload.refuse_unstorable", lambda body: looked_at.append(body))
