@@ -32,7 +32,9 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
     if log_format == "json":
         renderer: list[Any] = [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
     else:
-        renderer = [structlog.dev.ConsoleRenderer()]
+        # A plain traceback, never rich's with locals: reading a frame's locals evaluates lazy objects (the
+        # request's user queries the database: a log line of a lost connection raised again) and prints secrets.
+        renderer = [structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)]
     structlog.configure(
         processors=[*_shared(), structlog.processors.StackInfoRenderer(),
                     structlog.stdlib.ProcessorFormatter.wrap_for_formatter],

@@ -147,4 +147,7 @@ class PlayerAdmin(PanelAdmin):
         """The page's reads, and the link to all the player's games (on the page ``PanelAdmin`` already loaded,
         not a second lookup of the player)."""
         games_url = reverse("admin:arena_game_changelist") + "?" + urlencode({"q": obj.handle})
-        return {**reads.player_page(player=obj), "games_url": games_url, **cooldown_context(player=obj)}
+        page = reads.player_page(player=obj)
+        # Both reads fill ``standing`` (ban term, warnings, notes; reputation and cool-down): one dict, no overlap.
+        standing = {**page["standing"], **cooldown_context(player=obj)["standing"]}
+        return {**page, "games_url": games_url, "standing": standing}

@@ -10,6 +10,8 @@ from matchmaking.models import Ticket
 
 
 def test_the_sweeps_and_the_purge_are_on_beat_with_their_settings():
+    # The tasks modules a worker loads (autodiscovery of every installed app), not only those imported so far.
+    app.loader.import_default_modules()
     schedule = app.conf.beat_schedule
     assert schedule["sweep-void-rebuilds"] == {"task": "moderation.tasks.sweep_void_rebuilds",
                                                "schedule": settings.VOID_REBUILD_SWEEP_SECONDS}

@@ -35,10 +35,10 @@ pytestmark = pytest.mark.django_db
 # docs/moderation.md, by hand: the models a moderator views, and the pages of the actions on each.
 MODERATED = {"arena.player", "arena.game", "moderation.flag", "moderation.report", "moderation.auditentry"}
 ACTION_PAGES = {
-    "arena.player": {"ban", "unban", "reset"},
+    "arena.player": {"ban", "unban", "reset", "warn", "note", "lift_cooldown"},
     "arena.game": {"void"},
-    "moderation.flag": {"confirm", "dismiss"},
-    "moderation.report": {"uphold", "confirm", "dismiss"},
+    "moderation.flag": {"confirm", "dismiss", "duplicate", "void", "claim", "release"},
+    "moderation.report": {"uphold", "confirm", "dismiss", "duplicate", "claim", "release"},
 }
 CHANGELIST_ACTIONS = {"arena.game": {"void_selected"}}  # the only bulk action a moderator takes
 SITE_PAGES_FOR_ANY_STAFF = {"index", "password_change", "password_change_done", "jsi18n"}

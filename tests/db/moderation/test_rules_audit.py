@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from django.contrib.auth.models import User
@@ -51,7 +52,20 @@ def test_a_hanabot_edit_is_audited_with_before_and_after(root):
     assert len(edits()) == 1
 
 
-def test_a_callback_is_audited_without_its_secret(root):
+@pytest.fixture
+def public_dns(monkeypatch) -> None:
+    """Saving a callback resolves its host (docs/security.md#pushes-to-game-servers): tables.example.com is faked
+    to a public address (nothing connects to it; a save only resolves), every other name refused."""
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host != "tables.example.com":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("93.184.215.14", port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_callback_is_audited_without_its_secret(root, public_dns):
     server = game_server_create(name="tables").server
     response = root.post("/admin/matchmaking/servercallback/add/",
                          {"server": server.pk, "url": "https://tables.example.com/push", "enabled": "on"})
@@ -62,6 +76,8 @@ def test_a_callback_is_audited_without_its_secret(root):
     added, changed = edits()
     assert added["operation"] == "add" and added["changes"]["secret"] == {"before": HIDDEN, "after": HIDDEN}
     assert added["changes"]["url"] == {"before": None, "after": "https://tables.example.com/push"}
+    # The rotation's fields (previous_secret and its expiry) are secret-named too: recorded only as changed.
+    assert all(v == {"before": HIDDEN, "after": HIDDEN} for k, v in added["changes"].items() if "secret" in k)
     assert changed["changes"] == {"url": {"before": "https://tables.example.com/push",
                                           "after": "https://tables.example.com/v2"},
                                   "enabled": {"before": True, "after": False}}

@@ -42,7 +42,8 @@ environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/api/v1/games/", "SERVER_NAME
            "HTTP_HOST": "testserver", "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body),
            "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
            "HTTP_AUTHORIZATION": f"Api-Key {KEY}", "REMOTE_ADDR": CLIENT, "HTTP_X_FORWARDED_FOR": FORWARDED,
-           "HTTP_X_REAL_IP": FORWARDED, "wsgi.errors": sys.stderr, "wsgi.multithread": False,
+           "HTTP_X_REAL_IP": FORWARDED,
+           "HTTP_X_FORWARDED_PROTO": "https", "wsgi.errors": sys.stderr, "wsgi.multithread": False,
            "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.version": (1, 0)}
 statuses = []
 with override_settings(ROOT_URLCONF="probe_urls"):

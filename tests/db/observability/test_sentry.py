@@ -54,6 +54,8 @@ def _receive(mode: list[str]) -> bytes:
     try:
         env = {**os.environ, "SENTRY_DSN": f"http://public@127.0.0.1:{server.server_address[1]}/1",
                "DEBUG": "false", "SECRET_KEY": "s" * 50, "IP_HASH_KEY": "h" * 50, "ALLOWED_HOSTS": "testserver",
+               # Production redirects plain http to https; the probe comes as the TLS proxy forwards (https).
+               "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto,https",
                "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "config.settings",
                "PROBE_KEY": KEY, "PROBE_CLIENT": CLIENT, "PROBE_FORWARDED": FORWARDED, "PROBE_PLAYER": PLAYER}
         env.pop("DATABASE_URL", None)
