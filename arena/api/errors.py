@@ -180,6 +180,10 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, DatabaseError) and connection_lost(exception):
             _note_unavailable(exception)
+            # No session to save on the way out (SESSION_SAVE_EVERY_REQUEST would load it again and raise): the
+            # session middleware leaves a request without one alone.
+            if hasattr(request, "session"):
+                del request.session
             return unavailable_page(request)
         return None
 
