@@ -12,8 +12,8 @@ from django import forms
 from django.db.models import Count, Q
 
 from arena.models import Player
-from moderation import rules
-from moderation.admin.confirm import NoteForm
+from moderation import rules, services
+from moderation.admin.confirm import Action, NoteForm
 from moderation.models import Flag, FlagFeeder, Link, Report
 from moderation.services import holder
 
@@ -78,3 +78,42 @@ def report_context(*, report: Report) -> dict[str, Any]:
     return {"links": links, "related_flags": related_flags(accounts={p.pk for p in accused}),
             "claim": claim_context(report), "duplicate_of": report.duplicate_of,
             "reporter_history": reporter_history(reporter=report.reporter)}
+
+
+def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, Action]:
+    """The queue's own actions, alike on a flag and a report (docs/moderation.md): close as a duplicate of #N,
+    claim for an hour, release. ``noun`` names the case in buttons and messages; ``duplicate_means`` says what the
+    duplicate's closing does to it; ``available`` refuses them on a closed case."""
+    title = noun.capitalize()
+
+    def duplicate(request: Any, obj: Any, form: Any) -> str:
+        of = form.cleaned_data["duplicate_of"]
+        services.close_as_duplicate(moderator=request.user, obj=obj, of=of, note=form.cleaned_data["note"])
+        return f"{title} #{obj.pk} closed as a duplicate of #{of}."
+
+    def claim(request: Any, obj: Any, form: Any) -> str:
+        entry = services.claim(moderator=request.user, obj=obj)
+        return f"You hold {noun} #{obj.pk} until {entry.details['until'][11:16]} UTC."
+
+    def release(request: Any, obj: Any, form: Any) -> str:
+        services.release(moderator=request.user, obj=obj)
+        return f"{title} #{obj.pk} released."
+
+    return {
+        "duplicate": Action(
+            codename="dismiss", title="Duplicate of…", button="Close as a duplicate", danger=False,
+            consequences=lambda obj: [f"close this {noun} as the same case as the {noun} you name: {duplicate_means}"],
+            perform=duplicate, form=lambda obj, data: DuplicateForm(data), available=available,
+        ),
+        "claim": Action(
+            codename="claim", title="Claim", button=f"Claim this {noun}", danger=False,
+            consequences=lambda obj: [f"hold this {noun} for an hour: other moderators see that you are working it."],
+            perform=claim, form=lambda obj, data: ClaimForm(data), available=available,
+        ),
+        "release": Action(
+            codename="claim", title="Release", button=f"Release this {noun}", danger=False,
+            consequences=lambda obj: [f"give this {noun} back to the queue."],
+            perform=release, form=lambda obj, data: ClaimForm(data),
+            available=lambda obj: None if services.holder(obj) else f"Nobody holds this {noun}.",
+        ),
+    }

@@ -12,7 +12,7 @@ from arena.models import Game, Player, Seat
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
-from moderation.admin.cases import ClaimForm, DuplicateForm, flag_accounts, flag_context
+from moderation.admin.cases import flag_accounts, flag_context, queue_actions
 from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, with_policy
 from moderation.admin.games import VOID_AT_ONCE, TitleFilter
 from moderation.admin.players import ring_preview
@@ -102,22 +102,6 @@ def _dismiss(request: HttpRequest, flag: Flag, form: Any) -> str:
     return f"Flag #{flag.pk} dismissed."
 
 
-def _duplicate(request: HttpRequest, flag: Flag, form: Any) -> str:
-    of = form.cleaned_data["duplicate_of"]
-    services.close_as_duplicate(moderator=request.user, obj=flag, of=of, note=form.cleaned_data["note"])
-    return f"Flag #{flag.pk} closed as a duplicate of #{of}."
-
-
-def _claim(request: HttpRequest, flag: Flag, form: Any) -> str:
-    entry = services.claim(moderator=request.user, obj=flag)
-    return f"You hold flag #{flag.pk} until {entry.details['until'][11:16]} UTC."
-
-
-def _release(request: HttpRequest, flag: Flag, form: Any) -> str:
-    services.release(moderator=request.user, obj=flag)
-    return f"Flag #{flag.pk} released."
-
-
 FLAG_ACTIONS = {
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
@@ -131,28 +115,12 @@ FLAG_ACTIONS = {
                                    "suspect game it did not cite."],
         perform=_dismiss, form=lambda flag, data: RequiredNoteForm(data), available=_open_only,
     ),
-    "duplicate": Action(
-        codename="dismiss", title="Duplicate of…", button="Close as a duplicate", danger=False,
-        consequences=lambda flag: ["close this flag as the same case as the flag you name: no verdict on anyone, "
-                                   "the case is judged on the other flag."],
-        perform=_duplicate, form=lambda flag, data: DuplicateForm(data), available=_open_only,
-    ),
     "void": Action(
         codename="void_games", title="Void this ring's rated games", button="Void these games",
         consequences=_void_consequences, perform=_void, available=_void_unavailable,
         prepare=lambda flag: RingGames(obj=flag, games=ring_games(flag)),
     ),
-    "claim": Action(
-        codename="claim", title="Claim", button="Claim this flag", danger=False,
-        consequences=lambda flag: ["hold this flag for an hour: other moderators see that you are working it."],
-        perform=_claim, form=lambda flag, data: ClaimForm(data), available=_open_only,
-    ),
-    "release": Action(
-        codename="claim", title="Release", button="Release this flag", danger=False,
-        consequences=lambda flag: ["give this flag back to the queue."],
-        perform=_release, form=lambda flag, data: ClaimForm(data),
-        available=lambda flag: None if services.holder(flag) else "Nobody holds this flag.",
-    ),
+    **queue_actions("flag", "no verdict on anyone, the case is judged on the other flag.", _open_only),
 }
 
 

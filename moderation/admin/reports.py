@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin
-from moderation.admin.cases import ClaimForm, DuplicateForm, report_context
+from moderation.admin.cases import queue_actions, report_context
 from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, with_policy
 from moderation.admin.players import ring_preview
 from moderation.models import Report
@@ -55,22 +55,6 @@ def _confirm_warnings(ring: Ring) -> list[str]:
     return with_policy(confirm_warnings(accounts=ring.candidates))
 
 
-def _duplicate(request: HttpRequest, report: Report, form: Any) -> str:
-    of = form.cleaned_data["duplicate_of"]
-    services.close_as_duplicate(moderator=request.user, obj=report, of=of, note=form.cleaned_data["note"])
-    return f"Report #{report.pk} closed as a duplicate of #{of}."
-
-
-def _claim(request: HttpRequest, report: Report, form: Any) -> str:
-    entry = services.claim(moderator=request.user, obj=report)
-    return f"You hold report #{report.pk} until {entry.details['until'][11:16]} UTC."
-
-
-def _release(request: HttpRequest, report: Report, form: Any) -> str:
-    services.release(moderator=request.user, obj=report)
-    return f"Report #{report.pk} released."
-
-
 REPORT_ACTIONS = {
     "uphold": Action(
         codename="uphold_report", title="Uphold", button="Uphold this report", danger=False,
@@ -94,23 +78,8 @@ REPORT_ACTIONS = {
         consequences=lambda r: ["close the report as not upheld (it lowers the reporter's track record)."],
         perform=_dismiss, form=lambda r, data: RequiredNoteForm(data), available=_open_only,
     ),
-    "duplicate": Action(
-        codename="dismiss", title="Duplicate of…", button="Close as a duplicate", danger=False,
-        consequences=lambda r: ["close this report as the same case as the report you name: it counts for no "
-                                "track record, and the case is judged on the other report."],
-        perform=_duplicate, form=lambda r, data: DuplicateForm(data), available=_open_only,
-    ),
-    "claim": Action(
-        codename="claim", title="Claim", button="Claim this report", danger=False,
-        consequences=lambda r: ["hold this report for an hour: other moderators see that you are working it."],
-        perform=_claim, form=lambda r, data: ClaimForm(data), available=_open_only,
-    ),
-    "release": Action(
-        codename="claim", title="Release", button="Release this report", danger=False,
-        consequences=lambda r: ["give this report back to the queue."],
-        perform=_release, form=lambda r, data: ClaimForm(data),
-        available=lambda r: None if services.holder(r) else "Nobody holds this report.",
-    ),
+    **queue_actions("report", "it counts for no track record, and the case is judged on the other report.",
+                    _open_only),
 }
 
 
