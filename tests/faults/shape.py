@@ -78,8 +78,9 @@ class Shape:
             # A SIGKILLed beat may leave its schedule file half written: each start gets its own, as a new
             # container would.
             command = command.replace("celerybeat-schedule", f"celerybeat-schedule-{self.starts[name]}")
+        line = command if command.startswith("exec ") else f"exec {command}"  # the Procfile's lines exec already
         self.processes[name] = subprocess.Popen(
-            ["bash", "-c", f"exec {command}"], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            ["bash", "-c", line], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True)
 
     def start_all(self) -> None:
