@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
+from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -24,6 +25,15 @@ def parse_rate(rate: str) -> tuple[int, int]:
     """'1200/min' -> (1200, 60)."""
     count, _, period = rate.partition("/")
     return int(count), _PERIODS[period[0]]
+
+
+def _count(key: str, window: int) -> int:
+    """This window's count after this request: one INCR, or the window's first request."""
+    try:
+        return cache.incr(key)
+    except ValueError:  # first request of this window
+        # add() fails only when a concurrent request created the counter first: then count on it.
+        return 1 if cache.add(key, 1, timeout=window + 1) else cache.incr(key)
 
 
 class PublicThrottle(BaseThrottle):
@@ -61,10 +71,11 @@ class PublicThrottle(BaseThrottle):
         slot = int(now // window)
         key = f"throttle:{self.scope}:{self.bucket(request)}:{window}:{slot}"
         try:
-            count = cache.incr(key)
-        except ValueError:  # first request of this window
-            # add() fails only when a concurrent request created the counter first: then count on it.
-            count = 1 if cache.add(key, 1, timeout=window + 1) else cache.incr(key)
+            count = _count(key, window)
+        except (RedisError, OSError):
+            # Redis unreachable: a limit guards against floods and is not a record of anything, so it fails open;
+            # failing closed would turn a Redis outage into an outage of every write (docs/security.md, limits).
+            return True
         if count <= limit:
             return True
         self.wait_seconds = (slot + 1) * window - now

@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from arena.models import Game
+from arena.models import SCOPES, Game
 from arena.servers import game_server_create
 from matchmaking.models import Ticket
 from tests.services.workers import ROOT, worker_env
@@ -224,7 +224,7 @@ def _production_env(tmp_path: Path, port: int) -> dict[str, str]:
 
 
 def test_no_raw_address_or_device_id_in_the_database_redis_or_the_logs(tmp_path, redis_conn):
-    issued = game_server_create(name="addresses")
+    issued = game_server_create(name="addresses", scopes=SCOPES)
     port = _free_port()
     env = _production_env(tmp_path, port)
     web = Web(port, issued.key)

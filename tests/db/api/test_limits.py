@@ -166,6 +166,14 @@ def test_the_schema_is_generated_once_per_process(monkeypatch):
     assert len(calls) == 1
 
 
+def _cache_keys() -> list[str]:
+    """Every key of the cache as stored: the local-memory cache's own dict, or Redis's listing of its database."""
+    store = cache._cache
+    if isinstance(store, dict):
+        return [str(key) for key in store]
+    return [key.decode() for key in store.get_client().keys("*")]
+
+
 @pytest.mark.parametrize(("first", "second", "network", "same"), [
     ("203.0.113.7", "203.0.113.7", "203.0.113.7", True),
     ("203.0.113.7", "203.0.113.8", "203.0.113.7", False),
@@ -182,8 +190,27 @@ def test_the_public_throttle_counts_per_network_under_a_hashed_key(fresh_cache, 
     assert APIClient(REMOTE_ADDR=first).get("/api/v1/players/alice/").status_code == 200
     refused = APIClient(REMOTE_ADDR=second).get("/api/v1/players/alice/").status_code == 429
     assert refused is same
-    keys = [key for key in cache._cache if "throttle:public:" in key]  # the local-memory cache's own keys
+    keys = [key for key in _cache_keys() if "throttle:public:" in key]
     # The bucket is HMAC-SHA256(IP_HASH_KEY, "client:<network>"), worked out here from docs/security.md.
     bucket = hmac.new(settings.IP_HASH_KEY.encode(), f"client:{network}".encode(), hashlib.sha256).hexdigest()
     assert any(f"throttle:public:{bucket}:60:" in key for key in keys), keys
     assert all(first not in key and second not in key and network.split("/")[0] not in key for key in keys)
+
+
+def test_a_write_is_not_refused_while_the_cache_is_unreachable(api, make_game, fresh_cache, settings, monkeypatch):
+    """The throttles fail open (docs/security.md): with Redis down a game is still recorded; the fault suite's
+    Redis test proves it against a stopped redis-server."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from arena.api import throttles
+    from tests.conftest import player
+
+    def unreachable(*args, **kwargs):
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    settings.API_WRITE_THROTTLE_RATE = "1/min"
+    monkeypatch.setattr(throttles.cache, "incr", unreachable)
+    monkeypatch.setattr(throttles.cache, "add", unreachable)
+    for _ in range(3):
+        body = make_game("tokaido", [player("ann", score=50, achievements=1), player("ben", score=40, achievements=0)])
+        assert api.post("/api/v1/games/", body, format="json").status_code == 201

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 
 import psycopg
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError, connection
 from django.test import Client
@@ -20,6 +21,12 @@ from rest_framework.test import APIClient
 from arena.db import connection_lost
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+# The fake outage is Django's execute wrapper; on PostgreSQL the per-request key lookup runs through a raw
+# server-binding cursor (arena/db.py's fetch_one), which that wrapper never sees. The real outage on PostgreSQL,
+# with the database actually stopped, is tests/services/test_postgres_outage.py.
+_ORM_OUTAGE_ONLY = pytest.mark.skipif(settings.IS_POSTGRES, reason="the raw key lookup bypasses the fake outage; "
+                                                                    "tests/services/test_postgres_outage.py")
 
 
 def _refused() -> OperationalError:
@@ -84,6 +91,7 @@ def outage():
     ("post", "/api/v1/games/"), ("post", "/api/v1/games/batch/"), ("get", "/api/v1/games/7/"),
     ("get", "/api/v1/players/alice/"), ("get", "/api/v1/players/alice/history/wizard/"),
     ("get", "/api/v1/leaderboards/wizard/"), ("post", "/api/v1/matchmaking/tickets/")])
+@_ORM_OUTAGE_ONLY
 def test_every_api_request_answers_503_unavailable(outage, method, path):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Api-Key whatever")
@@ -124,6 +132,7 @@ def test_a_failure_inside_a_middleware_is_still_503_not_500(monkeypatch, setting
     assert answer["Retry-After"] == "5" and answer["Content-Type"].startswith(kind)
 
 
+@_ORM_OUTAGE_ONLY
 def test_the_request_line_says_the_database_was_unreachable(outage, lines):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Api-Key whatever")
