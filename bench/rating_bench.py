@@ -119,34 +119,19 @@ def make_games(title: str, count: int, players: list[int], server_id: int, rnd: 
     return layout
 
 
-def copy_games(*, first_id: int, layout: list, server_id: int) -> None:
-    """The floor's twin of the benchmark games: same seats, title "floor", so both runs write alike rows."""
+def copy_games(*, first_id: int, layout: list, server_id: int, title: str, table_prefix: str,
+               quits: dict[int, int] | None = None) -> None:
+    """The benchmark games again under another title, same seats (and ``quits``, game number -> seat): the floor's
+    twin (``FLOOR_TITLE``, no quits) and the twin rated with reputation switched off (``BASE_TITLE``)."""
+    quits = quits or {}
     with connection.cursor() as cur:
         with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
                              "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
                              "trueskill_done) FROM STDIN") as copy:
             for n in range(len(layout)):
                 finished = EPOCH + timedelta(seconds=n)
-                copy.write_row((first_id + n, server_id, f"floor-{n}", FLOOR_TITLE, "{}", True, finished, finished,
-                                "{}", "pending", 4, "[]", False, "bench", False))
-        with cur.cursor.copy("COPY arena_seat (game_id, player_id, position, score, quit, side, place, fields, "
-                             "ip_hash) FROM STDIN") as copy:
-            for n, seats in enumerate(layout):
-                for pos, (player_id, side, place) in enumerate(seats):
-                    copy.write_row((first_id + n, player_id, pos, 0, False, side, place, "{}", "bench-ip"))
-        cur.execute("SELECT setval(pg_get_serial_sequence('arena_game', 'id'), (SELECT max(id) FROM arena_game))")
-
-
-def copy_twin(*, first_id: int, layout: list, quits: dict[int, int], server_id: int) -> None:
-    """The games again under BASE_TITLE, quits included: what the stage rates with reputation switched off."""
-    with connection.cursor() as cur:
-        with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-                             "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
-                             "trueskill_done) FROM STDIN") as copy:
-            for n in range(len(layout)):
-                finished = EPOCH + timedelta(seconds=n)
-                copy.write_row((first_id + n, server_id, f"twin-{n}", BASE_TITLE, "{}", True, finished, finished,
-                                "{}", "pending", 4, "[]", False, "bench", False))
+                copy.write_row((first_id + n, server_id, f"{table_prefix}-{n}", title, "{}", True, finished,
+                                finished, "{}", "pending", 4, "[]", False, "bench", False))
         with cur.cursor.copy("COPY arena_seat (game_id, player_id, position, score, quit, side, place, fields, "
                              "ip_hash) FROM STDIN") as copy:
             for n, seats in enumerate(layout):
@@ -170,8 +155,9 @@ def setup(games: int, naive: int, player_count: int, seed: int) -> tuple[list, i
     quits: dict[int, int] = {}
     layout = make_games(TITLE, games, players, server.pk, rnd, 1, quits)
     make_games(NAIVE_TITLE, naive, players, server.pk, rnd, games + 1)
-    copy_games(first_id=games + naive + 1, layout=layout, server_id=server.pk)
-    copy_twin(first_id=2 * games + naive + 1, layout=layout, quits=quits, server_id=server.pk)
+    copy_games(first_id=games + naive + 1, layout=layout, server_id=server.pk, title=FLOOR_TITLE, table_prefix="floor")
+    copy_games(first_id=2 * games + naive + 1, layout=layout, server_id=server.pk, title=BASE_TITLE,
+               table_prefix="twin", quits=quits)
     say(f"  {len(quits)} games end with a quit")
     return layout, games + naive + 1
 
