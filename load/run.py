@@ -59,7 +59,9 @@ def start_site(root: Path) -> tuple:
     env = production_env(database_url=postgres.url("arena"), redis_url=redis.url(), var_dir=root,
                          bind=f"127.0.0.1:{free_port()}", PUBLIC_THROTTLE_RATE="100000000/min")
     manage(env, "migrate", "--no-input", timeout=600)
-    key = manage(env, "create_game_server", "load", "--quiet-key").strip()
+    # Every scope: the mix sets players' preferences too (as a site's account service would).
+    key = manage(env, "create_game_server", "load", "--quiet-key", "--scope", "games", "matchmaking", "reports",
+                 "preferences").strip()
     shape = Shape(env=env, logs=root)
     shape.start_all()
     shape.wait_ready(timeout=120)
