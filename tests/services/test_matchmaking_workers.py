@@ -36,7 +36,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
     """``count`` celery workers, each with an embedded beat, against the test database and Redis."""
     # The receiver is on 127.0.0.1: the development allowance, explicitly (production refuses loopback).
-    env = worker_env(MATCHMAKING_PUSH_BACKOFF="0.2", PUSH_ALLOW_PRIVATE_NETWORKS="true")
+    # Quick retries, and enough of them that a receiver slowed by a loaded machine is still reached.
+    env = worker_env(MATCHMAKING_PUSH_BACKOFF="0.2", MATCHMAKING_PUSH_ATTEMPTS="20", MATCHMAKING_PUSH_TIMEOUT="10",
+                     PUSH_ALLOW_PRIVATE_NETWORKS="true")
     processes, logs = [], []
     for n in range(count):
         log_path = tmp_path / f"matchmaker-{n}.log"
