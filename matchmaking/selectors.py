@@ -1,6 +1,7 @@
 """Matchmaking's reads, shaped for the API: a ticket (with why it still waits), a table, a player's preferences."""
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -15,6 +16,8 @@ from matchmaking.models import OpenSeat, Preferences, Ticket, TicketSeat
 from ratings import hanabi, stages, stakes
 from ratings.config import elo_config
 from ratings.elo import Standing, k_factor
+
+log = logging.getLogger(__name__)
 
 
 def ticket_get_for_server(*, server: GameServer, ticket_id: str) -> Ticket:
@@ -93,7 +96,8 @@ def table_present(*, table: Any) -> dict[str, Any]:
 def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
     """docs/matchmaking.md, "Stakes": per seat (seating order), the rating change if the seat places first and if
     it places last (Hanabi: at the threshold score and at a perfect score), from the standings at formation and
-    the rating rules' functions (``ratings.stakes``). None for an unrated table, or one formed before stakes."""
+    the rating rules' functions (``ratings.stakes``). None for an unrated table, or one formed before stakes, or
+    a Hanabi table whose Hanabot rows an admin has removed: a preview must never cost the ticket or its push."""
     standings = table.standings
     if not table.rated or not standings or len(standings) != len(table.players):
         return None
@@ -103,8 +107,12 @@ def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
     rules = get_game(table.title)
     if rules.cooperative:
         hanabi_rules = stages.hanabi_rules(table.title)
-        found = stakes.hanabi_stakes(players, table.variant[hanabi.DECK_VARIANT], hanabi_rules.table,
-                                     hanabi_rules.below_rule, config)
+        try:
+            found = stakes.hanabi_stakes(players, table.variant[hanabi.DECK_VARIANT], hanabi_rules.table,
+                                         hanabi_rules.below_rule, config)
+        except hanabi.HanabotRowMissing as missing:
+            log.warning("stakes unavailable for table %s: %s", table.pk, missing)
+            return None
         names = ("at_perfect", "at_threshold")
     else:
         found = stakes.competitive_stakes(players, rules.recommended_players, config)

@@ -105,12 +105,17 @@ def bot_duel(
     raise ValueError(f"unknown below-threshold rule {below_rule!r}; expected one of {BELOW_RULES}")
 
 
+class HanabotRowMissing(ValueError):
+    """The Hanabot table lacks a row a rating needs: moderators edit that table, so a caller that only previews a
+    rating (a table's stakes) can tell this apart from a game that breaks the rules."""
+
+
 def _lookup(table: BotTable, cls: str, team_size: int, score: int) -> float:
     """Table lookup with an error that names the missing row, since moderators edit this table."""
     try:
         return float(table[(cls, team_size, score)])
     except KeyError:
-        raise ValueError(f"Hanabot table has no row for {(cls, team_size, score)!r}") from None
+        raise HanabotRowMissing(f"Hanabot table has no row for {(cls, team_size, score)!r}") from None
 
 
 def rate_team(

@@ -11,7 +11,7 @@ from arena.models import Player
 from matchmaking import push
 from matchmaking.models import Delivery, Table
 from matchmaking.selectors import table_present
-from ratings.models import Rating, RatingChange, Reputation
+from ratings.models import HanabotRating, Rating, RatingChange, Reputation
 from tests.conftest import game_body, player
 from tests.db.matchmaking.conftest import ticket_body
 from tests.db.ratings.helpers import rate_all, rolled_back
@@ -121,6 +121,16 @@ def test_hanabi_stakes_at_the_threshold_and_perfect_score_are_exact(api):
             rate_all(titles=("hanabi",))
             for handle in table["players"]:
                 assert RatingChange.objects.get(player__handle=handle).delta == quoted[handle][which]
+
+
+def test_a_hanabi_table_whose_hanabot_row_is_gone_still_forms_without_stakes(api):
+    """A moderator's edit of the Hanabot table must not turn the ticket that completes a table into a 500."""
+    HanabotRating.objects.filter(variant_class="50", team_size=3, score=18).delete()
+    answers = [api.post(TICKETS, ticket_body(h, game="hanabi", variant={"deck": "normal"}), format="json")
+               for h in ("g1", "g2", "g3")]
+    assert [a.status_code for a in answers] == [201, 201, 201]
+    table = answers[-1].json()["table"]
+    assert sorted(table["players"]) == ["g1", "g2", "g3"] and table["stakes"] is None
 
 
 def test_an_unrated_table_has_nothing_at_stake(api):
