@@ -348,7 +348,7 @@ if "HANABOT_BELOW_THRESHOLD" in os.environ:
 RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
 
 # =============================================================================
-# Matchmaking (docs/matchmaking.md; the rules' own constants are in matchmaking/engine.py)
+# Matchmaking (docs/matchmaking.md; the rules' own constants are in matchmaking/engine/rules.py)
 # =============================================================================
 # Embedded mode has no beat: a pass over the ticket's pool runs when a ticket is created or read.
 MATCHMAKING_PASS_ON_REQUEST = env.bool("MATCHMAKING_PASS_ON_REQUEST", default=not REDIS_URL)
