@@ -79,8 +79,8 @@ class Change:
     games_before: int
 
 
-# rate_sides builds its Change rows without the frozen-dataclass __init__, whose five object.__setattr__ calls
-# cost about a third of a 4-player game; the slot descriptors set the very same fields directly.
+# rate_sides builds its Change rows (in _changes) without the frozen-dataclass __init__, whose five
+# object.__setattr__ calls cost about a third of a 4-player game; the slot descriptors set the very same fields.
 _new_object = object.__new__
 _set_before, _set_after, _set_delta, _set_k, _set_games_before = (
     getattr(Change, f.name).__set__ for f in fields(Change)
@@ -143,8 +143,20 @@ def rate_sides(
         raise ValueError(f"{n} sides but {len(places)} places")
     if quitter is not None:
         _check_quitter(sides, places, quitter)
+    means, members_total = _side_means(sides)
+    if places.count(places[0]) == n:
+        # Everyone tied: the formula would still move unequal ratings, but the spec says nothing changes.
+        gains, p = None, 0.0
+    else:
+        gains, p = _gains(means, places), multiplier(n, recommended_sides)
+    changes = _changes(sides, gains, p, quitter, config)
+    if len(changes) != members_total:
+        raise ValueError("a player appears more than once in the game")
+    return changes
 
-    # Team rating = mean of the members' ratings before the game.
+
+def _side_means(sides: Sequence[Sequence[tuple[K, Standing]]]) -> tuple[list[float], int]:
+    """Each side's rating, the mean of its members' ratings before the game; and how many players there are."""
     means = []
     members_total = 0
     for members in sides:
@@ -156,28 +168,32 @@ def rate_sides(
             means.append(math.fsum([st.rating for _, st in members]) / size)
         else:
             raise ValueError("a side needs at least one player")
+    return means, members_total
 
-    if places.count(places[0]) == n:
-        # Everyone tied: the formula would still move unequal ratings, but the spec says nothing changes.
-        gains = None
-        p = 0.0
-    else:
-        # gains[s] = sum over t != s of (S(s, t) - E(R_s, R_t)); the pair (t, s) is exactly the negation
-        # (S and E both complement to 1), so each unordered pair is computed once.
-        gains = [0.0] * n
-        for i in range(n - 1):
-            r_i = means[i]
-            place_i = places[i]
-            gain_i = 0.0
-            for j in range(i + 1, n):
-                place_j = places[j]
-                s = WIN if place_i < place_j else DRAW if place_i == place_j else LOSS
-                d = s - 1.0 / (1.0 + 10.0 ** ((means[j] - r_i) / ELO_SCALE))
-                gain_i += d
-                gains[j] -= d
-            gains[i] += gain_i
-        p = multiplier(n, recommended_sides)
 
+def _gains(means: list[float], places: Sequence[int]) -> list[float]:
+    """gains[s] = sum over t != s of (S(s, t) - E(R_s, R_t)), all from the ratings before the game. The pair
+    (t, s) is exactly the negation (S and E both complement to 1), so each unordered pair is computed once."""
+    n = len(means)
+    gains = [0.0] * n
+    for i in range(n - 1):
+        r_i = means[i]
+        place_i = places[i]
+        gain_i = 0.0
+        for j in range(i + 1, n):
+            place_j = places[j]
+            s = WIN if place_i < place_j else DRAW if place_i == place_j else LOSS
+            d = s - 1.0 / (1.0 + 10.0 ** ((means[j] - r_i) / ELO_SCALE))
+            gain_i += d
+            gains[j] -= d
+        gains[i] += gain_i
+    return gains
+
+
+def _changes(sides: Sequence[Sequence[tuple[K, Standing]]], gains: list[float] | None, p: float, quitter: K | None,
+             config: EloConfig) -> dict[K, Change]:
+    """Every player's Change, all applied at once: ``K_i * P(n) * gain`` of the side (None: everyone tied, no
+    move), the quit penalty on the quitter alone, then the floor. One row per key: a repeated player overwrites."""
     mid_from, settled_from = config.mid_from, config.settled_from
     k_new, k_mid, k_settled = config.k_new, config.k_mid, config.k_settled
     floor = config.floor
@@ -205,8 +221,6 @@ def rate_sides(
             _set_k(change, k)
             _set_games_before(change, g)
             changes[key] = change
-    if len(changes) != members_total:
-        raise ValueError("a player appears more than once in the game")
     return changes
 
 
