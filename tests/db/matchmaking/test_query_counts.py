@@ -6,7 +6,7 @@ make SQLite's and PostgreSQL's figures differ, both on purpose (matchmaking/stor
 - PostgreSQL's pass sets ``work_mem`` for its transaction (one ``SET LOCAL``) and writes everything it decided in
   one statement (tables, matched and expired tickets, freed seats, the pool's stamp); SQLite, the embedded mode,
   takes the ORM path with the same meaning: one statement per kind of row, only for the kinds the pass has.
-- Nothing else: the ticket's own writes, the authentication and the reads are the same statements on both.
+Everything else (the authentication, the ticket's own writes, the reads) is the same statements on both.
 
 Every ``transaction.atomic()`` costs two statements here, ``SAVEPOINT`` and ``RELEASE SAVEPOINT``, because the test
 runs inside its own transaction; outside a test the same block is a ``BEGIN`` (SQLite) or no statement at all
@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from arena.models import Player
 from matchmaking.api.payload import parse_ticket
-from matchmaking.models import OpenSeat, Pool, Ticket
+from matchmaking.models import Delivery, OpenSeat, Pool, ServerCallback, Ticket
 from matchmaking.services import pool_run, ticket_create
 from ratings.models import Rating
 from tests.db.matchmaking.conftest import ticket_body
@@ -90,6 +90,19 @@ def test_a_pass_that_seats_the_whole_pool(server_key, django_assert_num_queries,
     # n players at one rating, tables of exactly four: n / 4 tables, everyone seated.
     assert (result.waiting, result.tables, result.matched, result.expired) == (n, n // 4, n, 0)
     assert not OpenSeat.objects.exists()
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_pass_whose_tables_are_pushed(server_key, django_assert_num_queries, n):
+    # The server has a callback: one push per table, all in one more INSERT (a bulk statement on both backends, up
+    # to 83 pushes on SQLite, Django's batch for its 12 columns). They are sent after the commit, which a test's
+    # transaction never reaches, so nothing is sent here.
+    ServerCallback.objects.create(server=server_key[0], url="https://example.com/arena")
+    pool = fill_pool(server_key[0], n)
+    with django_assert_num_queries(pass_forming() + 1):
+        result = pool_run(pool_id=pool.pk, wait=True)
+    assert result.tables == n // 4
+    assert Delivery.objects.filter(server=server_key[0]).count() == n // 4
 
 
 @pytest.mark.parametrize("n", SIZES)
