@@ -7,14 +7,16 @@ reading the table. Banned players are excluded with ``NOT IN (banned ids)`` rath
 and a join costs a player lookup per rating counted (4x slower on SQLite at 50k players). A page reads their ids
 once for its several queries; a rank, two queries, uses a subquery. Handles are fetched for the page's rows
 only, for the same reason as the join. The counts a page needs (the board's size, how many rank above its first
-row) come from one pass. A page costs four queries, a window around a player seven, a rank two.
+row) come from one pass. A page costs four queries, a window around a player seven, a rank two, and the ranks of
+one player on several boards (the player page's) one.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import cached_property
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from arena.models import Player
@@ -27,6 +29,19 @@ _BANNED_INLINE = 1000
 
 def _banned_ids() -> QuerySet[Player]:
     return Player.objects.filter(status=Player.Status.BANNED).values_list("pk", flat=True)
+
+
+def ranks(*, titles: Sequence[str], player_id: int, now: datetime | None = None) -> dict[str, int]:
+    """``DbBoard.rank`` on each board of ``titles`` in one query: the player's eligible ratings among them, each
+    with how many eligible ratings of its title are strictly higher (a correlated count on the board's index).
+    A title where the player is not ranked is absent."""
+    cutoff = active_cutoff(now or timezone.now())
+    eligible = Rating.objects.filter(games__gte=MIN_GAMES, last_game_at__gt=cutoff).exclude(
+        player_id__in=_banned_ids())
+    higher = (eligible.filter(title=OuterRef("title"), elo__gt=OuterRef("elo")).order_by().values("title")
+              .annotate(n=Count("player_id")).values("n"))
+    rows = eligible.filter(title__in=titles, player_id=player_id).annotate(higher=Subquery(higher))
+    return {title: (above or 0) + 1 for title, above in rows.values_list("title", "higher")}
 
 
 class DbBoard:

@@ -18,7 +18,7 @@ from arena.api.throttles import PublicThrottle
 from arena.errors import InvalidInput
 from arena.games import get_game
 from arena.replica import on_replica
-from leaderboards.selectors import not_ranked, rank_of
+from leaderboards.selectors import not_ranked, ranks_of
 from ratings.api import serializers
 from ratings.selectors import game_explanations, player_get_by_handle, player_page, rating_history
 
@@ -50,9 +50,11 @@ class PlayerDetailApi(PublicReadApi):
         page = player_page(handle=player)
         player_id = page.pop("id")
         banned = page["status"] == "banned"
+        # Every game's rank at once: one query from the database board, whatever the number of games; None for
+        # Hanabi unasked.
+        ranks = ranks_of(titles=list(page["ratings"]), player_id=player_id)
         for game, rating in page["ratings"].items():
-            # One bounded read per game with a board (six at most); rank_of answers None for Hanabi unasked.
-            rating["rank"] = rank_of(title=game, player_id=player_id)
+            rating["rank"] = ranks[game]
             last_game_at = rating.pop("last_game_at")
             if rating["rank"] is None:
                 # docs/api.md "Why not on the board": the same reason as the leaderboard's player_not_ranked.
