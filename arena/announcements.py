@@ -3,14 +3,13 @@
 Dependencies run one way (docs/architecture.md): the core never imports ratings or leaderboards, ratings never
 imports leaderboards, and nothing imports moderation or matchmaking. Yet the core must wake the raters when a game
 is recorded, ratings must tell the boards which players moved, and a ban must reach the boards and the matchmaker.
-So the lower app *announces* a plain fact here and the higher app *subscribes* to it in its ``AppConfig.ready``,
-where it is configured. One small explicit hook rather than Django signals: the facts are typed, the subscribers
-are listed in one place (``subscribers``) and every announcement is delivered only after the transaction that made
-it true has committed, so no listener ever acts on a row that could still roll back.
+So the lower app *announces* a plain fact here and the higher app *subscribes* to it in its ``listeners.py``
+(imported by its ``AppConfig.ready``). One small explicit hook rather than Django signals: the facts are typed,
+the subscribers are listed in one place (``subscribers``) and every announcement is delivered only after the
+transaction that made it true has committed, so no listener ever acts on a row that could still roll back.
 
-The same hook carries what a service needs a worker for (a void's rebuild, a lost board's copy, a table's push):
-the service announces it and its own app's task module subscribes, so no service imports a task module
-(``tests/pure/test_no_service_imports_a_task.py``).
+Only facts that cross from one app to another live here. Work an app hands to its own workers (a void's rebuild,
+a lost board's copy, a table's push) is no fact for others: it goes through ``arena.dispatch.hand_off``.
 
 One fact is the exception, heard inside the announcing transaction (``announce_within``): a revoked game server
 (``ServerRevoked``), whose waiting tickets and pending pushes must end in the same commit as its key, or not at all.
@@ -63,35 +62,6 @@ class PlayerStatusChanged:
 
 
 @dataclass(frozen=True, slots=True)
-class GamesVoided:
-    """Games were voided: the ``titles`` they were rated in must be rebuilt without them (slow: a worker's job).
-
-    ``action_id`` names the record of the action that voided them (moderation's audit entry), which the rebuild
-    reports its refunds to. Announced by the void itself so that the rebuild follows whatever door voided them.
-    """
-
-    game_ids: tuple[int, ...]
-    titles: tuple[str, ...]
-    action_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class BoardLost:
-    """A reader found the title's Redis board gone (a restart, a flush): a worker must copy it from the database,
-    which answers meanwhile."""
-
-    title: str
-
-
-@dataclass(frozen=True, slots=True)
-class PushesDue:
-    """Tables are to be pushed to their game servers (formed by a pass, due again, or retried by an admin): the
-    ``delivery_ids`` of matchmaking's deliveries, sent by a worker each."""
-
-    delivery_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class ServerRevoked:
     """A game server's key was revoked: what the higher apps hold for it (matchmaking's waiting tickets and pending
     pushes) ends in the same transaction as the revocation (``announce_within``), never a moment after."""
@@ -99,10 +69,8 @@ class ServerRevoked:
     server_id: int
 
 
-Announcement = (GamesRecorded | RatingsChanged | PlayerStatusChanged | GamesVoided | BoardLost | PushesDue
-                | ServerRevoked)
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, GamesVoided, BoardLost, PushesDue,
-            ServerRevoked)
+Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | ServerRevoked
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, ServerRevoked)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 
@@ -133,18 +101,11 @@ def silenced() -> Iterator[None]:
         _silenced -= 1
 
 
-def announce(fact: Announcement, *, after_commit: bool = True) -> None:
-    """Deliver ``fact`` once the current transaction commits (at once outside a transaction).
-
-    ``after_commit=False`` delivers at once: for a fact that no write makes true (a reader saw the Redis board
-    gone), which would otherwise wait on whatever transaction the reader happens to run in.
-    """
+def announce(fact: Announcement) -> None:
+    """Deliver ``fact`` once the current transaction commits (at once outside a transaction)."""
     if _silenced:
         return
-    if after_commit:
-        transaction.on_commit(lambda: _deliver(fact))
-    else:
-        _deliver(fact)
+    transaction.on_commit(lambda: _deliver(fact))
 
 
 def _deliver(fact: Announcement) -> None:

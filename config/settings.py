@@ -149,9 +149,8 @@ TEMPLATES = [
 ]
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
-# Without DEBUG, run "manage.py collectstatic" (which creates STATIC_ROOT); with it, whitenoise serves straight
-# from the apps' folders. Settings create no directory when imported: whitenoise's warning about the absent
-# STATIC_ROOT says nothing in development, where nothing is collected into it.
+# Without DEBUG, run "manage.py collectstatic" (it creates STATIC_ROOT); with it, whitenoise serves the apps'
+# folders, and its warning about the absent STATIC_ROOT (settings create no directory) says nothing.
 WHITENOISE_USE_FINDERS = True
 if DEBUG:
     warnings.filterwarnings("ignore", message=f"No directory at: {STATIC_ROOT}")
@@ -314,17 +313,15 @@ SPECTACULAR_SETTINGS = {
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
-# A failing listener of an announcement (arena/announcements.py) is logged and the others still run; tests may
-# set this to see the failure raised instead.
+# A failing listener (arena/announcements.py) or hand-off (arena/dispatch.py) is logged; tests may raise it.
 ANNOUNCEMENTS_RAISE = env.bool("ANNOUNCEMENTS_RAISE", default=False)
 # Abuse detection takes at most this many new games per pass (one transaction each): a first run over a long
 # history advances in steps instead of holding one transaction over all of it.
 DETECTION_BATCH = env.int("DETECTION_BATCH", default=20_000)
 # Largest batch a game server may send in one POST /api/v1/games/batch/.
 GAMES_BATCH_MAX = 500
-# docs/security.md, the limits: the API's parser caps a body before reading it whole (DRF reads the stream
-# itself, so DATA_UPLOAD_MAX_MEMORY_SIZE below never applies to it); 413 body_too_large beyond. A game body is
-# a few kilobytes, a batch of 500 a few megabytes.
+# docs/security.md, the limits: the API's parser caps a body before reading it whole (DATA_UPLOAD_MAX_MEMORY_SIZE
+# never applies: DRF reads the stream); 413 body_too_large beyond. A game is kilobytes, a batch of 500 megabytes.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=256 * 1024)
 API_MAX_BATCH_BODY_BYTES = env.int("API_MAX_BATCH_BODY_BYTES", default=16 * 1024 * 1024)
 # Writes (POST, PUT, DELETE) per game-server key, in PUBLIC_THROTTLE_RATE's syntax; "none" lifts it. 429

@@ -5,13 +5,8 @@ class LeaderboardsConfig(AppConfig):
     name = "leaderboards"
 
     def ready(self) -> None:
-        """The boards follow the ratings and the players' status, both announced after commit below us; a board a
-        reader found lost is copied by a worker (the task module hears it)."""
+        """The boards follow the ratings and the players' status, both announced after commit below us
+        (``listeners.py``); a board a reader found lost is copied by a worker, the task module binding that
+        hand-off (``arena.dispatch.hand_off``)."""
         import leaderboards.metrics  # noqa: F401  (registers its metrics and scrape-time gauges: docs/observability.md)
-        from arena.announcements import BoardLost, PlayerStatusChanged, RatingsChanged, subscribe
-        from leaderboards.services import on_player_status_changed, on_ratings_changed
-        from leaderboards.tasks import on_board_lost
-
-        subscribe(RatingsChanged, on_ratings_changed)
-        subscribe(PlayerStatusChanged, on_player_status_changed)
-        subscribe(BoardLost, on_board_lost)
+        from leaderboards import listeners, tasks  # noqa: F401  (subscribes; binds the hand-offs)

@@ -15,7 +15,6 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from arena import dispatch
-from arena.announcements import BoardLost, announce
 from arena.errors import NotFound
 from arena.games import UnknownGame, get_game
 from arena.selectors import player_get
@@ -37,6 +36,10 @@ from ratings.models import Rating
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+# A reader found the title's Redis board gone (a restart, a flush): leaderboards/tasks.py has a worker copy it from
+# the database, which answers meanwhile. Handed over at once: no write makes it true, a reader saw it.
+lost_board_rebuild = dispatch.HandOff("leaderboards: rebuild a lost board")
 
 
 def board_title(*, game: str) -> str:
@@ -149,5 +152,5 @@ def _ask_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
     except BoardUnavailable:
         # Lost (restart, flush) or never built: a worker rebuilds it (seconds at a million players, too long to
         # hold a request), and the database answers meanwhile.
-        announce(BoardLost(title), after_commit=False)
+        dispatch.hand_off(lost_board_rebuild, title, at_once=True)
         raise

@@ -16,7 +16,6 @@ from redis.exceptions import LockError, RedisError
 from redis.lock import Lock
 
 from arena import dispatch
-from arena.announcements import PlayerStatusChanged, RatingsChanged
 from arena.games import all_games
 from arena.models import Player
 from leaderboards import redis_board
@@ -84,20 +83,6 @@ def _read_players(title: str, ids: list[int]) -> tuple[list[Ranked], list[int]]:
                 add.append(Ranked(player_id, handle, elo, games, last_game_at.timestamp()))
                 seen.add(player_id)
     return add, [pid for pid in ids if pid not in seen]
-
-
-def on_ratings_changed(fact: RatingsChanged) -> None:
-    """Subscribed to ratings' announcement: a batch, a reset or a rebuild moved these players."""
-    board_sync(title=fact.title, player_ids=fact.player_ids)
-
-
-def on_player_status_changed(fact: PlayerStatusChanged) -> None:
-    """Subscribed to the core's announcement: a banned player leaves every board at once, an unbanned one returns."""
-    if not dispatch.redis_configured():
-        return  # no Redis board to correct: the database board reads the status at each request
-    titles = set(Rating.objects.filter(player_id=fact.player_id).values_list("title", flat=True))
-    for title in sorted(titles & set(board_titles())):
-        board_sync(title=title, player_ids=[fact.player_id])
 
 
 @dataclass(frozen=True, slots=True)

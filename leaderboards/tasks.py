@@ -4,8 +4,7 @@ import logging
 from celery import shared_task
 from kombu.exceptions import OperationalError
 
-from arena.announcements import BoardLost
-from leaderboards import redis_board
+from leaderboards import redis_board, selectors
 from leaderboards.services import board_rebuild, boards_lost, boards_prune
 
 log = logging.getLogger(__name__)
@@ -28,9 +27,10 @@ def rebuild_board(title: str) -> int | None:
     return None if rebuilt is None else rebuilt.players
 
 
-def on_board_lost(fact: BoardLost) -> None:
-    """Subscribed to ``BoardLost`` (leaderboards' apps.py), announced by the readers."""
-    request_board_rebuild(title=fact.title)
+@selectors.lost_board_rebuild.done_by
+def rebuild_lost(title: str) -> None:
+    """The readers' hand-off: they found the title's board gone."""
+    request_board_rebuild(title=title)
 
 
 def request_board_rebuild(*, title: str) -> None:

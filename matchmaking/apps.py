@@ -5,15 +5,8 @@ class MatchmakingConfig(AppConfig):
     name = "matchmaking"
 
     def ready(self) -> None:
-        """A banned player's waiting tickets are cancelled once the core announces the committed ban; the
-        tables the services announce as due are pushed by the task module, which the services never import; a revoked
-        server's tickets and pushes end in the revoking transaction."""
+        """A banned player's waiting tickets are cancelled once the core announces the committed ban, and a revoked
+        server's tickets and pushes end in the revoking transaction (``listeners.py``); the task module does the
+        services' hand-offs (a table's push, ``arena.dispatch.hand_off``), so the services never import it."""
         import matchmaking.metrics  # noqa: F401  (registers its metrics and scrape-time gauges: docs/observability.md)
-        from arena.announcements import PlayerStatusChanged, PushesDue, ServerRevoked, subscribe
-        from matchmaking.services import on_player_status_changed, on_server_revoked
-        from matchmaking.tasks import on_pushes_due
-
-        subscribe(PlayerStatusChanged, on_player_status_changed)
-        # Heard inside the revoking transaction (announce_within): tickets and pushes end with the key.
-        subscribe(ServerRevoked, on_server_revoked)
-        subscribe(PushesDue, on_pushes_due)
+        from matchmaking import listeners, tasks  # noqa: F401  (subscribes; binds the hand-offs)

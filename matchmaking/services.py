@@ -1,10 +1,10 @@
-"""Matchmaking's writes: tickets in, passes that form tables, preferences, and cancellations.
+"""Matchmaking's writes: tickets in, passes that form tables, and cancellations (preferences: ``preferences.py``).
 
 A pass (``pool_run``) is the heart: under the pool's row lock it loads the waiting tickets in one query, lets
 the pure engine form tables, and writes the tables, the matched and expired tickets and the pushes in one
 transaction. The lock makes "a ticket is matched at most once" hold with any number of matchmaker processes;
 the conditional ticket update (``status = 'waiting'``, row count checked) makes it hold even if a writer ever
-forgets the lock. Pushes are queued after the commit, never inside it.
+forgets the lock. Pushes are handed to the workers after the commit (``tables_push``), never inside it.
 """
 from __future__ import annotations
 
@@ -22,16 +22,15 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena import dispatch
-from arena.announcements import PlayerStatusChanged, PushesDue, ServerRevoked, announce
 from arena.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.gc_pause import gc_paused
 from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
 from matchmaking import engine, metrics, store
-from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Ticket, TicketSeat
+from matchmaking.models import Delivery, OpenSeat, Pool, Ticket, TicketSeat
 from matchmaking.selectors import ticket_get_for_server
-from matchmaking.sizes import pool_sizes, rated_allowed
+from matchmaking.sizes import pool_sizes, table_name
 from ratings import reputation
 from ratings.models import Reputation
 
@@ -39,6 +38,10 @@ log = logging.getLogger(__name__)
 
 # docs/matchmaking.md: "a ticket may bring up to 3 friends".
 PARTY_MAX = 3
+
+# The formed (or due, or retried) tables' deliveries, handed over after the commit: matchmaking/tasks.py queues one
+# push task per delivery id, so a worker never reads a delivery before it is committed.
+tables_push = dispatch.HandOff("matchmaking: push the tables")
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
         raise InvalidInput("unknown_game", f"Arena does not match a game called {data.title!r}.",
                            {"game": "Unknown game."}) from None
     variant = rules.normalise_variant(data.variant)  # RuleViolation: 400 naming the option
-    if data.rated and not rated_allowed(rules, variant):
+    if data.rated and not rules.rated_variant(variant):
         raise InvalidInput("variant_not_rated", "This variant can only be played with rated: false.",
                            {"rated": "Must be false for this variant."})
     sizes = pool_sizes(rules, variant)
@@ -110,7 +113,7 @@ def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
     if not fields and low > high:
         fields["max_players"] = "Must not be below min_players."
     if fields:
-        raise InvalidInput("player_count", f"{_table_name(rules, variant)} tables take {allowed} players.", fields)
+        raise InvalidInput("player_count", f"{table_name(rules, variant)} tables take {allowed} players.", fields)
     party_limit = min(PARTY_MAX, sizes.high - 1)
     if len(data.party) > party_limit:
         raise InvalidInput("party_too_large", f"A party brings at most {party_limit} friends to {rules.name}.",
@@ -291,25 +294,18 @@ def tickets_cancel_for_player(*, player: Player) -> int:
     return cancelled
 
 
-def on_player_status_changed(fact: PlayerStatusChanged) -> None:
-    """Subscribed to the core's ``PlayerStatusChanged``: a banned player leaves every queue at once."""
-    if fact.status == Player.Status.BANNED:
-        tickets_cancel_for_player(player=Player(pk=fact.player_id))
-
-
-def on_server_revoked(fact: ServerRevoked) -> None:
-    """Subscribed to the core's ``ServerRevoked``, inside the revoking transaction: the server's waiting tickets
-    are cancelled (``server_revoked``) under their pools' locks, taken in pool order as every pass takes one, and
-    its pending pushes are abandoned, never sent. A pass running meanwhile finishes first (it holds its pool), so
-    a table it formed leaves a pending push, which is abandoned here too."""
-    pool_ids = sorted(set(OpenSeat.objects.filter(ticket__server_id=fact.server_id)
-                          .values_list("pool_id", flat=True)))
+def tickets_cancel_for_server(*, server_id: int) -> None:
+    """A revoked server's ending, inside the revoking transaction (``matchmaking/listeners.py``): its waiting
+    tickets are cancelled (``server_revoked``) under their pools' locks, taken in pool order as every pass takes
+    one, and its pending pushes are abandoned, never sent. A pass running meanwhile finishes first (it holds its
+    pool), so a table it formed leaves a pending push, which is abandoned here too."""
+    pool_ids = sorted(set(OpenSeat.objects.filter(ticket__server_id=server_id).values_list("pool_id", flat=True)))
     for pool_id in pool_ids:
         Pool.objects.select_for_update().filter(pk=pool_id).first()
-    waiting = list(Ticket.objects.filter(server_id=fact.server_id, status=Ticket.Status.WAITING)
+    waiting = list(Ticket.objects.filter(server_id=server_id, status=Ticket.Status.WAITING)
                    .values_list("pk", flat=True))
     _close(waiting, Ticket.Status.CANCELLED, Ticket.CancelReason.SERVER_REVOKED)
-    deliveries_abandon(server_id=fact.server_id, reason="server revoked")
+    deliveries_abandon(server_id=server_id, reason="server revoked")
 
 
 def deliveries_abandon(*, server_id: int, reason: str) -> int:
@@ -327,65 +323,6 @@ def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
     if closed:
         OpenSeat.objects.filter(ticket_id__in=ticket_ids).delete()
     return closed
-
-
-# ----------------------------------------------------------------------------------------------------
-# Preferences
-# ----------------------------------------------------------------------------------------------------
-
-def blocked_refuse_too_many(blocked: Sequence[Any]) -> None:
-    """``too_many_blocked`` for a list of more than ``MATCHMAKING_BLOCKED_MAX`` entries, counted as sent (repeats
-    too): the first thing done with a list, before any entry is validated, deduplicated or sorted, so a huge
-    list costs nothing but its length (docs/security.md, the limits). The door calls it before parsing."""
-    limit = settings.MATCHMAKING_BLOCKED_MAX
-    if len(blocked) > limit:
-        raise InvalidInput("too_many_blocked", f"A player may block at most {limit} players.",
-                           {"blocked": f"At most {limit} players."})
-
-
-def _table_name(rules: Any, variant: dict[str, Any]) -> str:
-    """The game as a player-count error names it: with the variant that narrows its sizes (Wizard's amigo)."""
-    if pool_sizes(rules, {}) != pool_sizes(rules, variant):
-        options = ", ".join(f"{name} {value}" for name, value in variant.items() if value != rules.variants[name][0])
-        return f"{rules.name} ({options})"
-    return rules.name
-
-
-def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]) -> Preferences:
-    """Replaces the player's preferences; blocked players unknown so far are created, as players are elsewhere."""
-    names = _blocked_names(handle, blocked)
-    with transaction.atomic():
-        players = players_fetch_or_create([handle, *names])
-        prefs, _ = Preferences.objects.update_or_create(
-            player=players[handle], defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
-        )
-    return prefs
-
-
-def preferences_update(*, handle: str, refuse_same_ip: bool | None = None,
-                       blocked: Sequence[str] | None = None) -> Preferences:
-    """A partial change (PATCH): a field given None keeps its stored value (or its default), under the row's lock
-    so two partial changes at once both land."""
-    names = _blocked_names(handle, blocked) if blocked is not None else None
-    with transaction.atomic():
-        players = players_fetch_or_create([handle, *(names or ())])
-        prefs, _ = Preferences.objects.select_for_update().get_or_create(player=players[handle])
-        if refuse_same_ip is not None:
-            prefs.refuse_same_ip = refuse_same_ip
-        if names is not None:
-            prefs.blocked = names
-        prefs.save()
-    return prefs
-
-
-def _blocked_names(handle: str, blocked: Sequence[str]) -> list[str]:
-    """The blocked list as stored (sorted, no repeats), or the refusal: the player, or more than the limit."""
-    blocked_refuse_too_many(blocked)
-    names = sorted(set(blocked))
-    if handle in names:
-        raise InvalidInput("cannot_block_self", "A player cannot block themself.",
-                           {f"blocked.{list(blocked).index(handle)}": "This is the player."})
-    return names
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -446,10 +383,8 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
 
 
 def _pushes_due(delivery_ids: Sequence[Any]) -> None:
-    """Announced after the commit; the task module subscribes and sends one worker task per delivery (so a
-    worker never reads a delivery before it is committed, and this module imports no task)."""
     if delivery_ids:
-        announce(PushesDue(tuple(str(delivery_id) for delivery_id in delivery_ids)))
+        dispatch.hand_off(tables_push, tuple(str(delivery_id) for delivery_id in delivery_ids))
 
 
 def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:

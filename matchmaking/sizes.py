@@ -1,7 +1,8 @@
-"""Which table sizes a pool can form: the game's player counts, narrowed by its variant and by the matchmaker.
+"""Which table sizes a pool can form: the game's player counts for its variant, narrowed by the matchmaker.
 
-Pure (no Django): the rules modules say how many players a game takes (docs/games.md); docs/matchmaking.md adds that a
-table needs two players and that Hanabi, which has no recommended count for the Elo multiplier, is matched at 3.
+Pure (no Django): the rules modules say how many players a game and its variant take and at which size matchmaking
+forms a table (docs/games.md, ``GameRules.player_range`` and ``table_recommended``); docs/matchmaking.md adds that a
+table needs two players. No game is named here: a new game's rules answer for it.
 """
 from __future__ import annotations
 
@@ -9,22 +10,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.games.hanabi import UNRATED_DECKS
-from arena.games.wizard import AMIGO_CARDS
 from matchmaking.engine import MIN_TABLE
-
-# docs/matchmaking.md: "the game's recommended size (docs/games.md; Hanabi: 3)". Hanabi's rules module has no
-# recommended count (its Elo is a duel with Hanabot), so the matchmaker's choice is written here.
-RECOMMENDED: Mapping[str, int] = {"hanabi": 3}
 
 
 class Rules(Protocol):
-    """What this module reads of a game's rules module (``arena.games.get_game``)."""
+    """What this module reads of a game's rules (``arena.games.get_game``)."""
 
-    title: str
-    min_players: int
-    max_players: int
-    recommended_players: int | None  # None for a cooperative game: RECOMMENDED says
+    name: str
+    variants: Mapping[str, tuple[Any, ...]]
+    recommended_players: int | None  # None for a cooperative game: ``table_recommended`` says
+    table_recommended: int | None
+
+    def player_range(self, variant: Mapping[str, Any]) -> tuple[int, int]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,15 +35,15 @@ class Sizes:
 
 def pool_sizes(game: Rules, variant: Mapping[str, Any]) -> Sizes:
     """The sizes a (game, normalised variant) pool may form."""
-    low, high = max(game.min_players, MIN_TABLE), game.max_players
-    if game.title == "wizard" and variant.get("rounds") == "amigo":
-        # Amigo has card counts for 3 to 5 players only (docs/games.md).
-        low, high = max(low, min(AMIGO_CARDS)), min(high, max(AMIGO_CARDS))
-    recommended = RECOMMENDED.get(game.title) or game.recommended_players or low
+    low, high = game.player_range(variant)
+    low = max(low, MIN_TABLE)
+    recommended = game.table_recommended or game.recommended_players or low
     return Sizes(low, high, min(max(recommended, low), high))
 
 
-def rated_allowed(game: Rules, variant: Mapping[str, Any]) -> bool:
-    """Whether a game of this variant can be recorded rated: a rated pool of Hanabi's hard deck would form
-    tables whose results are refused (docs/games.md)."""
-    return not (game.title == "hanabi" and variant.get("deck") in UNRATED_DECKS)
+def table_name(game: Rules, variant: Mapping[str, Any]) -> str:
+    """The game as a player-count error names it: with the variant that narrows its sizes (Wizard's amigo)."""
+    if pool_sizes(game, {}) != pool_sizes(game, variant):
+        options = ", ".join(f"{name} {value}" for name, value in variant.items() if value != game.variants[name][0])
+        return f"{game.name} ({options})"
+    return game.name

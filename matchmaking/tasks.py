@@ -20,7 +20,6 @@ from celery import shared_task
 from django.db import connections
 
 from arena import dispatch
-from arena.announcements import PushesDue
 from arena.task_log import task_facts
 from matchmaking import history, push, services
 
@@ -33,10 +32,11 @@ def run_due_pools() -> int:
     return tables
 
 
-def on_pushes_due(fact: PushesDue) -> None:
-    """Subscribed to ``PushesDue`` (matchmaking's apps.py): one push task per delivery; a lost one is overdue
-    within a minute and sent again by ``run_due_pools``."""
-    for delivery_id in fact.delivery_ids:
+@services.tables_push.done_by
+def push_each(delivery_ids: tuple[str, ...]) -> None:
+    """The services' hand-off after a pass, an overdue sweep or an admin's retry: one push task per delivery; a
+    lost one is overdue within a minute and sent again by ``run_due_pools``."""
+    for delivery_id in delivery_ids:
         deliver_table.delay(delivery_id)
 
 

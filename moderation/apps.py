@@ -6,11 +6,7 @@ class ModerationConfig(AppConfig):
     verbose_name = "Moderation"
 
     def ready(self) -> None:
-        """Detection follows rating batches (``RatingsChanged`` with cause ``batch``); ratings never call us. A
-        void's rebuild follows the void (``GamesVoided``), so the service queues no task itself."""
+        """Detection follows rating batches (``RatingsChanged`` with cause ``batch``, ``listeners.py``); ratings never
+        call us. A void's rebuild is the void's hand-off, bound by the task module, so the service queues no task."""
         import moderation.metrics  # noqa: F401  (registers its metrics and scrape-time gauges: docs/observability.md)
-        from arena.announcements import GamesVoided, RatingsChanged, subscribe
-        from moderation.tasks import on_games_voided, on_ratings_changed
-
-        subscribe(RatingsChanged, on_ratings_changed)
-        subscribe(GamesVoided, on_games_voided)
+        from moderation import listeners, tasks  # noqa: F401  (subscribes; binds the hand-offs)

@@ -1,7 +1,7 @@
 """Celery doors into moderation: detection after rating batches and on a schedule, and the rebuild after a void.
 
-Both are queued by listeners of announcements (``on_ratings_changed``, ``on_games_voided``, subscribed in
-``ModerationConfig.ready``), never by a service importing this module.
+Detection is woken by ``listeners.py`` after a rating batch (``request_detection``); the rebuild is the void's
+hand-off (``penalties.void_rebuilds``, bound here), so no service imports this module.
 
 A void's rebuilds are recorded in the database too (the audit entry's ``pending_titles``): ``sweep_void_rebuilds``
 (beat, every ``VOID_REBUILD_SWEEP_SECONDS``) queues again any still pending ``VOID_REBUILD_OVERDUE_SECONDS`` after
@@ -20,7 +20,6 @@ from celery import shared_task
 from django.conf import settings
 
 from arena import dispatch
-from arena.announcements import GamesVoided, RatingsChanged
 from arena.task_log import task_facts
 from moderation import detection
 from moderation.services import penalties
@@ -33,21 +32,18 @@ WAKE_KEY = "arena:wake:detect"
 WAKE_TTL_SECONDS = 60
 
 
-def on_ratings_changed(fact: RatingsChanged) -> None:
-    """Subscribed to ratings' announcement: a rated batch brings new games to look at (resets and rebuilds don't)."""
-    if fact.cause != "batch" or not fact.game_ids:
-        return
+def request_detection() -> None:
+    """Wake one detection pass, unless one is queued already (it covers every batch committed before it starts)."""
     if dispatch.wake_once(WAKE_KEY, ttl=WAKE_TTL_SECONDS):
         detect.delay()
 
 
-def on_games_voided(fact: GamesVoided) -> None:
-    """Subscribed to the void's announcement (``penalties.void_games``, after its commit): one rebuild per title.
-
-    The service announces rather than queues, so it imports no task module; whichever door voided the games,
-    the rebuild follows."""
-    for title in fact.titles:
-        void_rebuild.delay(fact.action_id, title)
+@penalties.void_rebuilds.done_by
+def rebuild_voided(entry_id: int, titles: tuple[str, ...]) -> None:
+    """The void's hand-off (``penalties.void_games``, after its commit): one rebuild per title, whichever door
+    voided the games."""
+    for title in titles:
+        void_rebuild.delay(entry_id, title)
 
 
 @shared_task(name="moderation.tasks.detect")

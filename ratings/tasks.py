@@ -12,7 +12,6 @@ from celery import shared_task
 from django.conf import settings
 
 from arena import dispatch
-from arena.announcements import GamesRecorded
 from arena.task_log import task_facts
 from ratings.elo_batch import pending_titles, rate_pending
 from ratings.lag import oldest_pending_age
@@ -33,11 +32,6 @@ def request_rating(titles: Iterable[str]) -> None:
     for title in sorted(set(titles)):
         if dispatch.wake_once(WAKE_KEY.format(title=title), ttl=WAKE_TTL_SECONDS):
             rate_elo.delay(title)
-
-
-def wake_raters(fact: GamesRecorded) -> None:
-    """Subscribed to the core's ``GamesRecorded``: a lost message is caught by ``sweep_pending``."""
-    request_rating(fact.titles)
 
 
 def _clear_wake(title: str) -> None:

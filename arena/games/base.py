@@ -195,6 +195,9 @@ class GameRules:
     max_players: ClassVar[int]
     # docs/games.md's recommended count; None for a cooperative game, which has no sides to count.
     recommended_players: ClassVar[int | None]
+    # The size matchmaking forms a table at while everyone is fresh, where it is not ``recommended_players``: a
+    # cooperative game has none of those (docs/matchmaking.md: Hanabi is matched at 3).
+    table_recommended: ClassVar[int | None] = None
     cooperative: ClassVar[bool] = False
     has_leaderboard: ClassVar[bool] = True
     variants: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
@@ -265,6 +268,15 @@ class GameRules:
     def implied_team(self, team: str | None) -> str | None:
         """The team an entry means: by default as sent; Hanabi's one team means nothing (its own rule)."""
         return team
+
+    def player_range(self, variant: Mapping[str, Any]) -> tuple[int, int]:
+        """The fewest and most players a game of this (normalised) variant takes: by default the game's; a variant
+        may narrow them (Wizard's amigo). Matchmaking forms its tables within them (``matchmaking/sizes.py``)."""
+        return self.min_players, self.max_players
+
+    def rated_variant(self, variant: Mapping[str, Any]) -> bool:
+        """Whether a game of this (normalised) variant may be recorded rated: by default every variant is."""
+        return True
 
     # -- shared machinery ----------------------------------------------------------------------------
 

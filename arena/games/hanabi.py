@@ -30,6 +30,7 @@ class Hanabi(GameRules):
     min_players = 2
     max_players = 5
     recommended_players = None
+    table_recommended = 3
     cooperative = True
     has_leaderboard = False
     variants = {DECK: ("normal", "tricky", "hard", "very_difficult")}
@@ -46,7 +47,7 @@ class Hanabi(GameRules):
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         deck = variant[DECK]
-        if result.rated and deck in UNRATED_DECKS:
+        if result.rated and not self.rated_variant(variant):
             raise RuleViolation("variant_not_rated",
                                 f"The {deck!r} deck can only be recorded with rated: false.", "variant.deck")
         entries = result.entries
@@ -61,6 +62,10 @@ class Hanabi(GameRules):
                                 "players.0.score")
         if "strikes" in details:
             detail_int(details["strikes"], "details.strikes", 0, LOSING_STRIKES, code="strikes_out_of_range")
+
+    def rated_variant(self, variant: Mapping[str, Any]) -> bool:
+        """A deck with no Hanabot table (the hard one) is recorded unrated only (docs/games.md)."""
+        return variant.get(DECK) not in UNRATED_DECKS
 
     def implied_team(self, team: str | None) -> str | None:
         """Every player is on the one team, named or not: a team sent or left out means the same game."""

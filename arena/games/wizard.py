@@ -85,6 +85,13 @@ class Wizard(GameRules):
             deals = cards_per_round(variant["rounds"], count)
             check_totals(result.entries, self._totals(details["rounds"], deals, result.entries), "rounds")
 
+    def player_range(self, variant: Mapping[str, Any]) -> tuple[int, int]:
+        """Amigo has card counts for 3 to 5 players only (docs/games.md)."""
+        low, high = super().player_range(variant)
+        if variant.get("rounds") == "amigo":
+            low, high = max(low, min(AMIGO_CARDS)), min(high, max(AMIGO_CARDS))
+        return low, high
+
     def _totals(self, raw: Any, deals: Sequence[int], entries: Sequence[Entry]) -> dict[str, int]:
         rounds = detail_list(raw, "details.rounds")
         if len(rounds) != len(deals):

@@ -12,7 +12,8 @@ from arena.api.game_payload import refuse_unstorable
 from arena.errors import InvalidInput
 from arena.hashing import fingerprint, hash_ip
 from arena.models import is_player_id
-from matchmaking.services import PARTY_MAX, SeatInput, TicketInput, blocked_refuse_too_many
+from matchmaking.preferences import blocked_refuse_too_many
+from matchmaking.services import PARTY_MAX, SeatInput, TicketInput
 
 TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id",
              "min_reputation"}

@@ -11,8 +11,9 @@ from arena.api.schemas import ErrorOut
 from arena.selectors import player_handle_check
 from matchmaking.api import schemas
 from matchmaking.api.payload import parse_preferences, parse_preferences_patch, parse_ticket
+from matchmaking.preferences import preferences_set, preferences_update
 from matchmaking.selectors import preferences_get, preferences_present, ticket_get_for_server, ticket_present
-from matchmaking.services import preferences_set, preferences_update, ticket_cancel, ticket_open, ticket_poll
+from matchmaking.services import ticket_cancel, ticket_open, ticket_poll
 
 
 def _errors(*codes: int) -> dict[int, OpenApiResponse]:

@@ -14,7 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from arena.announcements import GamesVoided, announce
+from arena import dispatch
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player, Seat
 from arena.players import player_ban, player_unban
@@ -272,12 +272,16 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
     return None
 
 
+# A void's titles, rebuilt after its commit by a worker each (moderation/tasks.py): (audit entry id, titles).
+void_rebuilds = dispatch.HandOff("moderation: rebuild the voided titles")
+
+
 def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
     """Void games played with a banned account; every affected title is rebuilt in a worker, never here.
 
     The rebuild replays the title without them, so each victim gets back exactly what the abuse cost them (and
-    every rating the voided games touched downstream is recomputed, not estimated). The void announces
-    ``GamesVoided`` after its commit; moderation's own listener (``moderation.tasks.on_games_voided``) queues one
+    every rating the voided games touched downstream is recomputed, not estimated). The void hands
+    ``void_rebuilds`` over after its commit; moderation's task module (``moderation.tasks.rebuild_voided``) queues one
     rebuild per title, and the worker writes who got how much into ``details["refunds"]`` of the returned entry.
     """
     ids = sorted({g.pk for g in games})
@@ -304,7 +308,7 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
         entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
                        details={"titles": titles, "pending_titles": titles, "refunds": {},
                                 "game_changes": game_changes})
-        announce(GamesVoided(game_ids=tuple(ids), titles=tuple(titles), action_id=entry.pk))
+        dispatch.hand_off(void_rebuilds, entry.pk, tuple(titles))
     return entry
 
 

@@ -1,16 +1,17 @@
 """No module below the doors imports a Celery task module, not even inside a function (which hides a cycle).
 
-A service that must have a worker do something announces the fact (``arena/announcements.py``) and its app's
-task module subscribes in ``AppConfig.ready``: the void's rebuild (``GamesVoided``), a table's push
-(``PushesDue``). The doors (API, admin, urls, app configs, commands, the task modules themselves) may call tasks.
-grimp, the library under import-linter, counts imports inside functions too.
+A service that must have a worker do something hands it off (``arena.dispatch.hand_off``) to a ``HandOff`` it
+declares, which its app's task module binds (``done_by``): the void's rebuild, a table's push, a lost board's copy.
+So the import runs one way, tasks to services. The doors (API, admin, urls, app configs, listeners, commands, the
+task modules themselves) may call tasks. grimp, the library under import-linter, counts imports inside functions
+too.
 """
 from __future__ import annotations
 
 import grimp
 
 APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation")
-DOOR_PARTS = {"api", "admin", "urls", "apps", "management", "tasks", "celery"}
+DOOR_PARTS = {"api", "admin", "urls", "apps", "listeners", "management", "tasks", "celery"}
 
 
 def test_only_doors_import_task_modules():
@@ -24,3 +25,15 @@ def test_only_doors_import_task_modules():
         if not DOOR_PARTS & set(importer.split(".")[1:])
     )
     assert offenders == []
+
+
+def test_every_hand_off_is_bound_by_its_apps_task_module():
+    """Django is set up (the apps' ``ready`` ran): each hand-off a service declares has its worker, which lives in
+    the declaring app's own task module, so no work is handed across apps."""
+    from arena import dispatch
+    bound = {work.name: (work.worker.__module__ if work.worker else None) for work in dispatch.hand_offs()}
+    assert bound == {
+        "matchmaking: push the tables": "matchmaking.tasks",
+        "leaderboards: rebuild a lost board": "leaderboards.tasks",
+        "moderation: rebuild the voided titles": "moderation.tasks",
+    }

@@ -23,7 +23,7 @@ from arena.servers import game_server_create
 from config.celery import app
 from matchmaking import push
 from matchmaking.models import Delivery, OpenSeat, Pool, ServerCallback, Table, Ticket
-from matchmaking.services import preferences_set
+from matchmaking.preferences import preferences_set
 from ratings.models import Rating
 from tests.db.matchmaking import judge
 from tests.db.matchmaking.receiver import receiver

@@ -21,7 +21,8 @@ from arena.errors import ArenaError
 from arena.models import GameServer, Player
 from arena.servers import game_server_create
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Table, Ticket, TicketSeat
-from matchmaking.services import SeatInput, TicketInput, pool_run, preferences_set, ticket_create
+from matchmaking.preferences import preferences_set
+from matchmaking.services import SeatInput, TicketInput, pool_run, ticket_create
 from ratings.models import Rating
 from tests.db.matchmaking import judge
 

@@ -10,7 +10,6 @@ import pytest
 from django.conf import settings
 from django.db import connection, transaction
 
-from arena.announcements import GamesVoided, subscribers
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player
 from moderation import tasks
@@ -26,7 +25,7 @@ from moderation.services import (
     void_games,
     void_refusal,
 )
-from moderation.services.penalties import void_rebuild_title
+from moderation.services.penalties import void_rebuild_title, void_rebuilds
 from ratings.models import Rating, RatingChange
 from tests.db.moderation.helpers import detect, duel, link, record
 
@@ -254,10 +253,10 @@ class TestVoid:
             void_games(moderator=moderator, games=[game])
         assert raised.value.code == "already_void"
 
-    def test_the_service_announces_the_void_and_moderations_listener_queues_the_rebuild(self):
-        """No service imports a task module (not even inside a function, which hides a cycle): the void announces
-        ``GamesVoided`` and ``moderation.tasks`` listens, as ``RatingsChanged`` wakes detection."""
-        assert subscribers(GamesVoided) == [tasks.on_games_voided]
+    def test_the_service_hands_the_rebuild_to_moderations_task_module(self):
+        """No service imports a task module (not even inside a function, which hides a cycle): the void hands its
+        rebuild off (``penalties.void_rebuilds``) and ``moderation.tasks`` does it."""
+        assert void_rebuilds.worker is tasks.rebuild_voided
         services_dir = Path(__file__).resolve().parents[3] / "moderation" / "services"
         imported = set()
         for source in services_dir.glob("*.py"):
