@@ -151,7 +151,7 @@ class PostgresStore:
                         ) -> dict[int, ReputationRow]:
         if not rows:
             return {}
-        # One statement: the upsert concatenates on the server, so concurrent batches of other titles append to
+        # One upsert for everyone: it concatenates on the server, so concurrent batches of other titles append to
         # the latest committed string (ON CONFLICT re-reads the row it waited for); rows are taken in player order.
         # No RETURNING: a data-modifying CTE returning every appended row (to keep the batch's few quitters) cost
         # the upsert a tenth to a sixth of its time on the bench; the quitters' rows are read after it, by key, and are
