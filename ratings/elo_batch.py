@@ -72,8 +72,9 @@ def _write(*, title: str, plan: EloPlan, game_seqs: list[tuple[int, int]]) -> No
 
 def fold_reputations(games: Sequence[RatedGame]) -> None:
     """Every player's outcomes of the batch appended to their reputation, and the quitters' cool-downs decided
-    (docs/matchmaking.md): one statement for everyone, one more when a quit started or renewed a cool-down; no
-    query per game. Inside the batch's transaction, so a rolled-back batch leaves reputation untouched too."""
+    (docs/matchmaking.md): one statement for everyone, a read of the quitters' rows when someone quit and a write
+    when that started or renewed a cool-down; no query per game. Inside the batch's transaction, so a rolled-back
+    batch leaves reputation untouched too."""
     added: dict[int, str] = {}
     quitters: dict[int, list[tuple[bool, datetime]]] = {}
     get = added.get
