@@ -211,21 +211,32 @@ def build(history: int, new: int, seed: int) -> tuple[Population, int, datetime]
     return pop, server.pk, now
 
 
-def crowded_run(history: int, new: int, seed: int, active: int, accounts: int, behind_one: bool) -> dict[str, float]:
-    """The timed day with ``accounts`` of its active players each on their own address, or all behind one."""
-    announcements._subscribers.clear()
-    pop, server_id, now = build(history, new, seed)
+def timed_day(pop: Population, server_id: int, now: datetime, new: int, active: int,
+              behind_one: int = 0) -> tuple[detection.DetectionResult, float]:
+    """The timed day: ``new`` games (COPY, then rated) in the last day, then one detection pass, timed.
+
+    The same community of ``active`` players (and their share of the rings) whatever the history, so two passes
+    get the same work and differ only in how much history lies behind it; ``behind_one`` of them all on one
+    carrier's address (``--crowded``).
+    """
     today = copy.copy(pop)
     today.honest = pop.honest[:active]
     today.rings = pop.rings[: max(1, active // 300)]
-    today.nat = set(today.honest[:accounts]) if behind_one else set()
+    today.nat = set(today.honest[:behind_one])
     first = (Game.objects.aggregate(m=Max("pk"))["m"] or 0) + 1
     make_games(today, new, first, server_id, now - timedelta(days=1), now - timedelta(minutes=1))
     rate_everything()
     vacuum()
     started = time.perf_counter()
     result = detection.detect_all(now=now)
-    elapsed = time.perf_counter() - started
+    return result, time.perf_counter() - started
+
+
+def crowded_run(history: int, new: int, seed: int, active: int, accounts: int, behind_one: bool) -> dict[str, float]:
+    """The timed day with ``accounts`` of its active players each on their own address, or all behind one."""
+    announcements._subscribers.clear()
+    pop, server_id, now = build(history, new, seed)
+    result, elapsed = timed_day(pop, server_id, now, new, active, behind_one=accounts if behind_one else 0)
     nat_accounts = (Game.objects.filter(seats__ip_hash="carrier-nat").values("seats__player_id").distinct().count()
                     if behind_one else 0)
     say(f"  pass ({'behind one address' if behind_one else 'own addresses'}): {result.games} new games in "
@@ -259,18 +270,7 @@ def run(history: int, new: int, seed: int, active: int, reuse: bool, rebuild: bo
         say(f"  reusing the database's {Game.objects.count():,} games, {len(pop.ids):,} players")
     else:
         pop, server_id, now = build(history, new, seed)
-    # The timed day: the same community of ``active`` players (and their share of the rings) whatever the history,
-    # so the two passes get the same work and differ only in how much history lies behind it.
-    today = copy.copy(pop)
-    today.honest = pop.honest[:active]
-    today.rings = pop.rings[: max(1, active // 300)]
-    first = (Game.objects.aggregate(m=Max("pk"))["m"] or 0) + 1
-    make_games(today, new, first, server_id, now - timedelta(days=1), now - timedelta(minutes=1))
-    rate_everything()
-    vacuum()
-    started = time.perf_counter()
-    result = detection.detect_all(now=now)
-    elapsed = time.perf_counter() - started
+    result, elapsed = timed_day(pop, server_id, now, new, active)
     say(f"  pass: {result.games} new games in {elapsed:.2f}s ({result.games / elapsed:,.0f} games/s): "
         f"{result.links_created} links new, {result.links_updated} widened, {result.pairs_evaluated} pairs, "
         f"{result.suspect_pairs} suspect, flags {result.flags_created} new / {result.flags_updated} updated")

@@ -28,6 +28,8 @@ from ratings.trueskill_batch import trueskill_rated
 REBUILD_CHUNK = 5000
 # Rebuild progress is reported every this many games and resets.
 PROGRESS_EVERY = 1000
+# Elo differences below this are float noise of the replay, not a change a rebuild made.
+REPLAY_NOISE = 1e-9
 
 
 @dataclass
@@ -49,6 +51,15 @@ class RebuildResult:
     trueskill_games: int = 0
     checked: bool = False
     mismatches: list[Mismatch] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EloMove:
+    """A player's Elo in a title before and after a rebuild; ``None`` where they had no rating (R0 counts then)."""
+
+    before: float | None
+    after: float | None
+    delta: float
 
 
 def rated_titles() -> list[str]:
@@ -122,6 +133,28 @@ def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, c
         _write(title, plan, skills)
         announce_ratings(title=title, player_ids=moved, cause="rebuild")
     return result
+
+
+def title_rebuild(*, title: str) -> dict[int, EloMove]:
+    """Rebuild ``title`` and say whose Elo it moved, by player id in id order: what a void refunds.
+
+    The title's Elo lock is taken before the first reading and kept (to the caller's commit, inside a caller's
+    transaction) past the last, so no batch slips between the two and the moves are exactly the rebuild's.
+    """
+    initial = elo_config().initial
+    with transaction.atomic():
+        lock_stage(title, RatingStage.Stage.ELO)
+        before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
+        rebuild(title=title)
+        after = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
+    moves = {}
+    for player_id in sorted(before.keys() | after.keys()):
+        delta = after.get(player_id, initial) - before.get(player_id, initial)
+        if abs(delta) > REPLAY_NOISE:
+            moves[player_id] = EloMove(before.get(player_id), after.get(player_id), delta)
+    return moves
+
+
 def _rebuilt_ratings(plan: EloPlan, skills: SkillPlan) -> dict[int, tuple]:
     """player_id -> (elo, games, last_game_at, ts_mu, ts_sigma) as the replay leaves them."""
     out = {}

@@ -2,6 +2,9 @@
 
 Ratings are stored unrounded; these reads round to 2 decimals, as the API shows them (docs/ratings.md). The level is
 worked out from the unrounded rating, as docs/ratings.md defines it (``floor(rating - R0)``).
+
+The stages' lag (``rating_lag``, kept with the gauges' reading in ``ratings.lag``) is read through here by the
+apps above: the moderators' dashboard shows it.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from arena.models import Game, Player, Seat
 from arena.selectors import player_get, player_handle_check, player_not_found
 from ratings import elo, explain, hanabi, reputation
 from ratings.config import elo_config
+from ratings.lag import rating_lag as rating_lag
 from ratings.models import RatingChange
 
 

@@ -2,20 +2,24 @@
 
 Each concern lives in its own module: ``ratings.stages`` (the lock and the order every stage keeps),
 ``ratings.elo_batch``, ``ratings.trueskill_batch``, ``ratings.resets`` and ``ratings.rebuild``; their reads and
-writes go through ``ratings.store``.
+writes go through ``ratings.store``. A caller takes none of their locks and reads none of their tables:
+``title_rebuild`` locks the title itself and returns whose Elo it moved, and the stages' one reading of their own
+lag a run logs (``oldest_pending_age``) is here too, so the tasks need no other module of this app.
 """
 from __future__ import annotations
 
 from ratings.config import elo_config
 from ratings.cooldowns import cooldown_lift, cooldown_state
 from ratings.elo_batch import pending_titles, rate_pending
-from ratings.rebuild import Mismatch, RebuildResult, rated_titles, rebuild
+from ratings.lag import oldest_pending_age
+from ratings.rebuild import EloMove, Mismatch, RebuildResult, rated_titles, rebuild, title_rebuild
 from ratings.resets import ResetResult, rating_reset
 from ratings.stages import BatchResult, announce_ratings
 from ratings.trueskill_batch import rate_trueskill_pending, trueskill_titles
 
 __all__ = [
     "BatchResult",
+    "EloMove",
     "Mismatch",
     "RebuildResult",
     "ResetResult",
@@ -23,11 +27,13 @@ __all__ = [
     "cooldown_lift",
     "cooldown_state",
     "elo_config",
+    "oldest_pending_age",
     "pending_titles",
     "rate_pending",
     "rate_trueskill_pending",
     "rated_titles",
     "rating_reset",
     "rebuild",
+    "title_rebuild",
     "trueskill_titles",
 ]

@@ -13,9 +13,7 @@ from django.conf import settings
 
 from arena import dispatch
 from arena.task_log import task_facts
-from ratings.elo_batch import pending_titles, rate_pending
-from ratings.lag import oldest_pending_age
-from ratings.trueskill_batch import rate_trueskill_pending, trueskill_titles
+from ratings import services
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
 # before it starts. The marker expires in case a worker dies holding it; the sweep covers the gap meanwhile.
@@ -49,11 +47,11 @@ def rate_elo(title: str) -> int:
     # Cleared before the first batch looks: a game committed from now on sends a new wake-up, and one committed
     # before is seen by the loop below.
     _clear_wake(title)
-    lag = oldest_pending_age(title=title)
+    lag = services.oldest_pending_age(title=title)
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE, lag_seconds=round(lag, 3))
     rated = batches = 0
     while True:
-        batch = rate_pending(title=title)
+        batch = services.rate_pending(title=title)
         if not batch.games:
             break
         rated += batch.games
@@ -70,7 +68,7 @@ def rate_trueskill(title: str) -> int:
     done = 0
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE)
     while True:
-        batch = rate_trueskill_pending(title=title)
+        batch = services.rate_trueskill_pending(title=title)
         if not batch.games:
             task_facts(games_rated=done)
             return done
@@ -80,7 +78,7 @@ def rate_trueskill(title: str) -> int:
 @shared_task(name="ratings.tasks.sweep_pending")
 def sweep_pending() -> None:
     """Periodic safety net: queue the stages of every title that still has work, whatever became of messages."""
-    for title in pending_titles():
+    for title in services.pending_titles():
         rate_elo.delay(title)
-    for title in trueskill_titles():
+    for title in services.trueskill_titles():
         rate_trueskill.delay(title)

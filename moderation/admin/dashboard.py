@@ -5,7 +5,7 @@ alone), and each is one query, bounded by ``QUEUE_ROWS``, so the index stays qui
 """
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -13,17 +13,17 @@ from django.db.models import Count
 
 from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Flag, Report
-from ratings import lag
+from ratings.selectors import rating_lag
 
 QUEUE_ROWS = 15
 RECENT_ACTIONS = 10
 
 
-def rating_lag(*, now=None) -> list[dict[str, Any]]:
-    """Per title with games waiting for the Elo stage: how many, how long the oldest has waited (``ratings.lag``,
-    the same reading as the ``arena_rating_*`` gauges), as a moderator reads it."""
+def rating_lag_rows(*, now: datetime | None = None) -> list[dict[str, Any]]:
+    """Ratings' own reading of its lag (``ratings.selectors.rating_lag``, the same as the ``arena_rating_*``
+    gauges), per title with games waiting for the Elo stage, as a moderator reads it."""
     return [{"title": row.title, "pending": row.pending, "oldest": row.oldest, "age": age_text(row.age)}
-            for row in lag.rating_lag(now=now)]
+            for row in rating_lag(now=now)]
 
 
 def age_text(age: timedelta) -> str:
@@ -42,7 +42,7 @@ def age_text(age: timedelta) -> str:
 
 def dashboard_context(*, user: AbstractBaseUser | AnonymousUser) -> dict[str, Any]:
     """The blocks this user may see; a block the user may not see is None (the template leaves it out)."""
-    out: dict[str, Any] = {"rating_lag": rating_lag(), "detection_lag": detection_lag(), "flags": None,
+    out: dict[str, Any] = {"rating_lag": rating_lag_rows(), "detection_lag": detection_lag(), "flags": None,
                            "reports": None, "actions": None}
     if user.has_perm("moderation.view_flag"):
         flags = Flag.objects.filter(status=Flag.Status.OPEN)

@@ -20,12 +20,10 @@ from arena.models import Game, Player, Seat
 from arena.players import player_ban, player_unban
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
-from ratings.models import Rating, RatingChange, RatingStage
-from ratings.services import rating_reset, rebuild
+from ratings.models import RatingChange
+from ratings.services import rating_reset, title_rebuild
 
 Action = AuditEntry.Action
-# Changes smaller than this are float noise of the replay, not a refund.
-REFUND_EPSILON = 1e-9
 
 
 def moderator_name(moderator: AbstractBaseUser | None) -> str:
@@ -315,26 +313,20 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
 def void_rebuild_title(*, entry_id: int, title: str) -> list[dict[str, Any]]:
     """Rebuild ``title`` after a void and write every player's Elo before and after into the audit entry.
 
-    Under the title's Elo lock from the first read to the last, so no batch slips between the two snapshots and
-    the refund is exactly what the rebuild changed. Runs in a worker (``moderation.tasks.void_rebuild``).
+    Ratings' ``title_rebuild`` locks the title and says whose Elo moved; called inside this transaction, its lock
+    and the entry's are held to the one commit, so the refunds written are exactly what the rebuild changed and
+    a rebuild is never committed without them. Runs in a worker (``moderation.tasks.void_rebuild``).
     """
-    initial = elo_config().initial
     with transaction.atomic():
-        RatingStage.objects.select_for_update().filter(title=title, stage=RatingStage.Stage.ELO).first()
         entry = AuditEntry.objects.select_for_update().get(pk=entry_id)
         if title not in entry.details.get("pending_titles", []):
             # Run again (a task redelivered after its commit): the refunds written then stand; a second rebuild
             # would change nothing and overwrite them with an empty list.
             return entry.details.get("refunds", {}).get(title, [])
-        before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
-        rebuild(title=title)
-        after = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
-        moved = sorted(pk for pk in before.keys() | after.keys()
-                       if abs(after.get(pk, initial) - before.get(pk, initial)) > REFUND_EPSILON)
-        handles = dict(Player.objects.filter(pk__in=moved).values_list("pk", "handle"))
-        refunds = [{"player": pk, "handle": handles[pk], "before": before.get(pk), "after": after.get(pk),
-                    "delta": round(after.get(pk, initial) - before.get(pk, initial), 6)}
-                   for pk in moved]
+        moves = title_rebuild(title=title)
+        handles = dict(Player.objects.filter(pk__in=list(moves)).values_list("pk", "handle"))
+        refunds = [{"player": pk, "handle": handles[pk], "before": move.before, "after": move.after,
+                    "delta": round(move.delta, 6)} for pk, move in moves.items()]
         refunds.sort(key=lambda r: (-r["delta"], r["handle"]))
         entry.details.setdefault("refunds", {})[title] = refunds
         entry.details["pending_titles"] = [t for t in entry.details.get("pending_titles", []) if t != title]

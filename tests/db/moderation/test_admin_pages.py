@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from arena.models import Game, Player, Seat
 from moderation.admin import reads
-from moderation.admin.dashboard import age_text, rating_lag
+from moderation.admin.dashboard import age_text, rating_lag_rows
 from moderation.models import AuditEntry, Flag, Link, Report
 from moderation.services.penalties import void_rebuild_title
 from ratings.models import RatingChange
@@ -55,7 +55,7 @@ def test_rating_lag_counts_pending_games_and_the_oldest_wait(arena):
     Game.objects.filter(pk=tokaido[0].pk).update(accepted_at=now - timedelta(seconds=90))
     Game.objects.filter(pk=tokaido[1].pk).update(accepted_at=now - timedelta(seconds=30))
     Game.objects.filter(title="railroad_ink").update(accepted_at=now - timedelta(hours=3, minutes=5))
-    lag = rating_lag(now=now)
+    lag = rating_lag_rows(now=now)
     assert [(row["title"], row["pending"], row["age"]) for row in lag] == [("railroad_ink", 1, "3 h 5 min"),
                                                                           ("tokaido", 2, "1 min")]
 

@@ -10,14 +10,17 @@ from django.core.management import CommandError, call_command
 import ratings.rebuild
 from arena.models import Game, Player
 from ratings.models import Rating, RatingChange
-from ratings.rebuild import rebuild
+from ratings.rebuild import rebuild, title_rebuild
 from ratings.resets import rating_reset
 from tests.db.ratings.bodies import TITLES, random_bodies
 from tests.db.ratings.helpers import post, rate_all, skill_all
 from tests.db.ratings.replay import (
+    R0,
     Replay,
     assert_matches,
     assert_skills_match,
+    close,
+    ratable,
     stored_history,
     stored_ratings,
     stored_skills,
@@ -89,6 +92,32 @@ def test_void_then_rebuild_gives_the_points_back(api):
     replay.play([g for g in games if g is not voided])
     assert_matches(replay)
     assert not RatingChange.objects.filter(game__table_id=voided["table_id"]).exists()
+
+
+def test_title_rebuild_returns_whose_elo_moved_before_and_after(api):
+    """A void's refunds as ratings reports them: the independent replay with and without the voided game gives each
+    player's Elo before and after, and only the players whose Elo it moved are named."""
+    games = random_bodies(random.Random(29), 60, titles=("wizard",), pool=6)
+    post(api, games)
+    rate_all()
+    voided = next(g for g in games[5:] if ratable(g))
+    full, clean = Replay(), Replay()
+    full.play(games)
+    clean.play([g for g in games if g is not voided])
+    Game.objects.filter(table_id=voided["table_id"]).update(status=Game.Status.VOID)
+    moves = title_rebuild(title="wizard")
+    ids = dict(Player.objects.values_list("handle", "pk"))
+    handles = {h for h, t in full.ratings.keys() | clean.ratings.keys() if t == "wizard"}
+    want = {}
+    for handle in handles:
+        before = full.ratings.get((handle, "wizard"), [None])[0]
+        after = clean.ratings.get((handle, "wizard"), [None])[0]
+        if abs((after or R0) - (before or R0)) > 1e-6:
+            want[ids[handle]] = (before, after, (after or R0) - (before or R0))
+    assert want and list(moves) == sorted(moves) and moves.keys() == want.keys()
+    for pk, move in moves.items():
+        assert close((move.before, move.after, move.delta), want[pk]), (pk, move, want[pk])
+    assert_matches(clean)
 
 
 def test_rebuild_command_shows_progress_and_a_summary(api, monkeypatch):
