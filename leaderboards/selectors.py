@@ -101,7 +101,7 @@ def rank_of(*, title: str, player_id: int) -> int | None:
 def ranks_of(*, titles: Iterable[str], player_id: int) -> dict[str, int | None]:
     """``rank_of`` for each of ``titles`` (the player page's ranks). Redis answers each board in a round trip of its
     own and no query; the database answers every board Redis did not in one query, so the page costs the same
-    whatever the number of games the player is rated in (tests/db/players/test_player_page_queries.py)."""
+    whatever the number of games the player is rated in (tests/db/ratings/test_player_page_queries.py)."""
     found: dict[str, int | None] = dict.fromkeys(titles)
     now = timezone.now()
     left = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tests.db.players.builders import make_player
+from tests.db.ratings.builders import make_player
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from arena import dispatch
 from arena.models import Player
 from leaderboards.services import board_rebuild
 from ratings.models import Rating
-from tests.db.players.builders import game_history, make_player
+from tests.db.ratings.builders import game_history, make_player
 
 pytestmark = pytest.mark.django_db
 
@@ -87,7 +87,7 @@ def test_no_rating_at_all(db, anon, database_board, django_assert_num_queries):
 @pytest.mark.parametrize("played", [1, 30])
 def test_the_number_of_rated_games_played_changes_nothing(db, anon, server, database_board,
                                                          django_assert_num_queries, played):
-    # The history rows are the history page's (tests/db/players/test_history.py); this page reads the ratings
+    # The history rows are the history page's (tests/db/ratings/test_history.py); this page reads the ratings
     # alone. Ranked nowhere: the board's query runs and finds no eligible rating (too few games, or none recent).
     dee = make_player("dee")
     game_history(server, dee, "wizard", played)

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 
 from ratings.models import RatingChange
-from tests.db.players.builders import T0, game_history, make_change, make_game, make_player
+from tests.db.ratings.builders import T0, game_history, make_change, make_game, make_player
 
 URL = "/api/v1/players/{}/history/{}/"
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 from arena.models import Player
 from ratings.api import players as players_api
 from ratings.models import Rating
-from tests.db.players.builders import make_player, make_rating
+from tests.db.ratings.builders import make_player, make_rating
 
 URL = "/api/v1/players/{}/"
 
@@ -167,7 +167,7 @@ def test_player_page_query_count_with_real_ranks_is_bounded(db, anon, django_ass
     for title in ("wizard", "tokaido", "spades", "nile", "railroad_ink", "hanabi"):
         Rating.objects.create(player=kay, title=title, elo=1550.0, games=10, last_game_at=timezone.now())
     # Player + ratings, then the ranks (one query on the database board; exact figures in
-    # tests/db/players/test_player_page_queries.py).
+    # tests/db/ratings/test_player_page_queries.py).
     with django_assert_max_num_queries(2 + 2 * 5):
         response = anon.get(URL.format("kay"))
     assert {t: e["rank"] for t, e in response.json()["ratings"].items()} == {

@@ -183,7 +183,7 @@ def _cache_keys() -> list[str]:
 ])
 def test_the_public_throttle_counts_per_network_under_a_hashed_key(fresh_cache, settings, first, second, network,
                                                                    same):
-    from tests.db.players.builders import make_player
+    from tests.db.ratings.builders import make_player
 
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"public": "1/min"}}
     make_player("alice")
