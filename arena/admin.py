@@ -12,8 +12,8 @@ from arena.models import DEFAULT_SCOPES, SCOPES, GameServer, is_player_id
 from arena.servers import (
     ServerRevokedError,
     game_server_create,
+    game_server_key_rotate,
     game_server_revoke,
-    game_server_rotate_key,
     scopes_text,
 )
 
@@ -142,7 +142,7 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
     def rotate_keys(self, request: HttpRequest, queryset: QuerySet[GameServer]) -> None:
         for server in queryset:
             try:
-                issued = game_server_rotate_key(server=server)
+                issued = game_server_key_rotate(server=server)
             except ServerRevokedError as refused:  # a revoked server stays revoked
                 self.message_user(request, str(refused), messages.ERROR)
                 continue

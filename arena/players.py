@@ -25,12 +25,12 @@ def players_fetch_or_create(handles: Iterable[str]) -> dict[str, Player]:
     return known
 
 
-def player_ban(*, player: Player) -> None:
+def player_status_ban(*, player: Player) -> None:
     """Bans the player: their games recorded from now on are rated for nobody, and every listener hears of it."""
     _set_status(player, Player.Status.BANNED)
 
 
-def player_unban(*, player: Player) -> None:
+def player_status_unban(*, player: Player) -> None:
     """Lifts the ban; after the commit the player is back on the boards where their ratings qualify."""
     _set_status(player, Player.Status.ACTIVE)
 

@@ -28,7 +28,7 @@ from arena.games.base import Entry, Ranking, Result, RuleViolation
 from arena.games.meaning import SeatMeaning, differing_fields, game_meaning
 from arena.hashing import fingerprint
 from arena.models import Game, GameServer, Player, Seat
-from arena.recording_store import GameRow, SeatRow, Written, recording_store
+from arena.recording_store import GameRow, GamesWritten, SeatRow, recording_store
 from arena.same_ip import shared_addresses
 
 
@@ -224,7 +224,7 @@ def _row(data: GameInput, ranking: Ranking, fingerprint: str) -> GameRow:
     )
 
 
-def _write(server: GameServer, items: list[_Accepted]) -> dict[str, Written]:
+def _write(server: GameServer, items: list[_Accepted]) -> dict[str, GamesWritten]:
     """Store the games (one transaction, run again if the database aborted it), then announce the pending ones."""
     rows = [item.row for item in items]
     store = recording_store()
@@ -237,7 +237,7 @@ def _write(server: GameServer, items: list[_Accepted]) -> dict[str, Written]:
     return written
 
 
-def _recorded(server: GameServer, item: _Accepted, written: Written) -> Recorded:
+def _recorded(server: GameServer, item: _Accepted, written: GamesWritten) -> Recorded:
     row, places = item.row, item.ranking.places
     game = Game(
         pk=written.id, server=server, table_id=row.table_id, title=row.title, variant=row.variant,

@@ -20,7 +20,7 @@ from arena.models import DEFAULT_SCOPES, SCOPES, GameServer
 KEY_PREFIX_LENGTH = 8
 
 
-def hash_key(key: str) -> str:
+def api_key_hash(key: str) -> str:
     """SHA-256 suffices: keys are 256 random bits, so there is nothing to brute-force that a slow hash would slow."""
     return hashlib.sha256(key.encode()).hexdigest()
 
@@ -28,7 +28,7 @@ def hash_key(key: str) -> str:
 _SERVER = GameServer._meta.db_table
 
 
-def game_server_by_key(key: str) -> GameServer | None:
+def game_server_get_by_key(key: str) -> GameServer | None:
     """The active server holding this key, or None.
 
     Every API request asks this, so it is one hand-written query (the ORM would spend longer composing it
@@ -37,7 +37,7 @@ def game_server_by_key(key: str) -> GameServer | None:
     """
     row = fetch_one(
         f"SELECT id, name, key_prefix, created_at, scopes FROM {_SERVER} WHERE key_hash = %s AND revoked_at IS NULL",
-        [key_hash := hash_key(key)],
+        [key_hash := api_key_hash(key)],
     )
     if row is None:
         return None
@@ -68,13 +68,13 @@ class IssuedKey:
 @transaction.atomic
 def game_server_create(*, name: str, scopes: Iterable[str] = DEFAULT_SCOPES) -> IssuedKey:
     key = secrets.token_urlsafe(32)
-    server = GameServer.objects.create(name=name, key_prefix=key[:KEY_PREFIX_LENGTH], key_hash=hash_key(key),
+    server = GameServer.objects.create(name=name, key_prefix=key[:KEY_PREFIX_LENGTH], key_hash=api_key_hash(key),
                                        scopes=scopes_text(scopes))
     return IssuedKey(server=server, key=key)
 
 
 @transaction.atomic
-def game_server_rotate_key(*, server: GameServer) -> IssuedKey:
+def game_server_key_rotate(*, server: GameServer) -> IssuedKey:
     """A new key replaces the old one at once (the old one stops working). A revoked server stays revoked: a
     rotation is refused (ServerRevokedError), since it would otherwise bring back a server an admin shut out."""
     locked = GameServer.objects.select_for_update().get(pk=server.pk)
@@ -82,14 +82,14 @@ def game_server_rotate_key(*, server: GameServer) -> IssuedKey:
         raise ServerRevokedError(f"{locked.name}'s key was revoked; a revoked server is never given a new key. "
                                  "Create a new game server instead.")
     key = secrets.token_urlsafe(32)
-    locked.key_prefix, locked.key_hash = key[:KEY_PREFIX_LENGTH], hash_key(key)
+    locked.key_prefix, locked.key_hash = key[:KEY_PREFIX_LENGTH], api_key_hash(key)
     locked.save(update_fields=["key_prefix", "key_hash"])
     server.key_prefix, server.key_hash = locked.key_prefix, locked.key_hash
     return IssuedKey(server=locked, key=key)
 
 
 @transaction.atomic
-def game_server_set_scopes(*, server: GameServer, scopes: Iterable[str]) -> GameServer:
+def game_server_scopes_set(*, server: GameServer, scopes: Iterable[str]) -> GameServer:
     server.scopes = scopes_text(scopes)
     GameServer.objects.filter(pk=server.pk).update(scopes=server.scopes)
     return server

@@ -12,10 +12,10 @@ lacks "bench". For each history size, from scratch:
    population that grows with the history (one player per 5 games: a bigger site has more players, not players
    who play more), with households behind one address, cafés many strangers use, and boosting rings;
 2. warm-up (untimed): detection over the last 60 days of history, so links and flags exist as in production;
-3. the pass: ``--new`` games more (finished in the last day, rated), then one ``detection.detect()``: timed.
+3. the pass: ``--new`` games more (finished in the last day, rated), then one ``detection.detection_run()``: timed.
    Target: the pass at the largest history ≤ 1.5× the pass at the smallest (cost follows the new games);
 4. void-and-rebuild: one ring's alt is banned and its games of the biggest title voided, then the worker's
-   ``void_rebuild_title`` (rebuild and refunds) is timed, as games replayed per second. Compare it with the
+   ``void_rebuild_run`` (rebuild and refunds) is timed, as games replayed per second. Compare it with the
    "raw-SQL floor" line of ``bench/rating_bench.py`` (the writes of an Elo batch alone, no reads, no logic).
 
 ``--crowded N`` measures the crowded-address cap instead (docs/moderation.md, "Crowded addresses"): the same
@@ -49,7 +49,7 @@ from arena import announcements  # noqa: E402
 from arena.models import Game, GameServer, Player  # noqa: E402
 from moderation import detection  # noqa: E402
 from moderation.models import AuditEntry, DetectionState, Flag  # noqa: E402
-from moderation.services.penalties import void_rebuild_title  # noqa: E402
+from moderation.services.penalties import void_rebuild_run  # noqa: E402
 from ratings import services  # noqa: E402
 
 TITLES = ("wizard", "tokaido", "spades", "railroad_ink", "nile")
@@ -170,7 +170,7 @@ def add_players(count: int, first_id: int) -> None:
 def rate_everything() -> float:
     started = time.perf_counter()
     for title in TITLES:
-        while services.rate_pending(title=title).games:
+        while services.elo_stage_run(title=title).games:
             pass
     return time.perf_counter() - started
 
@@ -199,14 +199,14 @@ def build(history: int, new: int, seed: int) -> tuple[Population, int, datetime]
     first_recent = Game.objects.filter(finished_at__gte=now - timedelta(days=60)).order_by("pk").first().pk
     DetectionState.objects.update_or_create(name="default", defaults={"last_game_id": first_recent - 1})
     started = time.perf_counter()
-    warm = detection.detect_all(now=now)
+    warm = detection.detection_run_all(now=now)
     say(f"  warm-up: {warm.games} games of the last 60 days in {time.perf_counter() - started:.1f}s, "
         f"{Flag.objects.count()} flags")
     # A first day of new games from the whole population (untimed): every open flag is as fresh as in production.
     make_games(pop, new, history + 1, server.pk, now - timedelta(days=2), now - timedelta(days=1))
     rate_everything()
     started = time.perf_counter()
-    caught = detection.detect_all(now=now)
+    caught = detection.detection_run_all(now=now)
     say(f"  catch-up: {caught.games} games of the whole population in {time.perf_counter() - started:.1f}s")
     return pop, server.pk, now
 
@@ -228,7 +228,7 @@ def timed_day(pop: Population, server_id: int, now: datetime, new: int, active: 
     rate_everything()
     vacuum()
     started = time.perf_counter()
-    result = detection.detect_all(now=now)
+    result = detection.detection_run_all(now=now)
     return result, time.perf_counter() - started
 
 
@@ -286,7 +286,7 @@ def run(history: int, new: int, seed: int, active: int, reuse: bool, rebuild: bo
     entry = AuditEntry.objects.create(action=AuditEntry.Action.VOID_GAMES, details={"pending_titles": ["wizard"]})
     title_games = Game.objects.filter(title="wizard", status="rated").count()
     started = time.perf_counter()
-    refunds = void_rebuild_title(entry_id=entry.pk, title="wizard")
+    refunds = void_rebuild_run(entry_id=entry.pk, title="wizard")
     took = time.perf_counter() - started
     say(f"  void {len(voided)} games and rebuild wizard ({title_games} games): {took:.2f}s "
         f"({title_games / took:,.0f} games/s), {len(refunds)} players' ratings changed")

@@ -10,11 +10,11 @@ In one run, over the same 50,000 four-player pending games (inserted with COPY, 
 - floor:   the rows one Elo batch writes (history COPY, ratings UPDATE ... FROM / INSERT, games UPDATE ... FROM),
            with precomputed dummy values, plain psycopg, no reads and no logic: what the disk and server cost;
 - naive:   one game per transaction through the ORM (a sample of games of another title);
-- batch:   ``ratings.elo_batch.rate_pending`` until nothing is pending (the real Elo stage, reputation included);
-- before reputation: the same stage with its reputation step (``fold_reputations``) switched off, over a twin
+- batch:   ``ratings.elo_batch.elo_stage_run`` until nothing is pending (the real Elo stage, reputation included);
+- before reputation: the same stage with its reputation step (``reputations_fold``) switched off, over a twin
            copy of the same games (title "spades"), batch by batch in turn with the real one: the "before" of
            issue 15 (reputation may cost the stage at most 5 %);
-- skill:   ``ratings.trueskill_batch.rate_trueskill_pending`` over the first games, against a bare in-memory loop of
+- skill:   ``ratings.trueskill_batch.trueskill_stage_run`` over the first games, against a bare in-memory loop of
            ``trueskill.rate`` over the same games.
 """
 from __future__ import annotations
@@ -45,11 +45,11 @@ from arena.models import Game, GameServer, Player, Seat  # noqa: E402
 from ratings import elo_batch  # noqa: E402
 from ratings.config import elo_config  # noqa: E402
 from ratings.elo import Standing, rate_sides  # noqa: E402
-from ratings.elo_batch import rate_pending  # noqa: E402
+from ratings.elo_batch import elo_stage_run  # noqa: E402
 from ratings.models import Rating, RatingChange, RatingStage, Reputation  # noqa: E402
-from ratings.rebuild import rebuild  # noqa: E402
+from ratings.rebuild import title_replay  # noqa: E402
 from ratings.store.tables import CHANGE_TYPES  # noqa: E402
-from ratings.trueskill_batch import rate_trueskill_pending  # noqa: E402
+from ratings.trueskill_batch import trueskill_stage_run  # noqa: E402
 
 TITLE = "wizard"
 NAIVE_TITLE = "tokaido"
@@ -234,16 +234,16 @@ def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float,
     RatingStage.objects.create(title=FLOOR_TITLE, stage=RatingStage.Stage.ELO)
     floor_time = batch_time = base_time = 0.0
     done = 0
-    real_fold = elo_batch.fold_reputations
+    real_fold = elo_batch.reputations_fold
 
     def without_reputation() -> float:
-        elo_batch.fold_reputations = lambda games: None
+        elo_batch.reputations_fold = lambda games: None
         try:
             started = time.perf_counter()
-            assert rate_pending(title=BASE_TITLE, limit=batch).games
+            assert elo_stage_run(title=BASE_TITLE, limit=batch).games
             return time.perf_counter() - started
         finally:
-            elo_batch.fold_reputations = real_fold
+            elo_batch.reputations_fold = real_fold
 
     for index in range(len(floor.prepared)):
         started = time.perf_counter()
@@ -251,15 +251,15 @@ def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float,
         floor_time += time.perf_counter() - started
         base = without_reputation() if index % 2 else 0.0
         started = time.perf_counter()
-        done += rate_pending(title=TITLE, limit=batch).games
+        done += elo_stage_run(title=TITLE, limit=batch).games
         real = time.perf_counter() - started
         if not index % 2:
             base = without_reputation()
         batch_time += real
         base_time += base
         PAIR_RATIOS.append(real / base)
-    assert rate_pending(title=TITLE, limit=batch).games == 0
-    assert rate_pending(title=BASE_TITLE, limit=batch).games == 0
+    assert elo_stage_run(title=TITLE, limit=batch).games == 0
+    assert elo_stage_run(title=BASE_TITLE, limit=batch).games == 0
     return done, floor_time, batch_time, base_time
 
 
@@ -328,7 +328,7 @@ def skill_runs(layout: list, count: int, batch: int) -> tuple[int, float, float]
     done = 0
     while done < count:
         started = time.perf_counter()
-        games = rate_trueskill_pending(title=TITLE, limit=min(batch, count - done)).games
+        games = trueskill_stage_run(title=TITLE, limit=min(batch, count - done)).games
         middle = time.perf_counter()
         for table in layout[done:done + games]:
             sides = 1 + max(seat[1] for seat in table)
@@ -398,7 +398,7 @@ def main() -> None:
     cooling = Reputation.objects.filter(cooldown_until__isnull=False).count()
     say(f"reputation rows: {reputations}, of which {cooling} with a cool-down")
     drop_floor()
-    check = rebuild(title=TITLE, check=True)
+    check = title_replay(title=TITLE, check=True)
     say(f"rebuild --check after the batch run: {len(check.mismatches)} mismatches over {check.games} games")
 
     naive_games, naive = naive_run(NAIVE_TITLE)

@@ -16,7 +16,7 @@ from arena.players import players_fetch_or_create
 from matchmaking.models import Preferences
 
 
-def blocked_refuse_too_many(blocked: Sequence[Any]) -> None:
+def blocked_list_check(blocked: Sequence[Any]) -> None:
     """``too_many_blocked`` for a list of more than ``MATCHMAKING_BLOCKED_MAX`` entries, counted as sent (repeats
     too): the first thing done with a list, before any entry is validated, deduplicated or sorted, so a huge
     list costs nothing but its length (docs/security.md, the limits). The door calls it before parsing."""
@@ -55,7 +55,7 @@ def preferences_update(*, handle: str, refuse_same_ip: bool | None = None,
 
 def _blocked_names(handle: str, blocked: Sequence[str]) -> list[str]:
     """The blocked list as stored (sorted, no repeats), or the refusal: the player, or more than the limit."""
-    blocked_refuse_too_many(blocked)
+    blocked_list_check(blocked)
     names = sorted(set(blocked))
     if handle in names:
         raise InvalidInput("cannot_block_self", "A player cannot block themself.",

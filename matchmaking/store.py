@@ -68,7 +68,7 @@ class Loaded:
 
 
 @dataclass
-class Written:
+class PassWritten:
     deliveries: list[Any] = field(default_factory=list)
 
 
@@ -159,14 +159,14 @@ def table_standings(players: list[str], loaded: Loaded) -> list[list[float | int
 
 
 def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], expired: Sequence[str],
-               now: datetime) -> Written:
+               now: datetime) -> PassWritten:
     """Stores the pass inside the caller's transaction; raises if any ticket was no longer waiting."""
     # Table ids as text from the start: they travel as text (JSON, array literals), never as UUID objects.
     rows = list(zip(_new_ids(len(tables)), tables, strict=True))
     seats = [(loaded.key_of[t.id], key) for key, table in rows for t in table.tickets]
     closed_expired = [loaded.key_of[i] for i in expired]
     _backend().write(pool, rows, seats, closed_expired, loaded, now)
-    written = Written()
+    written = PassWritten()
     if rows:
         written.deliveries = _deliveries(rows, loaded, now)
     return written

@@ -15,8 +15,14 @@ from moderation import crowds, rules
 from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Link, Report
 
-__all__ = ["confirm_warnings", "detection_lag", "linked_accounts", "refunds_of", "report_get_for_server",
-           "void_of_game"]
+__all__ = [
+    "detection_lag",
+    "linked_accounts",
+    "multiple_accounts_warnings",
+    "refunds_of",
+    "report_get_for_server",
+    "void_of_game",
+]
 
 
 def report_get_for_server(*, server: GameServer, report_id: int) -> Report:
@@ -45,7 +51,7 @@ def _handles(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def confirm_warnings(*, accounts: Sequence[Player]) -> list[str]:
+def multiple_accounts_warnings(*, accounts: Sequence[Player]) -> list[str]:
     """What the confirm action must say before it bans, one line per reason, never one per pair.
 
     - Each widely-shared hash (more than ``rules.CROWDED_ACCOUNTS`` accounts *outside* ``accounts`` within 30 days:

@@ -40,7 +40,7 @@ def request_detection() -> None:
 
 @penalties.void_rebuilds.done_by
 def rebuild_voided(entry_id: int, titles: tuple[str, ...]) -> None:
-    """The void's hand-off (``penalties.void_games``, after its commit): one rebuild per title, whichever door
+    """The void's hand-off (``penalties.games_void``, after its commit): one rebuild per title, whichever door
     voided the games."""
     for title in titles:
         void_rebuild.delay(entry_id, title)
@@ -50,7 +50,7 @@ def rebuild_voided(entry_id: int, titles: tuple[str, ...]) -> None:
 def detect() -> int:
     """One incremental detection pass over what is new; returns how many games it looked at (new or newly rated)."""
     dispatch.wake_clear(WAKE_KEY)
-    result = detection.detect_all()
+    result = detection.detection_run_all()
     task_facts(games=result.games, games_rated=result.rated, flags_created=result.flags_created,
                flags_updated=result.flags_updated)
     if result.flags_created or result.flags_updated:
@@ -62,7 +62,7 @@ def detect() -> int:
 @shared_task(name="moderation.tasks.void_rebuild")
 def void_rebuild(entry_id: int, title: str) -> int:
     """Rebuild a title after a void, record the refunds on the audit entry, then rate what queued meanwhile."""
-    refunds = penalties.void_rebuild_title(entry_id=entry_id, title=title)
+    refunds = penalties.void_rebuild_run(entry_id=entry_id, title=title)
     rate_elo.delay(title)
     return len(refunds)
 
@@ -88,9 +88,9 @@ def sweep_void_rebuilds() -> int:
 
 @shared_task(name="moderation.tasks.lift_expired_bans")
 def lift_expired_bans() -> int:
-    """The beat's sweep of timed bans (``penalties.lift_expired_bans``): reads its work from the database, so a
+    """The beat's sweep of timed bans (``penalties.bans_expired_lift``): reads its work from the database, so a
     lost or repeated run costs nothing. Returns how many bans it lifted."""
-    lifted = penalties.lift_expired_bans()
+    lifted = penalties.bans_expired_lift()
     if lifted:
         log.info("timed bans: %d lifted", len(lifted))
     return len(lifted)

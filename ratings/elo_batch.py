@@ -15,11 +15,11 @@ from ratings import metrics, reputation
 from ratings.config import elo_config
 from ratings.models import RatingStage
 from ratings.plan import EloPlan, RatedGame
-from ratings.stages import BatchResult, advance_stage, announce_ratings, deck_key, hanabi_rules, lock_stage
+from ratings.stages import BatchResult, deck_key, hanabi_rules, ratings_announce, stage_advance, stage_lock
 from ratings.store import CooldownUpdate, EloUpdate, NewRating, store
 
 
-def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
+def elo_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
     """Rate up to ``limit`` pending games of ``title`` in arrival order, in one transaction.
 
     Reads: the stage lock, the games, their seats, the ratings they need (locked, id order), the Hanabot table
@@ -30,7 +30,7 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
     db = store()
     started = time.perf_counter()
     with transaction.atomic():
-        stage = lock_stage(title, RatingStage.Stage.ELO)
+        stage = stage_lock(title, RatingStage.Stage.ELO)
         games = db.pending_games(title=title, limit=limit, deck_key=deck_key(title))
         if not games:
             return BatchResult(title=title, games=0)
@@ -43,9 +43,9 @@ def rate_pending(*, title: str, limit: int | None = None) -> BatchResult:
                 seq += 1
                 plan.apply_game(game, seq)
         _write(title=title, plan=plan, game_seqs=[(game.id, first + i) for i, game in enumerate(games)])
-        fold_reputations(games)
-        advance_stage(stage, seq)
-        announce_ratings(title=title, player_ids=plan.touched, cause="batch", game_ids=[game.id for game in games])
+        reputations_fold(games)
+        stage_advance(stage, seq)
+        ratings_announce(title=title, player_ids=plan.touched, cause="batch", game_ids=[game.id for game in games])
     # Only batches that rated something: the empty look that ends every run would drown the figures.
     metrics.BATCH_SECONDS.observe(time.perf_counter() - started)
     metrics.BATCH_GAMES.observe(len(games))
@@ -70,7 +70,7 @@ def _write(*, title: str, plan: EloPlan, game_seqs: list[tuple[int, int]]) -> No
     db.mark_games_rated(rows=game_seqs)
 
 
-def fold_reputations(games: Sequence[RatedGame]) -> None:
+def reputations_fold(games: Sequence[RatedGame]) -> None:
     """Every player's outcomes of the batch appended to their reputation, and the quitters' cool-downs decided
     (docs/matchmaking.md): one statement for everyone, a read of the quitters' rows when someone quit and a write
     when that started or renewed a cool-down; no query per game. Inside the batch's transaction, so a rolled-back
@@ -105,6 +105,6 @@ def fold_reputations(games: Sequence[RatedGame]) -> None:
     db.update_cooldowns(rows=updates)
 
 
-def pending_titles() -> list[str]:
+def titles_pending() -> list[str]:
     """Titles with games waiting for the Elo stage (uses the pending partial index)."""
     return sorted(set(Game.objects.filter(status=Game.Status.PENDING).values_list("title", flat=True).distinct()))

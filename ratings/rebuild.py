@@ -20,7 +20,7 @@ from arena.models import Game
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange, RatingStage
 from ratings.plan import KIND_GAME, KIND_RESET, EloPlan, RatedGame, SkillPlan
-from ratings.stages import announce_ratings, deck_key, hanabi_rules, lock_stage
+from ratings.stages import deck_key, hanabi_rules, ratings_announce, stage_lock
 from ratings.store import store
 from ratings.trueskill_batch import trueskill_rated
 
@@ -62,7 +62,7 @@ class EloMove:
     delta: float
 
 
-def rated_titles() -> list[str]:
+def titles_rated() -> list[str]:
     """Every title with a rating or a rated game: what ``rebuild_ratings`` covers by default."""
     titles = set(Rating.objects.values_list("title", flat=True).distinct())
     titles.update(Game.objects.filter(status=Game.Status.RATED).values_list("title", flat=True).distinct())
@@ -82,7 +82,7 @@ def _replay_games(title: str) -> Iterator[tuple[int, RatedGame, bool]]:
         after = seqs[-1]
 
 
-def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, check: bool = False
+def title_replay(*, title: str, progress: Callable[[int, int], None] | None = None, check: bool = False
             ) -> RebuildResult:
     """Recompute ``title``'s ratings and history from its rated games and the resets, in seq order.
 
@@ -96,8 +96,8 @@ def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, c
     result = RebuildResult(title=title, checked=check)
     trueskill = trueskill_rated(title)
     with transaction.atomic():
-        lock_stage(title, RatingStage.Stage.ELO)
-        lock_stage(title, RatingStage.Stage.TRUESKILL)
+        stage_lock(title, RatingStage.Stage.ELO)
+        stage_lock(title, RatingStage.Stage.TRUESKILL)
         history = RatingChange.objects.filter(title=title)
         resets = list(history.filter(kind=KIND_RESET).order_by("seq", "player_id")
                       .values_list("seq", "player_id", "finished_at"))
@@ -131,7 +131,7 @@ def rebuild(*, title: str, progress: Callable[[int, int], None] | None = None, c
             return result
         moved = set(Rating.objects.filter(title=title).values_list("player_id", flat=True)) | plan.states.keys()
         _write(title, plan, skills)
-        announce_ratings(title=title, player_ids=moved, cause="rebuild")
+        ratings_announce(title=title, player_ids=moved, cause="rebuild")
     return result
 
 
@@ -143,9 +143,9 @@ def title_rebuild(*, title: str) -> dict[int, EloMove]:
     """
     initial = elo_config().initial
     with transaction.atomic():
-        lock_stage(title, RatingStage.Stage.ELO)
+        stage_lock(title, RatingStage.Stage.ELO)
         before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
-        rebuild(title=title)
+        title_replay(title=title)
         after = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
     moves = {}
     for player_id in sorted(before.keys() | after.keys()):

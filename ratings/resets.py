@@ -12,7 +12,7 @@ from arena.models import Player
 from ratings.config import elo_config
 from ratings.models import Rating, RatingStage
 from ratings.plan import EloPlan, PlayerState
-from ratings.stages import advance_stage, announce_ratings, lock_stage
+from ratings.stages import ratings_announce, stage_advance, stage_lock
 from ratings.store import store
 
 
@@ -40,7 +40,7 @@ def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: dat
         if titles is not None:
             wanted = wanted.filter(title__in=list(titles))
         for title in sorted(set(wanted.values_list("title", flat=True))):
-            stage = lock_stage(title, RatingStage.Stage.ELO)
+            stage = stage_lock(title, RatingStage.Stage.ELO)
             rating = Rating.objects.select_for_update().get(player=player, title=title)
             seq = stage.last_seq + 1
             plan = EloPlan(states={player.pk: PlayerState(rating.pk, rating.elo, rating.games)},
@@ -48,8 +48,8 @@ def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: dat
             plan.apply_reset(player.pk, seq, at)
             store().insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
             Rating.objects.filter(pk=rating.pk).update(elo=plan.states[player.pk].elo)
-            advance_stage(stage, seq)
+            stage_advance(stage, seq)
             results.append(ResetResult(title=title, player_id=player.pk, seq=seq, before=rating.elo))
         for result in results:
-            announce_ratings(title=result.title, player_ids=[result.player_id], cause="reset")
+            ratings_announce(title=result.title, player_ids=[result.player_id], cause="reset")
     return results

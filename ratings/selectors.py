@@ -33,7 +33,7 @@ def player_get_by_handle(*, handle: str) -> Player:
     return player_get(handle=handle)
 
 
-def player_page(*, handle: str) -> dict[str, Any]:
+def player_profile(*, handle: str) -> dict[str, Any]:
     """``{"player", "id", "status", "ratings": {game: {"elo", "level", "games"}}}``; 404 ``player_not_found``.
 
     One query for the player and all their ratings (a LEFT JOIN: a player without ratings still has a page). The

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from ratings.config import elo_config
 from ratings.cooldowns import cooldown_lift, cooldown_state
-from ratings.elo_batch import pending_titles, rate_pending
+from ratings.elo_batch import elo_stage_run, titles_pending
 from ratings.lag import oldest_pending_age
-from ratings.rebuild import EloMove, Mismatch, RebuildResult, rated_titles, rebuild, title_rebuild
+from ratings.rebuild import EloMove, Mismatch, RebuildResult, title_rebuild, title_replay, titles_rated
 from ratings.resets import ResetResult, rating_reset
-from ratings.stages import BatchResult, announce_ratings
-from ratings.trueskill_batch import rate_trueskill_pending, trueskill_titles
+from ratings.stages import BatchResult, ratings_announce
+from ratings.trueskill_batch import titles_pending_trueskill, trueskill_stage_run
 
 __all__ = [
     "BatchResult",
@@ -23,17 +23,17 @@ __all__ = [
     "Mismatch",
     "RebuildResult",
     "ResetResult",
-    "announce_ratings",
     "cooldown_lift",
     "cooldown_state",
     "elo_config",
+    "elo_stage_run",
     "oldest_pending_age",
-    "pending_titles",
-    "rate_pending",
-    "rate_trueskill_pending",
-    "rated_titles",
     "rating_reset",
-    "rebuild",
+    "ratings_announce",
     "title_rebuild",
-    "trueskill_titles",
+    "title_replay",
+    "titles_pending",
+    "titles_pending_trueskill",
+    "titles_rated",
+    "trueskill_stage_run",
 ]

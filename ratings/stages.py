@@ -46,7 +46,7 @@ class BatchResult:
     last_seq: int | None = None
 
 
-def lock_stage(title: str, stage: str) -> RatingStage:
+def stage_lock(title: str, stage: str) -> RatingStage:
     """Lock the (title, stage) row for this transaction, creating it on first use (safe when two race)."""
     rows = RatingStage.objects.select_for_update().filter(title=title, stage=stage)
     row = rows.first()
@@ -56,7 +56,7 @@ def lock_stage(title: str, stage: str) -> RatingStage:
     return row
 
 
-def advance_stage(stage: RatingStage, last_seq: int) -> None:
+def stage_advance(stage: RatingStage, last_seq: int) -> None:
     """Record how far the stage has gone, inside the transaction that holds its lock."""
     RatingStage.objects.filter(pk=stage.pk).update(last_seq=last_seq)
 
@@ -82,7 +82,7 @@ def hanabi_rules(title: str) -> HanabiRules | None:
     return HanabiRules(table=table, below_rule=hanabot_below_rule())
 
 
-def announce_ratings(*, title: str, player_ids: Iterable[int], cause: str, game_ids: Iterable[int] = ()) -> None:
+def ratings_announce(*, title: str, player_ids: Iterable[int], cause: str, game_ids: Iterable[int] = ()) -> None:
     """Announce after commit which players' ratings moved: a board must never show a rating that could still roll
     back, and the listeners (leaderboards, abuse detection) are above this app, so it cannot call them."""
     ids = tuple(sorted(set(player_ids)))

@@ -51,7 +51,7 @@ def rate_elo(title: str) -> int:
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE, lag_seconds=round(lag, 3))
     rated = batches = 0
     while True:
-        batch = services.rate_pending(title=title)
+        batch = services.elo_stage_run(title=title)
         if not batch.games:
             break
         rated += batch.games
@@ -68,7 +68,7 @@ def rate_trueskill(title: str) -> int:
     done = 0
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE)
     while True:
-        batch = services.rate_trueskill_pending(title=title)
+        batch = services.trueskill_stage_run(title=title)
         if not batch.games:
             task_facts(games_rated=done)
             return done
@@ -78,7 +78,7 @@ def rate_trueskill(title: str) -> int:
 @shared_task(name="ratings.tasks.sweep_pending")
 def sweep_pending() -> None:
     """Periodic safety net: queue the stages of every title that still has work, whatever became of messages."""
-    for title in services.pending_titles():
+    for title in services.titles_pending():
         rate_elo.delay(title)
-    for title in services.trueskill_titles():
+    for title in services.titles_pending_trueskill():
         rate_trueskill.delay(title)

@@ -7,7 +7,7 @@ from django.db import transaction
 from arena.models import Game
 from ratings.models import RatingStage
 from ratings.plan import SkillPlan
-from ratings.stages import BatchResult, advance_stage, cooperative, lock_stage
+from ratings.stages import BatchResult, cooperative, stage_advance, stage_lock
 from ratings.store import store
 
 
@@ -16,7 +16,7 @@ def trueskill_rated(title: str) -> bool:
     return not cooperative(title)
 
 
-def rate_trueskill_pending(*, title: str, limit: int | None = None) -> BatchResult:
+def trueskill_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
     """Apply TrueSkill to up to ``limit`` Elo-rated games of ``title`` in ``rating_seq`` order, exactly once.
 
     Its own lock row, so it lags behind the Elo stage without ever holding it back; the Rating rows it needs
@@ -27,7 +27,7 @@ def rate_trueskill_pending(*, title: str, limit: int | None = None) -> BatchResu
     limit = limit or settings.RATING_BATCH_SIZE
     db = store()
     with transaction.atomic():
-        stage = lock_stage(title, RatingStage.Stage.TRUESKILL)
+        stage = stage_lock(title, RatingStage.Stage.TRUESKILL)
         if not trueskill_rated(title):
             done = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False).update(
                 trueskill_done=True)
@@ -45,12 +45,12 @@ def rate_trueskill_pending(*, title: str, limit: int | None = None) -> BatchResu
         db.lock_ratings(ids=[u[0] for u in updates])
         db.update_skill(rows=updates)
         db.mark_trueskill_done(ids=[game.id for game in games])
-        advance_stage(stage, seqs[-1])
+        stage_advance(stage, seqs[-1])
     return BatchResult(title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=seqs[0],
                        last_seq=seqs[-1])
 
 
-def trueskill_titles() -> list[str]:
+def titles_pending_trueskill() -> list[str]:
     """Titles with Elo-rated games the TrueSkill stage has not applied yet."""
     return sorted(set(Game.objects.filter(status=Game.Status.RATED, trueskill_done=False)
                       .values_list("title", flat=True).distinct()))

@@ -9,7 +9,7 @@ from rest_framework import authentication, exceptions, permissions
 
 from arena.errors import Forbidden
 from arena.models import SCOPES, GameServer
-from arena.servers import game_server_by_key
+from arena.servers import game_server_get_by_key
 
 KEYWORD = "Api-Key"
 
@@ -22,7 +22,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, key = header.partition(" ")
         if scheme != KEYWORD or not key.strip():
             raise exceptions.AuthenticationFailed("Use the header 'Authorization: Api-Key <key>'.")
-        server = game_server_by_key(key.strip())
+        server = game_server_get_by_key(key.strip())
         if server is None:
             raise exceptions.AuthenticationFailed("This API key is unknown or revoked.")
         return server, key

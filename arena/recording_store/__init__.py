@@ -53,7 +53,7 @@ class GameRow:
 
 
 @dataclass(frozen=True)
-class Written:
+class GamesWritten:
     id: int
     status: str
 
@@ -64,7 +64,7 @@ StatusRule = Callable[[GameRow, Mapping[str, str]], str]
 
 
 class RecordingStore(Protocol):
-    def games_write(self, *, server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, Written]:
+    def games_write(self, *, server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, GamesWritten]:
         """Store, in one transaction, the games whose table this server has not stored yet, in the given order.
 
         Returns the written games by table id; a table missing from the answer was already stored (a resend, or
@@ -79,9 +79,9 @@ class RecordingStore(Protocol):
 def recording_store() -> RecordingStore:
     """The store of this process, chosen once: the database a process talks to does not change while it runs."""
     if connection.vendor == "postgresql":
-        from arena.recording_store.postgres import PostgresStore
+        from arena.recording_store.postgres import RecordingPostgresStore
 
-        return PostgresStore()
-    from arena.recording_store.portable import PortableStore
+        return RecordingPostgresStore()
+    from arena.recording_store.portable import RecordingPortableStore
 
-    return PortableStore()
+    return RecordingPortableStore()

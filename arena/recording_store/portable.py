@@ -14,11 +14,11 @@ from django.utils import timezone
 
 from arena.models import Game, Seat
 from arena.players import players_fetch_or_create
-from arena.recording_store import GameRow, StatusRule, Written
+from arena.recording_store import GameRow, GamesWritten, StatusRule
 
 
-class PortableStore:
-    def games_write(self, *, server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, Written]:
+class RecordingPortableStore:
+    def games_write(self, *, server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, GamesWritten]:
         with transaction.atomic():
             stored = set(Game.objects.filter(server_id=server_id, table_id__in=[r.table_id for r in rows])
                          .values_list("table_id", flat=True))
@@ -44,4 +44,4 @@ class PortableStore:
                 for game, r in zip(games, rows, strict=True)
                 for s in r.seats
             ])
-        return {g.table_id: Written(g.pk, g.status) for g in games}
+        return {g.table_id: GamesWritten(g.pk, g.status) for g in games}

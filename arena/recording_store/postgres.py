@@ -40,7 +40,7 @@ from django.db import transaction
 
 from arena.db import StaleRead, pg_cursor
 from arena.models import Game, Player, Seat
-from arena.recording_store import GameRow, SeatRow, StatusRule, Written
+from arena.recording_store import GameRow, GamesWritten, SeatRow, StatusRule
 
 PLAYER, GAME, SEAT = Player._meta.db_table, Game._meta.db_table, Seat._meta.db_table
 NEW_PLAYER_STATUS = Player._meta.get_field("status").default
@@ -147,24 +147,24 @@ SELECT table_id, id, status FROM g
 """
 
 
-class PostgresStore:
-    def games_write(self, *, server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, Written]:
+class RecordingPostgresStore:
+    def games_write(self, *, server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, GamesWritten]:
         if len(rows) == 1:
             return _single(server_id, rows[0], status_of)
         with transaction.atomic():
             return _batch(server_id, rows, status_of)
 
 
-def _single(server_id: int, row: GameRow, status_of: StatusRule) -> dict[str, Written]:
+def _single(server_id: int, row: GameRow, status_of: StatusRule) -> dict[str, GamesWritten]:
     assumed: Mapping[str, str] = {s.handle: NEW_PLAYER_STATUS for s in row.seats}
     for _ in range(MAX_ROUNDS):
         doc = _doc(server_id, [row], [status_of(row, assumed)],
                    lambda seat, assumed=assumed: {"h": seat.handle, "ps": assumed[seat.handle]})
-        written: dict[str, Written] = {}
+        written: dict[str, GamesWritten] = {}
         seen: dict[str, str] = {}
         for table_id, game_id, handle, status in _run(_SINGLE_SQL, doc, NEW_PLAYER_STATUS):
             if game_id is not None:
-                written[table_id] = Written(game_id, status)
+                written[table_id] = GamesWritten(game_id, status)
             else:  # held back; a player without a visible row was just created by another request, so is new
                 seen[handle] = status or NEW_PLAYER_STATUS
         if not seen:
@@ -173,7 +173,7 @@ def _single(server_id: int, row: GameRow, status_of: StatusRule) -> dict[str, Wr
     raise StaleRead(f"the players of table {row.table_id!r} kept changing over {MAX_ROUNDS} rounds")
 
 
-def _batch(server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, Written]:
+def _batch(server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> dict[str, GamesWritten]:
     players: dict[str, tuple[int, str]] = {}
     stored: set[str] = set()
     doc = _doc(server_id, rows, None, lambda seat: {"h": seat.handle})
@@ -195,7 +195,7 @@ def _batch(server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> di
     statuses = [status_of(r, {s.handle: players[s.handle][1] for s in r.seats}) for r in todo]
     doc = _doc(server_id, todo, statuses, lambda seat: {"pid": players[seat.handle][0]})
     answer = _run(_BATCH_GAMES_SQL, doc)
-    return {table_id: Written(game_id, status) for table_id, game_id, status in answer}
+    return {table_id: GamesWritten(game_id, status) for table_id, game_id, status in answer}
 
 
 def _doc(server_id: int, rows: Sequence[GameRow], statuses: Sequence[str] | None,

@@ -12,7 +12,7 @@ from arena.api.game_payload import refuse_unstorable
 from arena.errors import InvalidInput
 from arena.hashing import fingerprint, hash_ip
 from arena.models import is_player_id
-from matchmaking.preferences import blocked_refuse_too_many
+from matchmaking.preferences import blocked_list_check
 from matchmaking.services import PARTY_MAX, SeatInput, TicketInput
 
 TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id",
@@ -114,7 +114,7 @@ def parse_ticket(body: Any) -> TicketInput:
 
 def parse_preferences(body: Any) -> tuple[bool, list[str]]:
     """A PUT's ``{"refuse_same_ip": bool, "blocked": [handles]}``: a full replacement, so a field left out takes its
-    default (false, no one blocked). How many may be blocked is the service's rule (``blocked_refuse_too_many``),
+    default (false, no one blocked). How many may be blocked is the service's rule (``blocked_list_check``),
     applied first, before any entry is looked at."""
     given = parse_preferences_patch(body)
     return given.get("refuse_same_ip", False), given.get("blocked", [])
@@ -125,7 +125,7 @@ def parse_preferences_patch(body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The preferences must be a JSON object.", {"body": "Must be an object."})
     if isinstance(body.get("blocked"), list):
-        blocked_refuse_too_many(body["blocked"])
+        blocked_list_check(body["blocked"])
     refuse_unstorable(body)
     errors: dict[str, str] = {}
     given: dict[str, Any] = {}

@@ -15,7 +15,7 @@ from arena.models import Player
 from moderation import rules, services
 from moderation.admin.confirm import Action, NoteForm
 from moderation.models import Flag, FlagFeeder, Link, Report
-from moderation.services import holder
+from moderation.services import claim_holder
 
 
 class DuplicateForm(NoteForm):
@@ -42,7 +42,7 @@ def related_flags(*, accounts: set[int], exclude: int | None = None) -> list[Fla
 
 
 def claim_context(obj: Flag | Report) -> dict[str, Any]:
-    current = holder(obj)
+    current = claim_holder(obj)
     return {"holder": current.get_username() if current else None, "until": obj.claimed_until if current else None}
 
 
@@ -88,15 +88,15 @@ def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, 
 
     def duplicate(request: Any, obj: Any, form: Any) -> str:
         of = form.cleaned_data["duplicate_of"]
-        services.close_as_duplicate(moderator=request.user, obj=obj, of=of, note=form.cleaned_data["note"])
+        services.case_close_as_duplicate(moderator=request.user, obj=obj, of=of, note=form.cleaned_data["note"])
         return f"{title} #{obj.pk} closed as a duplicate of #{of}."
 
     def claim(request: Any, obj: Any, form: Any) -> str:
-        entry = services.claim(moderator=request.user, obj=obj)
+        entry = services.case_claim(moderator=request.user, obj=obj)
         return f"You hold {noun} #{obj.pk} until {entry.details['until'][11:16]} UTC."
 
     def release(request: Any, obj: Any, form: Any) -> str:
-        services.release(moderator=request.user, obj=obj)
+        services.case_release(moderator=request.user, obj=obj)
         return f"{title} #{obj.pk} released."
 
     return {
@@ -114,6 +114,6 @@ def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, 
             codename="claim", title="Release", button=f"Release this {noun}", danger=False,
             consequences=lambda obj: [f"give this {noun} back to the queue."],
             perform=release, form=lambda obj, data: ClaimForm(data),
-            available=lambda obj: None if services.holder(obj) else f"Nobody holds this {noun}.",
+            available=lambda obj: None if services.claim_holder(obj) else f"Nobody holds this {noun}.",
         ),
     }

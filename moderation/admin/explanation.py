@@ -38,7 +38,7 @@ def cooldown_context(*, player: Player) -> dict[str, Any]:
 
 
 def _lift(request: HttpRequest, player: Player, form: Any) -> str:
-    services.lift_cooldown(moderator=request.user, player=player, note=form.cleaned_data["note"])
+    services.player_cooldown_lift(moderator=request.user, player=player, note=form.cleaned_data["note"])
     return f"{player.handle}'s cool-down is lifted: they may queue again."
 
 

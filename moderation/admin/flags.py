@@ -17,7 +17,7 @@ from moderation.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring
 from moderation.admin.games import VOID_AT_ONCE, TitleFilter
 from moderation.admin.players import ring_preview
 from moderation.models import Flag
-from moderation.selectors import confirm_warnings
+from moderation.selectors import multiple_accounts_warnings
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def _void_consequences(subject: RingGames) -> list[str]:
 
 
 def _void(request: HttpRequest, subject: RingGames, form: Any) -> str:
-    services.void_games(moderator=request.user, games=subject.games, note=form.cleaned_data["note"])
+    services.games_void(moderator=request.user, games=subject.games, note=form.cleaned_data["note"])
     return (f"Voided {len(subject.games)} game(s) of flag #{subject.obj.pk}'s ring; their titles are being rebuilt "
             "in a worker.")
 
@@ -84,21 +84,21 @@ def _confirm_consequences(ring: Ring) -> list[str]:
 
 
 def _confirm_warnings(ring: Ring) -> list[str]:
-    """The confirm page says so before it bans (``selectors.confirm_warnings``): pairs tied only through a
+    """The confirm page says so before it bans (``selectors.multiple_accounts_warnings``): pairs tied only through a
     widely-shared address or device (a school, a café), accounts not linked at all."""
-    return with_policy(confirm_warnings(accounts=ring.candidates))
+    return with_policy(multiple_accounts_warnings(accounts=ring.candidates))
 
 
 def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
-    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, flag=ring.obj,
+    entry = services.multiple_accounts_confirm(moderator=request.user, primary=primary, flag=ring.obj,
                                                note=form.cleaned_data["note"])
     banned = ", ".join(entry.details.get("secondaries", [])) or "nobody"
     return f"Confirmed: {banned} banned, {primary.handle} reset to R0."
 
 
 def _dismiss(request: HttpRequest, flag: Flag, form: Any) -> str:
-    services.dismiss_flag(moderator=request.user, flag=flag, note=form.cleaned_data["note"])
+    services.flag_dismiss(moderator=request.user, flag=flag, note=form.cleaned_data["note"])
     return f"Flag #{flag.pk} dismissed."
 
 
@@ -153,5 +153,5 @@ class FlagAdmin(PanelAdmin):
 
     @admin.display(description="Held by")
     def held_by(self, flag: Flag) -> str:
-        current = services.holder(flag)
+        current = services.claim_holder(flag)
         return current.get_username() if current else ""

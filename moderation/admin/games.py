@@ -82,7 +82,7 @@ def _void_consequences(game: Game) -> list[str]:
 
 
 def _void(request: HttpRequest, game: Game, form: Any) -> str:
-    services.void_games(moderator=request.user, games=[game], note=form.cleaned_data["note"])
+    services.games_void(moderator=request.user, games=[game], note=form.cleaned_data["note"])
     return (f"{game} is void. The {game.title} ratings are being rebuilt in a worker; the refunds appear on this "
             "page when it is done.")
 
@@ -179,7 +179,7 @@ class GameAdmin(PanelAdmin):
             form = NoteForm(request.POST)
             if form.is_valid():
                 try:
-                    services.void_games(moderator=request.user, games=games, note=form.cleaned_data["note"])
+                    services.games_void(moderator=request.user, games=games, note=form.cleaned_data["note"])
                 except ArenaError as refusal:
                     self.message_user(request, refusal.message, messages.ERROR)
                 else:

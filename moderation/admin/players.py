@@ -57,7 +57,7 @@ def _titles(player: Player) -> list[str]:
 
 
 def _ban(request: HttpRequest, player: Player, form: Any) -> str:
-    entry = services.ban(moderator=request.user, player=player, note=form.cleaned_data["note"],
+    entry = services.player_ban(moderator=request.user, player=player, note=form.cleaned_data["note"],
                          duration=form.duration_delta())
     until = entry.details.get("until")
     # Never a handle first: the admin capitalises a message's first letter, and ids are case-sensitive.
@@ -65,22 +65,22 @@ def _ban(request: HttpRequest, player: Player, form: Any) -> str:
 
 
 def _warn(request: HttpRequest, player: Player, form: Any) -> str:
-    services.warn(moderator=request.user, player=player, note=form.cleaned_data["note"])
+    services.player_warn(moderator=request.user, player=player, note=form.cleaned_data["note"])
     return f"Warning to {player.handle} recorded."
 
 
 def _note(request: HttpRequest, player: Player, form: Any) -> str:
-    services.add_note(moderator=request.user, player=player, note=form.cleaned_data["note"])
+    services.player_note_add(moderator=request.user, player=player, note=form.cleaned_data["note"])
     return f"Note on {player.handle} kept."
 
 
 def _unban(request: HttpRequest, player: Player, form: Any) -> str:
-    services.unban(moderator=request.user, player=player, note=form.cleaned_data["note"])
+    services.player_unban(moderator=request.user, player=player, note=form.cleaned_data["note"])
     return f"Lifted the ban of {player.handle}."
 
 
 def _reset(request: HttpRequest, player: Player, form: Any) -> str:
-    entry = services.reset(moderator=request.user, player=player, note=form.cleaned_data["note"])
+    entry = services.player_reset(moderator=request.user, player=player, note=form.cleaned_data["note"])
     titles = ", ".join(r["title"] for r in entry.details.get("resets", [])) or "no title (no ratings)"
     return f"Reset the rating of {player.handle} to R0 in {titles}."
 
@@ -147,7 +147,7 @@ class PlayerAdmin(PanelAdmin):
         """The page's reads, and the link to all the player's games (on the page ``PanelAdmin`` already loaded,
         not a second lookup of the player)."""
         games_url = reverse("admin:arena_game_changelist") + "?" + urlencode({"q": obj.handle})
-        page = reads.player_page(player=obj)
+        page = reads.player_case_file(player=obj)
         # Both reads fill ``standing`` (ban term, warnings, notes; reputation and cool-down): one dict, no overlap.
         standing = {**page["standing"], **cooldown_context(player=obj)["standing"]}
         return {**page, "games_url": games_url, "standing": standing}

@@ -102,7 +102,7 @@ def player_standing(*, player: Player) -> dict[str, Any]:
             "notes": [e for e in entries if e.action == AuditEntry.Action.NOTE]}
 
 
-def player_page(*, player: Player) -> dict[str, Any]:
+def player_case_file(*, player: Player) -> dict[str, Any]:
     now = timezone.now()
     return {
         "standing": player_standing(player=player),

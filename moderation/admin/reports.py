@@ -14,7 +14,7 @@ from moderation.admin.cases import queue_actions, report_context
 from moderation.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, with_policy
 from moderation.admin.players import ring_preview
 from moderation.models import Report
-from moderation.selectors import confirm_warnings
+from moderation.selectors import multiple_accounts_warnings
 from moderation.services.reports import reporter_record
 
 
@@ -35,24 +35,24 @@ def _ring(report: Report) -> Ring:
 
 
 def _dismiss(request: HttpRequest, report: Report, form: Any) -> str:
-    services.dismiss_report(moderator=request.user, report=report, note=form.cleaned_data["note"])
+    services.report_dismiss(moderator=request.user, report=report, note=form.cleaned_data["note"])
     return f"Report #{report.pk} dismissed."
 
 
 def _uphold(request: HttpRequest, report: Report, form: Any) -> str:
-    services.uphold_report(moderator=request.user, report=report, note=form.cleaned_data["note"])
+    services.report_uphold(moderator=request.user, report=report, note=form.cleaned_data["note"])
     return f"Report #{report.pk} upheld."
 
 
 def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
-    entry = services.confirm_multiple_accounts(moderator=request.user, primary=primary, report=ring.obj,
+    entry = services.multiple_accounts_confirm(moderator=request.user, primary=primary, report=ring.obj,
                                                note=form.cleaned_data["note"])
     return f"Confirmed: {', '.join(entry.details.get('secondaries', []))} banned, {primary.handle} reset to R0."
 
 
 def _confirm_warnings(ring: Ring) -> list[str]:
-    return with_policy(confirm_warnings(accounts=ring.candidates))
+    return with_policy(multiple_accounts_warnings(accounts=ring.candidates))
 
 
 REPORT_ACTIONS = {

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from moderation.detection.base import DetectionResult
 from moderation.detection.cursors import DetectionPending, detection_lag, detection_pending, watermark_reset
-from moderation.detection.flags import open_flags
-from moderation.detection.run import detect, detect_all
+from moderation.detection.flags import flags_open
+from moderation.detection.run import detection_run, detection_run_all
 
 __all__ = [
     "DetectionPending",
     "DetectionResult",
-    "detect",
-    "detect_all",
     "detection_lag",
     "detection_pending",
-    "open_flags",
+    "detection_run",
+    "detection_run_all",
+    "flags_open",
     "watermark_reset",
 ]

@@ -132,7 +132,7 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats], pairs: 
     result.flag_ids.append(open_flag.pk)
 
 
-def open_flags() -> list[dict[str, Any]]:
+def flags_open() -> list[dict[str, Any]]:
     """Every open flag as the command prints it, highest score first."""
     out = []
     flags = Flag.objects.filter(status=Flag.Status.OPEN).select_related("beneficiary").order_by("-score", "pk")

@@ -23,7 +23,7 @@ from moderation.detection.suspects import pair_suspects, ring_suspects
 from moderation.models import DetectionState
 
 
-def detect(*, now: datetime | None = None, limit: int | None = None,
+def detection_run(*, now: datetime | None = None, limit: int | None = None,
            progress: Callable[[str], None] | None = None) -> DetectionResult:
     """One incremental pass over the games recorded and rated since the last one; a single transaction.
 
@@ -53,7 +53,7 @@ def detect(*, now: datetime | None = None, limit: int | None = None,
     return result
 
 
-def detect_all(*, now: datetime | None = None, batch: int | None = None,
+def detection_run_all(*, now: datetime | None = None, batch: int | None = None,
                progress: Callable[[str], None] | None = None) -> DetectionResult:
     """Passes of at most ``batch`` games (``settings.DETECTION_BATCH``) until nothing new is left.
 
@@ -62,7 +62,7 @@ def detect_all(*, now: datetime | None = None, batch: int | None = None,
     batch = batch or settings.DETECTION_BATCH
     total = DetectionResult()
     while True:
-        result = detect(now=now, limit=batch, progress=progress)
+        result = detection_run(now=now, limit=batch, progress=progress)
         for name in COUNTERS:
             setattr(total, name, getattr(total, name) + getattr(result, name))
         total.flag_ids.extend(result.flag_ids)

@@ -41,40 +41,40 @@ Reports (``moderation.services.reports``):
 
 Reads for the panel are in ``moderation.selectors`` (``confirm_warnings``, ``refunds_of``, ``linked_accounts``).
 """
-from moderation.services.cooldowns import lift_cooldown
+from moderation.services.cooldowns import player_cooldown_lift
 from moderation.services.penalties import (
-    ban,
-    confirm_multiple_accounts,
-    dismiss_flag,
-    dismiss_report,
-    lift_expired_bans,
-    reset,
-    unban,
-    uphold_report,
-    void_games,
+    bans_expired_lift,
+    flag_dismiss,
+    games_void,
+    multiple_accounts_confirm,
+    player_ban,
+    player_reset,
+    player_unban,
+    report_dismiss,
+    report_uphold,
     void_refusal,
 )
-from moderation.services.queue import claim, close_as_duplicate, holder, release
+from moderation.services.queue import case_claim, case_close_as_duplicate, case_release, claim_holder
 from moderation.services.reports import report_create
-from moderation.services.standing import add_note, warn
+from moderation.services.standing import player_note_add, player_warn
 
 __all__ = [
-    "add_note",
-    "ban",
-    "claim",
-    "close_as_duplicate",
-    "confirm_multiple_accounts",
-    "dismiss_flag",
-    "dismiss_report",
-    "holder",
-    "lift_cooldown",
-    "lift_expired_bans",
-    "release",
+    "bans_expired_lift",
+    "case_claim",
+    "case_close_as_duplicate",
+    "case_release",
+    "claim_holder",
+    "flag_dismiss",
+    "games_void",
+    "multiple_accounts_confirm",
+    "player_ban",
+    "player_cooldown_lift",
+    "player_note_add",
+    "player_reset",
+    "player_unban",
+    "player_warn",
     "report_create",
-    "reset",
-    "unban",
-    "uphold_report",
-    "void_games",
+    "report_dismiss",
+    "report_uphold",
     "void_refusal",
-    "warn",
 ]

@@ -11,7 +11,7 @@ from moderation.services.penalties import _audit, _need_note
 from ratings.services import cooldown_lift
 
 
-def lift_cooldown(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
+def player_cooldown_lift(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """End ``player``'s running cool-down now, with a note; 409 ``no_cooldown`` when none runs. The audit entry's
     details keep what was lifted: ``{"until", "seconds_left", "length_seconds"}``."""
     note = _need_note(note)

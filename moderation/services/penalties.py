@@ -1,6 +1,6 @@
 """Moderator actions: each is one transaction that writes one audit entry (docs/moderation.md, "Penalties").
 
-A ban goes through the core's ``player_ban``, which announces ``PlayerStatusChanged`` after the commit: the
+A ban goes through the core's ``player_status_ban``, which announces ``PlayerStatusChanged`` after the commit: the
 leaderboards drop the player and matchmaking cancels their waiting tickets itself when it listens, so this module
 needs no call into matchmaking (and works the same with or without it installed).
 """
@@ -17,7 +17,7 @@ from django.utils import timezone
 from arena import dispatch
 from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player, Seat
-from arena.players import player_ban, player_unban
+from arena.players import player_status_ban, player_status_unban
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
 from ratings.models import RatingChange
@@ -84,7 +84,7 @@ def _lock_statuses(players: Sequence[Player]) -> None:
 # Multiple accounts
 # ---------------------------------------------------------------------------------------------------------------
 
-def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Player,
+def multiple_accounts_confirm(*, moderator: AbstractBaseUser | None, primary: Player,
                               accounts: Sequence[Player] | None = None, flag: Flag | None = None,
                               report: Report | None = None, note: str = "") -> AuditEntry:
     """One person, several accounts: ban every account but ``primary``, reset the primary to R0 everywhere.
@@ -117,7 +117,7 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
         banned = []
         for player in secondaries:
             if not player.is_banned:
-                player_ban(player=player)
+                player_status_ban(player=player)
                 banned.append(player.handle)
         # A secondary account is banned for good: a timed ban it was serving does not lift it any more.
         BanTerm.objects.filter(player__in=secondaries).delete()
@@ -137,7 +137,7 @@ def confirm_multiple_accounts(*, moderator: AbstractBaseUser | None, primary: Pl
 # Ban, unban, reset
 # ---------------------------------------------------------------------------------------------------------------
 
-def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
+def player_ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
         duration: timedelta | None = None) -> AuditEntry:
     """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody.
 
@@ -150,7 +150,7 @@ def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
         _lock_statuses([player])
         if player.is_banned:
             raise Conflict("already_banned", f"{player.handle} is already banned.")
-        player_ban(player=player)
+        player_status_ban(player=player)
         until = timezone.now() + duration if duration is not None else None
         entry = _audit(moderator=moderator, action=Action.BAN, note=note, players=[player],
                        details={"until": until.isoformat() if until else None})
@@ -159,19 +159,19 @@ def ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
         return entry
 
 
-def unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
+def player_unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Lift a ban (with a note: the audit log says why); the player's games from now on are rated again."""
     note = _need_note(note)
     with transaction.atomic():
         _lock_statuses([player])
         if not player.is_banned:
             raise Conflict("not_banned", f"{player.handle} is not banned.")
-        player_unban(player=player)
+        player_status_unban(player=player)
         BanTerm.objects.filter(player=player).delete()
         return _audit(moderator=moderator, action=Action.UNBAN, note=note, players=[player])
 
 
-def lift_expired_bans(*, now: datetime | None = None) -> list[AuditEntry]:
+def bans_expired_lift(*, now: datetime | None = None) -> list[AuditEntry]:
     """The beat's sweep: every timed ban whose term is past is lifted, each as an audited ``unban`` by the system
     (no moderator), in its own transaction. Safe to run twice or at once: terms are locked and skipped if taken,
     and a term whose player is no longer banned (lifted by hand meanwhile) is simply removed."""
@@ -190,14 +190,14 @@ def lift_expired_bans(*, now: datetime | None = None) -> list[AuditEntry]:
             term.delete()
             if not player.is_banned:
                 continue
-            player_unban(player=player)
+            player_status_unban(player=player)
             lifted.append(_audit(moderator=None, action=Action.UNBAN, players=[player],
                                  note=f"The timed ban ended ({until:%Y-%m-%d %H:%M} UTC).",
                                  details={"ban_ended": until.isoformat()}))
     return lifted
 
 
-def reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequence[str] | None = None,
+def player_reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequence[str] | None = None,
           note: str = "") -> AuditEntry:
     """Reset a player's Elo to R0 in every title (or ``titles``) as ``reset`` history entries."""
     with transaction.atomic():
@@ -210,7 +210,7 @@ def reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequenc
 # Flags and reports
 # ---------------------------------------------------------------------------------------------------------------
 
-def dismiss_flag(*, moderator: AbstractBaseUser | None, flag: Flag, note: str) -> AuditEntry:
+def flag_dismiss(*, moderator: AbstractBaseUser | None, flag: Flag, note: str) -> AuditEntry:
     """Not guilty: the flag is closed and stays closed until detection finds a suspect game it did not cite."""
     note = _need_note(note)
     with transaction.atomic():
@@ -220,7 +220,7 @@ def dismiss_flag(*, moderator: AbstractBaseUser | None, flag: Flag, note: str) -
         return _audit(moderator=moderator, action=Action.DISMISS_FLAG, note=note, players=players, flags=[locked])
 
 
-def dismiss_report(*, moderator: AbstractBaseUser | None, report: Report, note: str) -> AuditEntry:
+def report_dismiss(*, moderator: AbstractBaseUser | None, report: Report, note: str) -> AuditEntry:
     """The report is not upheld; it counts against the reporter's track record."""
     note = _need_note(note)
     with transaction.atomic():
@@ -230,7 +230,7 @@ def dismiss_report(*, moderator: AbstractBaseUser | None, report: Report, note: 
                       players=list(locked.accused.all()), reports=[locked], games=[locked.game] if locked.game else [])
 
 
-def uphold_report(*, moderator: AbstractBaseUser | None, report: Report, note: str = "") -> AuditEntry:
+def report_uphold(*, moderator: AbstractBaseUser | None, report: Report, note: str = "") -> AuditEntry:
     """The moderator agrees with the reporter (a penalty, if any, is its own action); raises their track record."""
     with transaction.atomic():
         locked = _lock_open(Report, report)
@@ -274,7 +274,7 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
 void_rebuilds = dispatch.HandOff("moderation: rebuild the voided titles")
 
 
-def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
+def games_void(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
     """Void games played with a banned account; every affected title is rebuilt in a worker, never here.
 
     The rebuild replays the title without them, so each victim gets back exactly what the abuse cost them (and
@@ -310,7 +310,7 @@ def void_games(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
     return entry
 
 
-def void_rebuild_title(*, entry_id: int, title: str) -> list[dict[str, Any]]:
+def void_rebuild_run(*, entry_id: int, title: str) -> list[dict[str, Any]]:
     """Rebuild ``title`` after a void and write every player's Elo before and after into the audit entry.
 
     Ratings' ``title_rebuild`` locks the title and says whose Elo moved; called inside this transaction, its lock
@@ -340,7 +340,7 @@ def void_rebuilds_overdue(*, older_than: float, now: datetime | None = None) -> 
     """The (audit entry, title) rebuilds a void still owes, for voids older than ``older_than`` seconds.
 
     The entry's ``pending_titles`` is the database's record of the work (written with the void, emptied title by
-    title by ``void_rebuild_title``), so a rebuild whose message was lost with a killed worker is found here and
+    title by ``void_rebuild_run``), so a rebuild whose message was lost with a killed worker is found here and
     queued again by the sweep (``moderation.tasks.sweep_void_rebuilds``); running it twice refunds nothing twice.
     """
     cutoff = (now or timezone.now()) - timedelta(seconds=older_than)

@@ -32,7 +32,7 @@ def _players(obj: Flag | Report) -> list:
     return list(obj.accused.all())
 
 
-def close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | Report, of: int,
+def case_close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | Report, of: int,
                        note: str = "") -> AuditEntry:
     """Close ``obj`` (open) as the same case as flag or report ``of`` (the same kind, not itself)."""
     model = type(obj)
@@ -54,7 +54,7 @@ def close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | Report
                       **_targets(locked, original))
 
 
-def holder(obj: Flag | Report, *, now: datetime | None = None) -> AbstractBaseUser | None:
+def claim_holder(obj: Flag | Report, *, now: datetime | None = None) -> AbstractBaseUser | None:
     """Who holds the claim now (None when nobody does or it lapsed)."""
     now = now or timezone.now()
     if obj.claimed_by_id and obj.claimed_until and obj.claimed_until > now:
@@ -62,14 +62,14 @@ def holder(obj: Flag | Report, *, now: datetime | None = None) -> AbstractBaseUs
     return None
 
 
-def claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:
+def case_claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:
     """Take an open flag or report for ``CLAIM_FOR``; refused while another moderator's claim runs. Taking it
     again extends one's own claim."""
     model = type(obj)
     now = timezone.now()
     with transaction.atomic():
         locked = _lock_open(model, obj)
-        current = holder(locked, now=now)
+        current = claim_holder(locked, now=now)
         if current is not None and current.pk != moderator.pk:
             raise Conflict("already_claimed", f"This {model.__name__.lower()} is held by {current.get_username()} "
                            f"until {locked.claimed_until:%H:%M} UTC.")
@@ -80,12 +80,12 @@ def claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:
                       details={"until": locked.claimed_until.isoformat()}, **_targets(locked))
 
 
-def release(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:
+def case_release(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:
     """Give back one's own claim (a lapsed or someone else's claim is not one's to release)."""
     model = type(obj)
     with transaction.atomic():
         locked = model.objects.select_for_update().get(pk=obj.pk)
-        current = holder(locked)
+        current = claim_holder(locked)
         if current is None or current.pk != moderator.pk:
             raise Conflict("not_claimed", f"You do not hold this {model.__name__.lower()}.")
         locked.claimed_by, locked.claimed_until = None, None

@@ -15,14 +15,14 @@ from moderation.models import AuditEntry
 from moderation.services.penalties import _audit, _need_note
 
 
-def warn(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
+def player_warn(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Record a warning to ``player``; the note says what they were warned about (required)."""
     note = _need_note(note)
     with transaction.atomic():
         return _audit(moderator=moderator, action=AuditEntry.Action.WARN, note=note, players=[player])
 
 
-def add_note(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
+def player_note_add(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Keep a private moderator note about ``player`` (required text)."""
     note = _need_note(note)
     with transaction.atomic():

@@ -20,7 +20,7 @@ from arena.games import get_game
 from arena.replica import on_replica
 from leaderboards.selectors import not_ranked, ranks_of
 from ratings.api import serializers
-from ratings.selectors import game_explanations, player_get_by_handle, player_page, rating_history
+from ratings.selectors import game_explanations, player_get_by_handle, player_profile, rating_history
 
 PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="The site's player id.")
 GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
@@ -47,7 +47,7 @@ class PlayerDetailApi(PublicReadApi):
                    responses={200: serializers.PlayerOut, 404: ErrorOut, 429: ErrorOut})
     @on_replica
     def get(self, request: Request, player: str) -> Response:
-        page = player_page(handle=player)
+        page = player_profile(handle=player)
         player_id = page.pop("id")
         banned = page["status"] == "banned"
         # Every game's rank at once: one query from the database board, whatever the number of games; None for

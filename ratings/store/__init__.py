@@ -109,9 +109,9 @@ def store() -> RatingStore:
 @cache
 def _backend(vendor: str) -> RatingStore:
     if vendor == "postgresql":
-        from ratings.store.postgres import PostgresStore
+        from ratings.store.postgres import BatchPostgresStore
 
-        return PostgresStore()
-    from ratings.store.portable import PortableStore
+        return BatchPostgresStore()
+    from ratings.store.portable import BatchPortableStore
 
-    return PortableStore()
+    return BatchPortableStore()

@@ -45,7 +45,7 @@ def _read(games: QuerySet[Game], deck_key: str | None, *extra: str) -> list[tupl
     return [(*row[:4], row[4][deck_key], *row[5:]) for row in games.values_list(*_GAME_COLUMNS, "variant", *extra)]
 
 
-class PortableStore:
+class BatchPortableStore:
     def pending_games(self, *, title: str, limit: int, deck_key: str | None) -> list[RatedGame]:
         pending = Game.objects.filter(title=title, status=PENDING).order_by("id")[:limit]
         return _with_seats(_read(pending, deck_key))

@@ -37,7 +37,7 @@ def _with_seats(games: list[tuple]) -> list[RatedGame]:
     return [RatedGame(g[0], g[1], g[2], g[3], g[4], seats[g[0]]) for g in games]
 
 
-class PostgresStore:
+class BatchPostgresStore:
     def pending_games(self, *, title: str, limit: int, deck_key: str | None) -> list[RatedGame]:
         deck, deck_params = _deck(deck_key)
         with pg_cursor() as cur:

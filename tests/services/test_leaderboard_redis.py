@@ -16,7 +16,7 @@ from django.utils import timezone
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from arena.models import Player
-from arena.players import player_ban, player_unban
+from arena.players import player_status_ban, player_status_unban
 from leaderboards import redis_board, services, tasks
 from leaderboards.board import BoardUnavailable, active_cutoff
 from leaderboards.db_board import DbBoard
@@ -126,13 +126,13 @@ def test_a_ban_removes_the_player_at_once(anon, django_capture_on_commit_callbac
     assert names(board(anon)) == ["cheat", "fair"]
     assert names(board(anon, "tokaido")) == ["cheat"]
     with django_capture_on_commit_callbacks(execute=True):
-        player_ban(player=cheat)
+        player_status_ban(player=cheat)
     response = board(anon)
     assert names(response) == ["fair"] and ranks(response) == [1] and response.json()["total"] == 1
     assert board(anon, "tokaido").json()["total"] == 0
     assert board(anon, around="cheat").json()["error"]["code"] == "player_not_ranked"
     with django_capture_on_commit_callbacks(execute=True):
-        player_unban(player=cheat)
+        player_status_unban(player=cheat)
     assert names(board(anon)) == ["cheat", "fair"]
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from arena.models import Game, Player
 from moderation.models import AuditEntry
-from moderation.services import ban, void_games
+from moderation.services import games_void, player_ban
 from ratings.models import Rating
 from tests.db.ratings.bodies import random_bodies
 from tests.db.ratings.helpers import post
@@ -57,12 +57,12 @@ def test_void_rebuilds_lost_with_a_killed_worker_are_swept_and_exact(worker, ser
     # The cheat: the handle in most games; every rated game of theirs is voided at once, in every title.
     counts = collections.Counter(p["player"] for g in games for p in g["players"])
     cheat = counts.most_common(1)[0][0]
-    ban(moderator=None, player=Player.objects.get(handle=cheat), note="test")
+    player_ban(moderator=None, player=Player.objects.get(handle=cheat), note="test")
     voided = list(Game.objects.filter(seats__player__handle=cheat, status=Game.Status.RATED).distinct())
     titles = sorted({g.title for g in voided})
     assert len(titles) >= 4, titles
     before = {(h, t): e for h, t, e in Rating.objects.values_list("player__handle", "title", "elo")}
-    entry = void_games(moderator=None, games=voided, note="ring")  # its commit queues one rebuild per title
+    entry = games_void(moderator=None, games=voided, note="ring")  # its commit queues one rebuild per title
 
     deadline = time.monotonic() + 120
     while len(_pending(entry.pk)) == len(titles) and time.monotonic() < deadline:

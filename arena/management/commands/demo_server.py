@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from arena.games import all_games
 from arena.models import SCOPES, GameServer
-from arena.servers import game_server_by_key, game_server_create, game_server_rotate_key, game_server_set_scopes
+from arena.servers import game_server_create, game_server_get_by_key, game_server_key_rotate, game_server_scopes_set
 
 DEMO_NAME = "demo"
 
@@ -31,7 +31,7 @@ def _stored_key(path: Path) -> str | None:
         key = path.read_text().strip()
     except OSError:
         return None
-    server = game_server_by_key(key) if key else None
+    server = game_server_get_by_key(key) if key else None
     return key if server is not None and server.name == DEMO_NAME else None
 
 
@@ -53,7 +53,7 @@ class Command(BaseCommand):
         path = Path(key_file) if key_file else Path(settings.VAR_DIR) / "demo_key"
         key = _stored_key(path)
         if key is not None:
-            game_server_set_scopes(server=GameServer.objects.get(name=DEMO_NAME), scopes=SCOPES)
+            game_server_scopes_set(server=GameServer.objects.get(name=DEMO_NAME), scopes=SCOPES)
             self.stdout.write(self.style.SUCCESS(f"Demo game server key: {key}") + f"  (reused from {path})")
         else:
             server = GameServer.objects.filter(name=DEMO_NAME).first()
@@ -61,8 +61,8 @@ class Command(BaseCommand):
                 GameServer.objects.filter(pk=server.pk).update(name=f"{DEMO_NAME}-revoked-{server.pk}")
                 server = None
             if server is not None:
-                issued = game_server_rotate_key(server=server)
-                game_server_set_scopes(server=server, scopes=SCOPES)
+                issued = game_server_key_rotate(server=server)
+                game_server_scopes_set(server=server, scopes=SCOPES)
             else:
                 issued = game_server_create(name=DEMO_NAME, scopes=SCOPES)
             key = issued.key

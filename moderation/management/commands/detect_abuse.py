@@ -27,12 +27,12 @@ class Command(BaseCommand):
             raise CommandError("--batch must be at least 1 (a negative one would crash the pass's slice).")
         if opts["from_scratch"]:
             detection.watermark_reset()
-        result = detection.detect_all(batch=opts["batch"], progress=lambda message: self.stderr.write(message))
+        result = detection.detection_run_all(batch=opts["batch"], progress=lambda message: self.stderr.write(message))
         self.stderr.write(
             f"looked at {result.games} new games (watermark {result.watermark}) and {result.rated} newly rated: "
             f"{result.links_created} links new, "
             f"{result.links_updated} widened, {result.pairs_evaluated} pairs evaluated, {result.suspect_pairs} "
             f"suspect; flags {result.flags_created} raised, {result.flags_updated} updated, "
             f"{result.flags_skipped} left dismissed, {result.flags_withdrawn} withdrawn")
-        for flag in detection.open_flags():
+        for flag in detection.flags_open():
             self.stdout.write(json.dumps(flag))

@@ -11,7 +11,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.games import GAMES
-from ratings.rebuild import rated_titles, rebuild
+from ratings.rebuild import title_replay, titles_rated
 
 # Differences listed in full by --check before the rest are only counted.
 SHOW_MISMATCHES = 20
@@ -28,7 +28,7 @@ class Command(BaseCommand):
     def handle(self, *args: object, game: str | None, check: bool, **options: object) -> None:
         if game is not None and game not in GAMES:
             raise CommandError(f"Unknown game {game!r}; one of: {', '.join(sorted(GAMES))}.")
-        titles = [game] if game else rated_titles()
+        titles = [game] if game else titles_rated()
         if not titles:
             self.stdout.write("Nothing rated yet: nothing to rebuild.")
             return
@@ -36,7 +36,7 @@ class Command(BaseCommand):
         for title in titles:
             started = time.monotonic()
             self.stdout.write(f"{title}: {'checking' if check else 'rebuilding'}...")
-            result = rebuild(title=title, progress=self._progress(title), check=check)
+            result = title_replay(title=title, progress=self._progress(title), check=check)
             seconds = time.monotonic() - started
             summary = (f"{title}: {result.games} games, {result.resets} resets, {result.players} players, "
                        f"{result.trueskill_games} with TrueSkill, in {seconds:.1f}s")

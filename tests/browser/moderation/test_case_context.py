@@ -125,7 +125,7 @@ def test_the_games_list_searches_several_ids_or_a_prefix_and_filters_banned_play
     kim_pia = arena.game([("kim", fresh_ip()), ("pia", fresh_ip())])
     olga_pia = arena.game([("olga", fresh_ip()), ("pia", fresh_ip())])
     zed_ugo = arena.game([("zed", fresh_ip()), ("ugo", fresh_ip())])
-    services.ban(moderator=None, player=player("pia"), note="alt")
+    services.player_ban(moderator=None, player=player("pia"), note="alt")
     login(page, live_server, moderator)
     page.goto(f"{live_server.url}/admin/arena/game/")
     search = page.locator("#searchbar")

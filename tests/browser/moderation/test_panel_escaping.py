@@ -44,7 +44,7 @@ def test_a_hostile_report_description_runs_nothing_anywhere_it_is_shown(page, li
         page.wait_for_load_state("load")
         expect(page.locator("#content")).to_contain_text('window.__pwned = "script"')
     # A ban note, on the player page next to the rating plot (the SVGs escape their own text: test_admin_charts).
-    services.ban(moderator=None, player=player("carl"), note=HOSTILE)
+    services.player_ban(moderator=None, player=player("carl"), note=HOSTILE)
     page.goto(f"/admin/arena/player/{player('carl').pk}/change/")
     page.wait_for_load_state("load")
     expect(page.locator("#player-panel table.audit-rows")).to_contain_text('window.__pwned = "script"')

@@ -105,7 +105,7 @@ def test_moderator_voids_a_game_and_sees_the_refunds(page, live_server, moderato
     arena = Arena()
     arena.game([("cheat", fresh_ip()), ("vic", fresh_ip())])
     arena.game([("vic", fresh_ip()), ("olga", fresh_ip())])
-    services.ban(moderator=None, player=player("cheat"), note="alt of someone")
+    services.player_ban(moderator=None, player=player("cheat"), note="alt of someone")
     voided = player("cheat").seats.get().game
 
     login(page, live_server, moderator)

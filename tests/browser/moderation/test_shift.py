@@ -301,8 +301,8 @@ def test_a_rings_voided_games_draw_as_counted_marks_and_one_readable_refund_summ
     for _ in range(4):
         arena.game([("kim", fresh_ip()), ("kim_alt", fresh_ip())])
     arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
-    services.ban(moderator=None, player=player("kim_alt"), note="alt")
-    entry = services.void_games(moderator=None, games=games_of("kim_alt"), note="ring")
+    services.player_ban(moderator=None, player=player("kim_alt"), note="alt")
+    entry = services.games_void(moderator=None, games=games_of("kim_alt"), note="ring")
     themed(page, theme)
     login(page, live_server, moderator)
     page.goto(f"{live_server.url}/admin/arena/player/{player('kim').pk}/change/")

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from arena.models import GameServer
-from arena.servers import hash_key
+from arena.servers import api_key_hash
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -46,7 +46,7 @@ def test_create_game_server_prints_the_key_once_and_stores_its_hash():
     call_command("create_game_server", "wizard-eu", stdout=out)
     key = out.getvalue().strip().splitlines()[-1]
     server = GameServer.objects.get(name="wizard-eu")
-    assert server.key_hash == hash_key(key) and key.startswith(server.key_prefix)
+    assert server.key_hash == api_key_hash(key) and key.startswith(server.key_prefix)
     with pytest.raises(CommandError):
         call_command("create_game_server", "wizard-eu", stdout=StringIO())
 
@@ -63,7 +63,7 @@ def test_demo_server_reuses_its_key_and_says_when_it_had_to_revoke_one(tmp_path)
     assert old == again and "reused" in second.getvalue() and "curl -s -X POST" in second.getvalue()
     assert key_file.read_text().strip() == old and (key_file.stat().st_mode & 0o777) == 0o600
     server = GameServer.objects.get(name="demo")
-    assert server.key_hash == hash_key(old)
+    assert server.key_hash == api_key_hash(old)
     # The file lost: a new key, and the command says the old one stopped working.
     key_file.unlink()
     third = StringIO()
@@ -71,7 +71,7 @@ def test_demo_server_reuses_its_key_and_says_when_it_had_to_revoke_one(tmp_path)
     new = third.getvalue().split("key: ")[1].split()[0]
     assert new != old and "previous key was replaced" in third.getvalue()
     server.refresh_from_db()
-    assert server.key_hash == hash_key(new) and key_file.read_text().strip() == new
+    assert server.key_hash == api_key_hash(new) and key_file.read_text().strip() == new
 
 
 @pytest.mark.django_db

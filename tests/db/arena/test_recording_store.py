@@ -17,8 +17,8 @@ import arena.recording
 from arena.models import Game, Player, Seat
 from arena.recording import game_status
 from arena.recording_store import GameRow, SeatRow, recording_store
-from arena.recording_store.portable import PortableStore
-from arena.recording_store.postgres import PostgresStore
+from arena.recording_store.portable import RecordingPortableStore
+from arena.recording_store.postgres import RecordingPostgresStore
 from arena.servers import game_server_create
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def test_game_status_rule(wants_rating, statuses, expected):
 def test_the_store_is_chosen_once_from_the_database():
     store = recording_store()
     assert store is recording_store()
-    assert type(store) is (PostgresStore if connection.vendor == "postgresql" else PortableStore)
+    assert type(store) is (RecordingPostgresStore if connection.vendor == "postgresql" else RecordingPortableStore)
 
 
 def test_recording_itself_never_asks_which_database_it_runs_on():
@@ -78,7 +78,8 @@ def test_every_store_writes_the_same_rows():
             _row("T-3", ["new3", "old"], wants_rating=False)]
     this, portable = game_server_create(name="this").server, game_server_create(name="portable").server
     written = recording_store().games_write(server_id=this.pk, rows=rows, status_of=_rule)
-    assert PortableStore().games_write(server_id=portable.pk, rows=rows, status_of=_rule).keys() == written.keys()
+    portable_written = RecordingPortableStore().games_write(server_id=portable.pk, rows=rows, status_of=_rule)
+    assert portable_written.keys() == written.keys()
     assert {t: w.status for t, w in written.items()} == {"T-1": "pending", "T-2": "unrated", "T-3": "unrated"}
     assert _stored(this.pk) == _stored(portable.pk)  # on SQLite both are the portable store: what follows counts
     stored = Game.objects.filter(server=this).order_by("id")

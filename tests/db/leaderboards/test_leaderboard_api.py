@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from arena.models import Player
-from arena.players import player_ban, player_unban
+from arena.players import player_status_ban, player_status_unban
 from leaderboards import db_board
 from leaderboards.selectors import rank_of
 from tests.db.leaderboards.helpers import board, names, ranks, rate
@@ -52,11 +52,11 @@ def test_a_ban_removes_the_player_at_once_and_an_unban_restores(anon, django_cap
     cheat = rate("cheat", 2500).player
     rate("fair", 1500)
     with django_capture_on_commit_callbacks(execute=True):
-        player_ban(player=cheat)
+        player_status_ban(player=cheat)
     response = board(anon)
     assert names(response) == ["fair"] and ranks(response) == [1] and response.json()["total"] == 1
     with django_capture_on_commit_callbacks(execute=True):
-        player_unban(player=cheat)
+        player_status_unban(player=cheat)
     assert names(board(anon)) == ["cheat", "fair"]
 
 

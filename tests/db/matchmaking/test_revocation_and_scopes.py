@@ -11,11 +11,11 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from arena.models import GameServer, Player
-from arena.servers import ServerRevokedError, game_server_revoke, game_server_rotate_key
+from arena.servers import ServerRevokedError, game_server_key_rotate, game_server_revoke
 from matchmaking import services
 from matchmaking.models import Delivery, OpenSeat, ServerCallback, Ticket
 from matchmaking.selectors import ticket_present
-from moderation.services.penalties import ban
+from moderation.services.penalties import player_ban
 from tests.db.matchmaking.conftest import another_server, ticket_body
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -69,18 +69,18 @@ def test_the_other_reasons_deleted_and_player_banned(api):
     assert api.delete(f"{TICKETS}{deleted['id']}/").json()["reason"] == "deleted"
     banned = _waiting(api, "bob")
     moderator = User.objects.create_superuser("root", password="pw")
-    ban(player=Player.objects.get(handle="bob"), moderator=moderator, note="ring")
+    player_ban(player=Player.objects.get(handle="bob"), moderator=moderator, note="ring")
     assert api.get(f"{TICKETS}{banned['id']}/").json()["reason"] == "player_banned"
     assert "reason" not in _waiting(api, "carol")
 
 
 def test_rotating_a_revoked_key_never_un_revokes_it(server_key):
     server = server_key[0]
-    fresh = game_server_rotate_key(server=server)  # an active server: fine
+    fresh = game_server_key_rotate(server=server)  # an active server: fine
     assert GameServer.objects.get(pk=server.pk).key_hash != server_key[1]
     assert game_server_revoke(server=server)
     with pytest.raises(ServerRevokedError):
-        game_server_rotate_key(server=server)
+        game_server_key_rotate(server=server)
     stored = GameServer.objects.get(pk=server.pk)
     assert stored.revoked_at is not None and stored.key_prefix == fresh.key[:8]
     client = APIClient()

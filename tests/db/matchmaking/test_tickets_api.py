@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from arena.hashing import hash_ip
 from arena.models import Player
-from arena.players import player_ban
+from arena.players import player_status_ban
 from matchmaking.models import Ticket, TicketSeat
 from ratings.models import Rating
 from tests.db.matchmaking.conftest import ticket_body
@@ -158,7 +158,7 @@ def test_the_rule_holds_across_game_servers(api, other_api):
 
 
 def test_a_banned_player_cannot_queue(api):
-    player_ban(player=Player.objects.create(handle="mallory"))
+    player_status_ban(player=Player.objects.create(handle="mallory"))
     response = api.post(URL, ticket_body("mallory"), format="json")
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "player_banned"
@@ -169,7 +169,7 @@ def test_a_ban_cancels_the_players_waiting_tickets(api, django_capture_on_commit
     waiting = post(api, ticket_body("mallory"))
     as_friend = post(api, ticket_body("bob", game="nile", party=[{"player": "mallory", "ip": "198.51.100.3"}]))
     with django_capture_on_commit_callbacks(execute=True):
-        player_ban(player=Player.objects.get(handle="mallory"))
+        player_status_ban(player=Player.objects.get(handle="mallory"))
     assert get(api, waiting["id"])["status"] == "cancelled"
     assert get(api, as_friend["id"])["status"] == "cancelled"  # the party is seated together or not at all
 
@@ -315,7 +315,7 @@ def test_a_party_member_with_an_open_ticket_refuses_the_whole_ticket_naming_them
 
 
 def test_a_banned_party_member_refuses_the_whole_ticket_naming_them(api):
-    player_ban(player=Player.objects.create(handle="mallory"))
+    player_status_ban(player=Player.objects.create(handle="mallory"))
     response = api.post(URL, ticket_body("alice", party=[{"player": "mallory", "ip": "198.51.100.2"}]),
                         format="json")
     assert response.status_code == 403 and "party.0.player" in response.json()["error"]["fields"]

@@ -72,4 +72,4 @@ def record(api: Any, bodies: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def detect(now: datetime | None = None):
     from moderation import detection
 
-    return detection.detect(now=now)
+    return detection.detection_run(now=now)

@@ -93,9 +93,9 @@ def settle() -> None:
     In a test wrapped in a transaction, on-commit work never fires; the browser tests (transactional, live
     server) get it from the real eager path and need not call this.
     """
-    from moderation.detection import detect
-    from ratings.services import pending_titles, rate_pending
+    from moderation.detection import detection_run
+    from ratings.services import elo_stage_run, titles_pending
 
-    for title in pending_titles():
-        rate_pending(title=title)
-    detect()
+    for title in titles_pending():
+        elo_stage_run(title=title)
+    detection_run()

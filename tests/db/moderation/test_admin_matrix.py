@@ -22,7 +22,7 @@ from django.urls import URLPattern, URLResolver
 from django.utils import timezone
 
 from arena.models import Game
-from arena.players import player_ban
+from arena.players import player_status_ban
 from matchmaking.models import Delivery, Pool, ServerCallback, Table, Ticket
 from moderation.admin_door import totp_enrol
 from moderation.models import AuditEntry, Flag, Report
@@ -63,7 +63,7 @@ def objects() -> dict[str, object]:
     arena = Arena()
     build_ring(arena, main="kim", alts=("kim_alt",), games=6)
     settle()
-    player_ban(player=player("kim_alt"))
+    player_status_ban(player=player("kim_alt"))
     server = arena.server
     root = User.objects.create_superuser("root", "root@example.com", PASSWORD)
     now = timezone.now()

@@ -14,7 +14,7 @@ from arena.models import Game, Player, Seat
 from moderation.admin import reads
 from moderation.admin.dashboard import age_text, rating_lag_rows
 from moderation.models import AuditEntry, Flag, Link, Report
-from moderation.services.penalties import void_rebuild_title
+from moderation.services.penalties import void_rebuild_run
 from ratings.models import RatingChange
 from tests.db.moderation.panel_helpers import PASSWORD, Arena, build_ring, fresh_ip, make_moderator, player, settle
 
@@ -355,7 +355,7 @@ def test_void_a_rings_games_at_once_from_the_games_list(arena, mod_client, djang
     assert Game.objects.filter(pk__in=ids, status=Game.Status.VOID).count() == 6
     assert len(queued) == 1  # one rebuild for the one title, queued for a worker, never run in the request
     entry = AuditEntry.objects.get(action=AuditEntry.Action.VOID_GAMES)
-    void_rebuild_title(entry_id=entry.pk, title="tokaido")  # what the worker's task does (either mode)
+    void_rebuild_run(entry_id=entry.pk, title="tokaido")  # what the worker's task does (either mode)
     entry.refresh_from_db()
     refunds = {r["handle"]: r["delta"] for r in entry.details["refunds"]["tokaido"]}
     assert set(refunds) == {"kim", "kim_alt"} and refunds["kim"] < 0

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from arena.models import Game, GameServer, Player
-from arena.players import player_ban
+from arena.players import player_status_ban
 from moderation.models import AuditEntry, Flag
 from moderation.moderators import GROUP
 from ratings.models import HanabotRating, Rating
@@ -43,7 +43,7 @@ def world() -> dict:
     arena = Arena()
     build_ring(arena, main="kim", alts=("kim_alt",), games=6)
     settle()
-    player_ban(player=player("kim_alt"))  # the core's ban, which writes no audit entry: so its games can be voided
+    player_status_ban(player=player("kim_alt"))  # the core's ban writes no audit entry: its games can be voided
     return {"server": arena.server, "flag": Flag.objects.get(), "game": Game.objects.order_by("pk").first(),
             "kim": player("kim"), "alt": player("kim_alt")}
 

@@ -7,7 +7,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
 from moderation.models import AuditEntry
-from moderation.services import ban
+from moderation.services import player_ban
 from tests.db.moderation.panel_helpers import PASSWORD, Arena, fresh_ip, make_moderator, player
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 def test_renaming_a_moderator_later_does_not_rewrite_history():
     anna = make_moderator("anna")
     Arena().game([("kim", fresh_ip()), ("olga", fresh_ip())])
-    entry = ban(moderator=anna, player=player("kim"), note="abusive alt")
+    entry = player_ban(moderator=anna, player=player("kim"), note="abusive alt")
     anna.username = "bella"
     anna.save()
     entry.refresh_from_db()
@@ -33,7 +33,7 @@ def test_renaming_a_moderator_later_does_not_rewrite_history():
 
 def test_an_action_without_a_moderator_keeps_an_empty_name():
     Arena().game([("kim", fresh_ip()), ("olga", fresh_ip())])
-    assert ban(moderator=None, player=player("kim"), note="by a script").moderator_name == ""
+    assert player_ban(moderator=None, player=player("kim"), note="by a script").moderator_name == ""
 
 
 @pytest.mark.django_db(transaction=True)

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from arena.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, Flag, FlagFeeder, Report
-from moderation.services import claim, close_as_duplicate, holder, release
+from moderation.services import case_claim, case_close_as_duplicate, case_release, claim_holder
 from moderation.services.reports import reporter_record
 from tests.db.moderation.panel_helpers import PASSWORD, Arena, fresh_ip, make_moderator, player, settle
 
@@ -60,9 +60,9 @@ def test_a_flag_closed_as_a_duplicate_of_another(two_flags):
     first, second = two_flags
     mod = make_moderator("mod")
     with pytest.raises(InvalidInput):
-        close_as_duplicate(moderator=mod, obj=second, of=second.pk)
+        case_close_as_duplicate(moderator=mod, obj=second, of=second.pk)
     with pytest.raises(InvalidInput):
-        close_as_duplicate(moderator=mod, obj=second, of=999_999)
+        case_close_as_duplicate(moderator=mod, obj=second, of=999_999)
     client = Client()
     assert client.login(username="mod", password=PASSWORD)
     response = client.post(f"/admin/moderation/flag/{second.pk}/duplicate/", {"duplicate_of": first.pk,
@@ -83,9 +83,9 @@ def test_a_claim_shows_who_holds_the_case_refuses_others_and_lapses_after_an_hou
     first, _ = two_flags
     anna, bert = make_moderator("anna"), make_moderator("bert")
     started = timezone.now()
-    entry = claim(moderator=anna, obj=first)
+    entry = case_claim(moderator=anna, obj=first)
     first.refresh_from_db()
-    assert holder(first) == anna
+    assert claim_holder(first) == anna
     assert started + timedelta(hours=1) <= first.claimed_until <= timezone.now() + timedelta(hours=1)
     assert entry.details["until"] == first.claimed_until.isoformat()
     bert_client = Client()
@@ -95,25 +95,25 @@ def test_a_claim_shows_who_holds_the_case_refuses_others_and_lapses_after_an_hou
     refused = bert_client.post(f"/admin/moderation/flag/{first.pk}/claim/", {}).content.decode()
     assert "This flag is held by anna until" in refused
     with pytest.raises(Conflict):
-        release(moderator=bert, obj=first)
+        case_release(moderator=bert, obj=first)
     Flag.objects.filter(pk=first.pk).update(claimed_until=timezone.now() - timedelta(seconds=1))
     first.refresh_from_db()
-    assert holder(first) is None
-    claim(moderator=bert, obj=first)
+    assert claim_holder(first) is None
+    case_claim(moderator=bert, obj=first)
     first.refresh_from_db()
-    assert holder(first) == bert
-    release(moderator=bert, obj=first)
+    assert claim_holder(first) == bert
+    case_release(moderator=bert, obj=first)
     first.refresh_from_db()
-    assert holder(first) is None and first.claimed_by is None
+    assert claim_holder(first) is None and first.claimed_by is None
 
 
 def test_resolving_a_case_ends_its_claim(two_flags):
     first, second = two_flags
     anna = make_moderator("anna")
-    claim(moderator=anna, obj=second)
-    close_as_duplicate(moderator=anna, obj=second, of=first.pk)
+    case_claim(moderator=anna, obj=second)
+    case_close_as_duplicate(moderator=anna, obj=second, of=first.pk)
     second.refresh_from_db()
-    assert second.claimed_by is None and holder(second) is None
+    assert second.claimed_by is None and claim_holder(second) is None
 
 
 def test_a_report_shows_links_between_accused_and_reporter_and_the_reporters_real_history(arena):
@@ -133,6 +133,6 @@ def test_a_report_closed_as_a_duplicate_counts_for_no_track_record(arena):
     first = arena.report(reporter="olga", accused=["kim"], reason="other", description="rude")
     second = arena.report(reporter="olga", accused=["kim"], reason="other", description="rude again")
     mod = make_moderator("mod")
-    close_as_duplicate(moderator=mod, obj=Report.objects.get(pk=second["id"]), of=first["id"])
+    case_close_as_duplicate(moderator=mod, obj=Report.objects.get(pk=second["id"]), of=first["id"])
     assert Report.objects.get(pk=second["id"]).status == "duplicate"
     assert reporter_record(reporter=player("olga")) == 0.5  # still neutral: nothing upheld or dismissed

@@ -7,7 +7,7 @@ import pytest
 
 from arena.models import Game, Player
 from moderation.models import DetectionState, Flag, FlagFeeder, Link
-from moderation.services import dismiss_flag
+from moderation.services import flag_dismiss
 from tests.db.moderation.helpers import detect, duel, link, record, seen
 from tests.db.ratings.helpers import post, rate_all
 
@@ -180,7 +180,7 @@ class TestFlags:
         moderator = django_user_model.objects.create_user("mod")
         record(api, link("b", "f") + ring("b", "f", games=5))
         detect()
-        dismiss_flag(moderator=moderator, flag=Flag.objects.get(), note="brothers, checked by mail")
+        flag_dismiss(moderator=moderator, flag=Flag.objects.get(), note="brothers, checked by mail")
         # Nothing new about b and f: detection reruns over other games and leaves the flag dismissed.
         record(api, [duel("b", "stranger")])
         detect()
@@ -227,7 +227,7 @@ def test_passes_of_a_few_games_reach_the_same_flags(api):
     from moderation import detection
 
     record(api, link("b", "f") + ring("b", "f", games=6) + link("c", "g") + ring("c", "g", games=5))
-    total = detection.detect_all(batch=3)
+    total = detection.detection_run_all(batch=3)
     from arena.models import Game
 
     assert total.games == 15 and total.watermark == max(Game.objects.values_list("pk", flat=True))

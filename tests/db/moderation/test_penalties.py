@@ -16,16 +16,16 @@ from moderation import tasks
 from moderation.admin.games import GAME_ACTIONS
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services import (
-    ban,
-    confirm_multiple_accounts,
-    dismiss_flag,
-    dismiss_report,
-    reset,
-    unban,
-    void_games,
+    flag_dismiss,
+    games_void,
+    multiple_accounts_confirm,
+    player_ban,
+    player_reset,
+    player_unban,
+    report_dismiss,
     void_refusal,
 )
-from moderation.services.penalties import void_rebuild_title, void_rebuilds
+from moderation.services.penalties import void_rebuild_run, void_rebuilds
 from ratings.models import Rating, RatingChange
 from tests.db.moderation.helpers import detect, duel, link, record
 
@@ -66,7 +66,7 @@ class TestConfirm:
         games_before = dict(Rating.objects.filter(player__handle="main").values_list("title", "games"))
         assert rating("main") > 1500 and rating("main", "nile") > 1500
         with django_capture_on_commit_callbacks(execute=True):
-            entry = confirm_multiple_accounts(moderator=moderator, primary=player("main"), flag=ring_flag,
+            entry = multiple_accounts_confirm(moderator=moderator, primary=player("main"), flag=ring_flag,
                                               note="one person")
         assert set(Player.objects.filter(status="banned").values_list("handle", flat=True)) == {"alt1", "alt2"}
         assert not player("main").is_banned
@@ -88,25 +88,25 @@ class TestConfirm:
         confirm decides on the locked rows: alt1 is not banned a second time, and the entry claims only alt2."""
         page = [ring_flag.beneficiary, *Player.objects.filter(fed_flags__flag=ring_flag).order_by("pk")]
         assert [p.status for p in page] == ["active"] * 3
-        ban(moderator=moderator, player=player("alt1"), note="caught elsewhere")
-        entry = confirm_multiple_accounts(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
+        player_ban(moderator=moderator, player=player("alt1"), note="caught elsewhere")
+        entry = multiple_accounts_confirm(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
         assert entry.details["banned"] == ["alt2"] and entry.details["secondaries"] == ["alt1", "alt2"]
         assert [p.status for p in page] == ["active", "banned", "banned"]  # the page's copies, read afresh
         # The same stale page submitted twice: the flag is resolved, the second is the documented 409.
         with pytest.raises(Conflict) as second:
-            confirm_multiple_accounts(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
+            multiple_accounts_confirm(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
         assert second.value.code == "already_resolved"
         assert sorted(AuditEntry.objects.values_list("action", flat=True)) == ["ban", "confirm_multiple_accounts"]
 
     def test_a_banned_accounts_new_games_are_rated_for_nobody(self, api, moderator, ring_flag):
-        confirm_multiple_accounts(moderator=moderator, primary=player("main"), flag=ring_flag)
+        multiple_accounts_confirm(moderator=moderator, primary=player("main"), flag=ring_flag)
         (body,) = record(api, [duel("honest", "alt1")])
         assert Game.objects.get(pk=body["id"]).status == Game.Status.UNRATED
         assert not RatingChange.objects.filter(game_id=body["id"]).exists()
 
     def test_the_primary_must_be_one_of_the_accounts(self, api, moderator, ring_flag):
         with pytest.raises(InvalidInput):
-            confirm_multiple_accounts(moderator=moderator, primary=player("honest"), flag=ring_flag)
+            multiple_accounts_confirm(moderator=moderator, primary=player("honest"), flag=ring_flag)
         assert not AuditEntry.objects.exists()
         assert not Player.objects.filter(status="banned").exists()
 
@@ -114,7 +114,7 @@ class TestConfirm:
         made = api.post("/api/v1/reports/", {"reporter": "honest", "accused": ["main", "alt1"],
                                              "reason": "multiple_accounts"}, format="json").json()
         rep = Report.objects.get(pk=made["id"])
-        entry = confirm_multiple_accounts(moderator=moderator, primary=player("main"), report=rep)
+        entry = multiple_accounts_confirm(moderator=moderator, primary=player("main"), report=rep)
         rep.refresh_from_db()
         assert rep.status == Report.Status.UPHELD
         assert list(Player.objects.filter(status="banned").values_list("handle", flat=True)) == ["alt1"]
@@ -125,14 +125,14 @@ class TestBanUnbanReset:
     def test_ban_and_unban_with_notes(self, api, moderator):
         record(api, [duel("a", "b")])
         with pytest.raises(InvalidInput):
-            ban(moderator=moderator, player=player("a"), note="  ")
-        ban(moderator=moderator, player=player("a"), note="cheating")
+            player_ban(moderator=moderator, player=player("a"), note="  ")
+        player_ban(moderator=moderator, player=player("a"), note="cheating")
         assert player("a").is_banned
         with pytest.raises(Conflict):
-            ban(moderator=moderator, player=player("a"), note="again")
+            player_ban(moderator=moderator, player=player("a"), note="again")
         with pytest.raises(InvalidInput):
-            unban(moderator=moderator, player=player("a"), note="")
-        unban(moderator=moderator, player=player("a"), note="appeal accepted")
+            player_unban(moderator=moderator, player=player("a"), note="")
+        player_unban(moderator=moderator, player=player("a"), note="appeal accepted")
         assert not player("a").is_banned
         assert list(AuditEntry.objects.order_by("pk").values_list("action", "note")) == [
             ("ban", "cheating"), ("unban", "appeal accepted")]
@@ -141,14 +141,14 @@ class TestBanUnbanReset:
         # Two moderators open a's page while a is active; the first bans, the second's copy still says active.
         record(api, [duel("a", "b")])
         first, second = player("a"), player("a")
-        ban(moderator=moderator, player=first, note="cheating")
+        player_ban(moderator=moderator, player=first, note="cheating")
         with pytest.raises(Conflict):
-            ban(moderator=moderator, player=second, note="cheating too")
+            player_ban(moderator=moderator, player=second, note="cheating too")
         assert AuditEntry.objects.filter(action="ban").count() == 1
 
     def test_reset_one_player(self, api, moderator):
         record(api, [duel("a", "b")])
-        entry = reset(moderator=moderator, player=player("a"), note="boosted")
+        entry = player_reset(moderator=moderator, player=player("a"), note="boosted")
         assert rating("a") == 1500.0 and rating("b") == 1470.0
         assert entry.details["resets"] == [{"title": "tokaido", "before": 1530.0, "after": 1500.0}]
 
@@ -156,13 +156,13 @@ class TestBanUnbanReset:
 class TestDismiss:
     def test_dismiss_flag_and_report_need_notes_and_open_items(self, api, moderator, ring_flag):
         with pytest.raises(InvalidInput):
-            dismiss_flag(moderator=moderator, flag=ring_flag, note="")
-        dismiss_flag(moderator=moderator, flag=ring_flag, note="twins")
+            flag_dismiss(moderator=moderator, flag=ring_flag, note="")
+        flag_dismiss(moderator=moderator, flag=ring_flag, note="twins")
         with pytest.raises(Conflict):
-            dismiss_flag(moderator=moderator, flag=ring_flag, note="twice")
+            flag_dismiss(moderator=moderator, flag=ring_flag, note="twice")
         made = api.post("/api/v1/reports/", {"reporter": "honest", "accused": ["main"], "reason": "other"},
                         format="json").json()
-        dismiss_report(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="no evidence")
+        report_dismiss(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="no evidence")
         assert list(AuditEntry.objects.order_by("pk").values_list("action", flat=True)) == [
             "dismiss_flag", "dismiss_report"]
         assert not Player.objects.filter(status="banned").exists()
@@ -181,12 +181,12 @@ class TestVoid:
         # Replay without g2: v's second game is g3, from 1530 against 1470.
         d3_clean = 60 * (1 - elo(v1, w1))
         v_clean, w_clean = v1 + d3_clean, w1 - d3_clean
-        ban(moderator=moderator, player=player("cheat"), note="alt of someone")
+        player_ban(moderator=moderator, player=player("cheat"), note="alt of someone")
         with django_capture_on_commit_callbacks() as queued:
-            entry = void_games(moderator=moderator, games=[Game.objects.get(pk=g2["id"])], note="abuse")
+            entry = games_void(moderator=moderator, games=[Game.objects.get(pk=g2["id"])], note="abuse")
         assert Game.objects.get(pk=g2["id"]).status == Game.Status.VOID
         assert len(queued) == 1 and rating("v") == pytest.approx(v3)  # queued for the worker, nothing rebuilt yet
-        void_rebuild_title(entry_id=entry.pk, title="tokaido")  # what the worker's task does
+        void_rebuild_run(entry_id=entry.pk, title="tokaido")  # what the worker's task does
         assert rating("v") == pytest.approx(v_clean) and rating("w") == pytest.approx(w_clean)
         assert rating("cheat") is None
         assert not RatingChange.objects.filter(game_id=g2["id"]).exists()
@@ -198,7 +198,7 @@ class TestVoid:
         assert refunds["cheat"]["after"] is None
         assert entry.details["pending_titles"] == [] and "rebuilt_at" in entry.details
         # The task redelivered after its commit (acks late): the refunds written the first time stand.
-        assert void_rebuild_title(entry_id=entry.pk, title="tokaido") == entry.details["refunds"]["tokaido"]
+        assert void_rebuild_run(entry_id=entry.pk, title="tokaido") == entry.details["refunds"]["tokaido"]
         entry.refresh_from_db()
         assert {r["handle"] for r in entry.details["refunds"]["tokaido"]} == set(refunds)
         assert sorted(entry.players.values_list("handle", flat=True)) == ["cheat", "v"]
@@ -209,9 +209,9 @@ class TestVoid:
     @pytest.mark.skipif(not settings.CELERY_TASK_ALWAYS_EAGER, reason="embedded mode: the task runs in-process")
     def test_embedded_mode_rebuilds_after_the_commit(self, api, moderator, django_capture_on_commit_callbacks):
         (body,) = record(api, [duel("cheat", "v")])
-        ban(moderator=moderator, player=player("cheat"), note="x")
+        player_ban(moderator=moderator, player=player("cheat"), note="x")
         with django_capture_on_commit_callbacks(execute=True):
-            entry = void_games(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
+            entry = games_void(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
         entry.refresh_from_db()
         assert rating("v") is None  # v's only rated game is gone: no rating left in the title
         assert {r["handle"]: r["delta"] for r in entry.details["refunds"]["tokaido"]} == {"v": 30.0, "cheat": -30.0}
@@ -219,15 +219,15 @@ class TestVoid:
     def test_only_games_with_a_banned_account(self, api, moderator):
         (body,) = record(api, [duel("a", "b")])
         with pytest.raises(Conflict):
-            void_games(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
+            games_void(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
         assert Game.objects.get(pk=body["id"]).status == Game.Status.RATED
         assert not AuditEntry.objects.exists()
 
     def test_the_rebuild_runs_after_the_commit_not_in_the_request(self, api, moderator):
         # Without the commit hook (this test's transaction never commits) the void is written, nothing rebuilt.
         (body,) = record(api, [duel("cheat", "v")])
-        ban(moderator=moderator, player=player("cheat"), note="x")
-        entry = void_games(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
+        player_ban(moderator=moderator, player=player("cheat"), note="x")
+        entry = games_void(moderator=moderator, games=[Game.objects.get(pk=body["id"])])
         assert rating("v") == 1470.0
         assert entry.details["pending_titles"] == ["tokaido"] and entry.details["refunds"] == {}
 
@@ -240,17 +240,17 @@ class TestVoid:
         assert refusal is not None and refusal.code == "no_banned_player" and refusal.status == 409
         assert available(game) == refusal.message
         with pytest.raises(Conflict) as raised:
-            void_games(moderator=moderator, games=[game])
+            games_void(moderator=moderator, games=[game])
         assert (raised.value.code, raised.value.message) == (refusal.code, refusal.message)
-        ban(moderator=moderator, player=player("cheat"), note="x")
+        player_ban(moderator=moderator, player=player("cheat"), note="x")
         game = Game.objects.get(pk=cheat["id"])
         assert void_refusal(games=[game]) is None and available(game) is None
-        void_games(moderator=moderator, games=[game])
+        games_void(moderator=moderator, games=[game])
         game.refresh_from_db()
         refusal = void_refusal(games=[game])
         assert refusal is not None and refusal.code == "already_void" and available(game) == refusal.message
         with pytest.raises(Conflict) as raised:
-            void_games(moderator=moderator, games=[game])
+            games_void(moderator=moderator, games=[game])
         assert raised.value.code == "already_void"
 
     def test_the_service_hands_the_rebuild_to_moderations_task_module(self):
@@ -280,7 +280,7 @@ def test_a_confirm_waits_for_a_concurrent_ban_of_a_secondary_and_then_leaves_it_
     def other_moderator() -> None:
         try:
             with transaction.atomic():
-                ban(moderator=moderator, player=Player.objects.get(handle="alt1"), note="caught elsewhere")
+                player_ban(moderator=moderator, player=Player.objects.get(handle="alt1"), note="caught elsewhere")
                 holding.set()
                 release.wait(10)
         finally:
@@ -291,7 +291,7 @@ def test_a_confirm_waits_for_a_concurrent_ban_of_a_secondary_and_then_leaves_it_
     assert holding.wait(10)
     threading.Timer(0.5, release.set).start()
     started = time.monotonic()
-    entry = confirm_multiple_accounts(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
+    entry = multiple_accounts_confirm(moderator=moderator, primary=page[0], accounts=page, flag=ring_flag)
     waited = time.monotonic() - started
     other.join(10)
     assert waited >= 0.4  # it did wait for the ban's commit

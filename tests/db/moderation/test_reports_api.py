@@ -9,7 +9,7 @@ from arena.servers import game_server_create
 from moderation import api as reports_door
 from moderation import rules
 from moderation.models import Report
-from moderation.services import dismiss_report, uphold_report
+from moderation.services import report_dismiss, report_uphold
 from tests.db.moderation.helpers import duel, record
 
 pytestmark = pytest.mark.django_db
@@ -114,12 +114,12 @@ class TestRefusals:
 class TestTrackRecord:
     def test_reliable_reporters_are_read_first(self, api, game, django_user_model):
         moderator = django_user_model.objects.create_user("mod")
-        for verdict in (uphold_report, uphold_report, uphold_report):
+        for verdict in (report_uphold, report_uphold, report_uphold):
             made = report(api, reporter="bob", accused=["alice"], reason="other").json()
             verdict(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="right")
         for _ in range(3):
             made = report(api, reporter="dave", accused=["carol"], reason="other").json()
-            dismiss_report(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="wrong")
+            report_dismiss(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="wrong")
         fresh = report(api, reporter="carol", accused=["dave"], reason="other").json()["id"]
         reliable = report(api, reporter="bob", accused=["alice"], reason="other").json()["id"]
         unreliable = report(api, reporter="dave", accused=["carol"], reason="other").json()["id"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from arena.models import Player
-from moderation.selectors import confirm_warnings, linked_accounts
+from moderation.selectors import linked_accounts, multiple_accounts_warnings
 from tests.db.moderation.helpers import detect, duel, link, record, seen
 
 pytestmark = pytest.mark.django_db
@@ -40,11 +40,11 @@ def test_confirm_warns_once_per_crowded_hash_and_about_missing_links(api):
     bodies += [seen(f"guest{i}", days_ago=4, ip=cafe) for i in range(51)]
     record(api, bodies + link("x", "y"))
     detect()
-    assert confirm_warnings(accounts=[p("a"), p("b")]) == []
-    (crowded,) = confirm_warnings(accounts=[p("a"), p("c"), p("d")])
+    assert multiple_accounts_warnings(accounts=[p("a"), p("b")]) == []
+    (crowded,) = multiple_accounts_warnings(accounts=[p("a"), p("c"), p("d")])
     assert crowded == ("a, c and d are tied only through an address 51 other accounts used within 30 days (a school, "
                        "a café?): weak evidence on its own.")
-    (alone,) = confirm_warnings(accounts=[p("a"), p("b"), p("x")])
+    (alone,) = multiple_accounts_warnings(accounts=[p("a"), p("b"), p("x")])
     assert alone.startswith("x shares no address")
 
 
@@ -54,4 +54,4 @@ def test_a_cafe_with_fewer_than_51_strangers_brings_no_crowd_warning(api):
     bodies += [seen(f"guest{i}", days_ago=4, ip=cafe) for i in range(50)]
     record(api, bodies)
     detect()
-    assert confirm_warnings(accounts=[p("a"), p("c")]) == []
+    assert multiple_accounts_warnings(accounts=[p("a"), p("c")]) == []

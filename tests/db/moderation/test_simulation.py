@@ -15,7 +15,7 @@ from django.core.management import call_command
 
 from moderation.admin.reads import flag_candidates
 from moderation.models import Flag, FlagFeeder
-from moderation.selectors import confirm_warnings
+from moderation.selectors import multiple_accounts_warnings
 from tests.db.moderation.helpers import detect
 from tests.db.ratings.helpers import rate_all
 
@@ -72,6 +72,6 @@ def test_precision_and_recall_at_least_90_percent(options, simulate):
     # A planted ring is not its own crowd: no open flag's confirm page warns of a widely-shared hash, and no link
     # of its evidence is marked widely shared (issue 20 §1: warnings that can change a moderator's mind).
     for flag in Flag.objects.filter(status=Flag.Status.OPEN):
-        warnings = confirm_warnings(accounts=flag_candidates(flag=flag))
+        warnings = multiple_accounts_warnings(accounts=flag_candidates(flag=flag))
         assert not [w for w in warnings if "tied only through" in w], (flag.beneficiary.handle, warnings)
         assert not [lk for f in flag.evidence["feeders"] for lk in f["links"] if lk["crowded"]]

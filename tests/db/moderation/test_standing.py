@@ -11,7 +11,14 @@ from django.utils import timezone
 from arena.models import Player
 from moderation import tasks
 from moderation.models import AuditEntry, BanTerm
-from moderation.services import add_note, ban, confirm_multiple_accounts, lift_expired_bans, unban, warn
+from moderation.services import (
+    bans_expired_lift,
+    multiple_accounts_confirm,
+    player_ban,
+    player_note_add,
+    player_unban,
+    player_warn,
+)
 from tests.db.moderation.panel_helpers import PASSWORD, Arena, fresh_ip, make_moderator, player, settle
 
 pytestmark = pytest.mark.django_db
@@ -44,42 +51,42 @@ def page(client: Client, url: str) -> str:
 
 def test_a_timed_ban_is_lifted_by_the_beat_as_an_audited_action(mod, duel):
     before = timezone.now()
-    entry = ban(moderator=mod, player=player("kim"), note="toxic chat", duration=timedelta(days=7))
+    entry = player_ban(moderator=mod, player=player("kim"), note="toxic chat", duration=timedelta(days=7))
     term = BanTerm.objects.get(player=player("kim"))
     assert before + timedelta(days=7) <= term.until <= timezone.now() + timedelta(days=7)
     assert entry.details["until"] == term.until.isoformat()
-    assert lift_expired_bans(now=term.until - timedelta(seconds=1)) == []
+    assert bans_expired_lift(now=term.until - timedelta(seconds=1)) == []
     assert player("kim").status == Player.Status.BANNED
-    (lifted,) = lift_expired_bans(now=term.until)
+    (lifted,) = bans_expired_lift(now=term.until)
     assert player("kim").status == Player.Status.ACTIVE
     assert (lifted.action, lifted.moderator, lifted.moderator_name) == ("unban", None, "")
     assert lifted.details == {"ban_ended": term.until.isoformat()} and "timed ban ended" in lifted.note
     assert not BanTerm.objects.exists()
-    assert lift_expired_bans(now=term.until + timedelta(days=1)) == []  # run again: nothing more
+    assert bans_expired_lift(now=term.until + timedelta(days=1)) == []  # run again: nothing more
 
 
 def test_the_beat_task_lifts_what_is_due(mod, duel):
-    ban(moderator=mod, player=player("kim"), note="cooling off", duration=timedelta(hours=1))
+    player_ban(moderator=mod, player=player("kim"), note="cooling off", duration=timedelta(hours=1))
     BanTerm.objects.update(until=timezone.now() - timedelta(seconds=1))
     assert tasks.lift_expired_bans() == 1
     assert player("kim").status == Player.Status.ACTIVE
 
 
 def test_a_ban_until_lifted_has_no_term_and_an_unban_by_hand_clears_a_term(mod, duel):
-    ban(moderator=mod, player=player("kim"), note="alt")
+    player_ban(moderator=mod, player=player("kim"), note="alt")
     assert not BanTerm.objects.exists()
-    assert lift_expired_bans(now=timezone.now() + timedelta(days=3650)) == []
+    assert bans_expired_lift(now=timezone.now() + timedelta(days=3650)) == []
     assert player("kim").is_banned
-    ban(moderator=mod, player=player("olga"), note="spam", duration=timedelta(days=1))
-    unban(moderator=mod, player=player("olga"), note="appeal")
+    player_ban(moderator=mod, player=player("olga"), note="spam", duration=timedelta(days=1))
+    player_unban(moderator=mod, player=player("olga"), note="appeal")
     assert not BanTerm.objects.filter(player=player("olga")).exists()
 
 
 def test_confirming_multiple_accounts_makes_a_timed_ban_final(mod, duel):
-    ban(moderator=mod, player=player("olga"), note="suspected alt", duration=timedelta(days=1))
-    confirm_multiple_accounts(moderator=mod, primary=player("kim"), accounts=[player("kim"), player("olga")])
+    player_ban(moderator=mod, player=player("olga"), note="suspected alt", duration=timedelta(days=1))
+    multiple_accounts_confirm(moderator=mod, primary=player("kim"), accounts=[player("kim"), player("olga")])
     assert not BanTerm.objects.exists()
-    assert lift_expired_bans(now=timezone.now() + timedelta(days=2)) == []
+    assert bans_expired_lift(now=timezone.now() + timedelta(days=2)) == []
     assert player("olga").is_banned
 
 
@@ -109,8 +116,8 @@ def test_warnings_and_notes_are_recorded_listed_and_audited(mod, mod_client, due
     shown = page(mod_client, f"/admin/arena/player/{kim.pk}/change/")
     assert "Warnings (1)" in shown and "stalling &lt;b&gt;again&lt;/b&gt;" in shown
     assert "Moderator notes (1)" in shown and "talked to them on the forum" in shown
-    assert warn(moderator=mod, player=kim, note="second").action == "warn"
-    assert add_note(moderator=mod, player=kim, note="x").action == "note"
+    assert player_warn(moderator=mod, player=kim, note="second").action == "warn"
+    assert player_note_add(moderator=mod, player=kim, note="x").action == "note"
 
 
 def test_staff_outside_the_group_cannot_warn_or_note(duel):

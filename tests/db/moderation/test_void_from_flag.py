@@ -75,9 +75,9 @@ def test_the_games_list_searches_several_ids_a_prefix_and_filters_banned_players
     prefix = tables[0].split("-")[0] + "-*"
     assert all(t in text(mod_client.get("/admin/arena/game/", {"q": prefix})) for t in tables)
     assert "olga" in listing and "Players" in listing  # the players column
-    from moderation.services import ban
+    from moderation.services import player_ban
 
-    ban(moderator=None, player=player("zed"), note="x")
+    player_ban(moderator=None, player=player("zed"), note="x")
     banned = text(mod_client.get("/admin/arena/game/", {"banned": "yes"}))
     assert tables[3] in banned and tables[0] not in banned
 

@@ -10,7 +10,7 @@ from django.conf import settings
 from arena.models import Game, Player
 from moderation import tasks
 from moderation.models import AuditEntry
-from moderation.services import ban, void_games
+from moderation.services import games_void, player_ban
 from moderation.services.penalties import void_rebuilds_overdue
 from ratings.models import Rating
 from tests.db.moderation.helpers import duel, record
@@ -29,9 +29,9 @@ def rating(handle: str) -> float:
 
 def test_the_sweep_rebuilds_a_void_whose_message_was_lost(api, django_capture_on_commit_callbacks, settings):
     _, g2 = record(api, [duel("v", "w"), duel("cheat", "v")])
-    ban(moderator=None, player=Player.objects.get(handle="cheat"), note="alt")
+    player_ban(moderator=None, player=Player.objects.get(handle="cheat"), note="alt")
     with django_capture_on_commit_callbacks(execute=False) as lost:  # the rebuild's message never runs
-        entry = void_games(moderator=None, games=[Game.objects.get(pk=g2["id"])], note="abuse")
+        entry = games_void(moderator=None, games=[Game.objects.get(pk=g2["id"])], note="abuse")
     assert len(lost) == 1
     # g1: v beats w, both new (K 60): v 1530. g2 (cheat beats v) cost v 60 * E(1530 vs 1500).
     v_before = 1530.0 - 60 * elo(1530.0, 1500.0)

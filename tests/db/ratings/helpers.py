@@ -8,8 +8,8 @@ from typing import Any
 
 from django.db import transaction
 
-from ratings.elo_batch import rate_pending
-from ratings.trueskill_batch import rate_trueskill_pending
+from ratings.elo_batch import elo_stage_run
+from ratings.trueskill_batch import trueskill_stage_run
 from tests.db.ratings.bodies import TITLES
 
 
@@ -29,7 +29,7 @@ def rate_all(limit: int | None = None, titles: Sequence[str] = TITLES) -> int:
     """Run the Elo stage batch after batch until nothing is pending."""
     total = 0
     for title in titles:
-        while batch := rate_pending(title=title, limit=limit):
+        while batch := elo_stage_run(title=title, limit=limit):
             if not batch.games:
                 break
             total += batch.games
@@ -40,7 +40,7 @@ def skill_all(limit: int | None = None, titles: Sequence[str] = TITLES) -> int:
     total = 0
     for title in titles:
         while True:
-            batch = rate_trueskill_pending(title=title, limit=limit)
+            batch = trueskill_stage_run(title=title, limit=limit)
             if not batch.games:
                 break
             total += batch.games

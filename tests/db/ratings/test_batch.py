@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.models import Game, Player
-from ratings.elo_batch import rate_pending
+from ratings.elo_batch import elo_stage_run
 from ratings.models import Rating, RatingChange, RatingStage
-from ratings.rebuild import rebuild
-from ratings.trueskill_batch import rate_trueskill_pending
+from ratings.rebuild import title_replay
+from ratings.trueskill_batch import trueskill_stage_run
 from tests.db.ratings.bodies import bodies, random_bodies
 from tests.db.ratings.helpers import post, rate_all, rolled_back, skill_all
 from tests.db.ratings.replay import Replay, assert_matches, game_order_ok, stored_history, stored_ratings
@@ -62,7 +62,7 @@ def test_games_arriving_while_rating_are_rated_after_the_earlier_ones(api, first
     """Order of arrival: games recorded between two batches come after everything recorded before them."""
     with rolled_back():
         post(api, first)
-        rate_pending(title="wizard", limit=limit)  # a partial run, then more games arrive
+        elo_stage_run(title="wizard", limit=limit)  # a partial run, then more games arrive
         post(api, second)
         rate_all(limit=limit)
         replay = Replay()
@@ -139,10 +139,10 @@ def _snapshot():
 
 def test_running_the_same_batch_twice_changes_nothing(api):
     post(api, random_bodies(random.Random(3), 60, titles=("wizard", "hanabi"), pool=8))
-    first = rate_pending(title="wizard")
+    first = elo_stage_run(title="wizard")
     assert first.games > 0 and first.player_ids
     before = _snapshot()
-    again = rate_pending(title="wizard")
+    again = elo_stage_run(title="wizard")
     assert again.games == 0 and again.player_ids == []
     assert _snapshot() == before
     rate_all()
@@ -163,12 +163,12 @@ def test_a_game_cannot_be_applied_twice_even_by_a_buggy_writer(api):
 
 def test_a_batch_costs_the_same_queries_whatever_its_size(api):
     post(api, random_bodies(random.Random(5), 80, titles=("wizard",), pool=6))
-    rate_pending(title="wizard", limit=10)  # every player has a rating now: no batch below inserts any
+    elo_stage_run(title="wizard", limit=10)  # every player has a rating now: no batch below inserts any
     assert Rating.objects.count() == 6
     with CaptureQueriesContext(connection) as small:
-        assert rate_pending(title="wizard", limit=3).games == 3
+        assert elo_stage_run(title="wizard", limit=3).games == 3
     with CaptureQueriesContext(connection) as large:
-        assert rate_pending(title="wizard", limit=60).games > 40
+        assert elo_stage_run(title="wizard", limit=60).games > 40
     # 12 for the ratings; reputation (docs/matchmaking.md) adds its statements per batch, never per game.
     assert len(large.captured_queries) == len(small.captured_queries) <= 14
 
@@ -188,7 +188,7 @@ def test_trueskill_stage_skips_hanabi_and_follows_rating_order(api):
     post(api, games)
     rate_all(limit=9)
     # TrueSkill lags: only part of it has run when more Elo batches come.
-    rate_trueskill_pending(title="wizard", limit=2)
+    trueskill_stage_run(title="wizard", limit=2)
     assert skill_all(limit=7) > 0
     replay = Replay()
     replay.play(games)
@@ -225,6 +225,6 @@ def test_hanabot_edit_applies_to_games_rated_afterwards_and_survives_a_rebuild(a
     assert list(RatingChange.objects.filter(player__handle="x").order_by("seq").values_list("opponent", flat=True)) \
         == [old_table[("50", 2, 22)], old_table[("50", 2, 22)], 1900.0]
     # The rebuild replays each game against the bot it met, not today's table.
-    assert rebuild(title="hanabi", check=True).mismatches == []
-    rebuild(title="hanabi")
+    assert title_replay(title="hanabi", check=True).mismatches == []
+    title_replay(title="hanabi")
     assert_matches(replay)

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from rest_framework.test import APIClient
 
 from arena.models import Game, Player
-from arena.players import player_ban
-from moderation.services.penalties import void_games, void_rebuild_title
+from arena.players import player_status_ban
+from moderation.services.penalties import games_void, void_rebuild_run
 from ratings.models import RatingChange
 from ratings.selectors import game_explanations
 from tests.conftest import game_body, player
@@ -158,11 +158,11 @@ def test_a_void_game_answers_with_its_void_and_refunds(api):
     # so v loses 60 · 0.414501 = 24.87. Voiding both refunds v 30 + 24.87 = 54.87 and takes cheat's back.
     first = _rated(api, game_body("tokaido", [player("cheat", 40, achievements=0), player("v", 20, achievements=0)]))
     second = _rated(api, game_body("tokaido", [player("cheat", 40, achievements=0), player("v", 20, achievements=0)]))
-    player_ban(player=Player.objects.get(handle="cheat"))
-    entry = void_games(moderator=None, games=list(Game.objects.filter(pk__in=[first, second])), note="ring")
+    player_status_ban(player=Player.objects.get(handle="cheat"))
+    entry = games_void(moderator=None, games=list(Game.objects.filter(pk__in=[first, second])), note="ring")
     pending = APIClient().get(f"/api/v1/games/{first}/explain/").json()
     assert pending["status"] == "void" and pending["void"]["pending"] and pending["void"]["refunds"] == []
-    void_rebuild_title(entry_id=entry.pk, title="tokaido")
+    void_rebuild_run(entry_id=entry.pk, title="tokaido")
     body = APIClient().get(f"/api/v1/games/{first}/explain/").json()
     assert body["status"] == "void" and "seats" not in body
     assert body["void"]["games"] == [first, second] and not body["void"]["pending"]

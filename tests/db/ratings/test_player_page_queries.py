@@ -1,7 +1,7 @@
 """Exact query counts of the player page, GET /api/v1/players/{player}/ (issue 17): the same whatever the number of
 games the player is rated in and of rated games played, on SQLite and on PostgreSQL alike.
 
-The page is one query for the player with every rating and the reputation (``ratings.selectors.player_page``), then
+The page is one query for the player with every rating and the reputation (``ratings.selectors.player_profile``), then
 the ranks (``leaderboards.selectors.ranks_of``): the database board answers every game with a board in one more
 query, the Redis board with no query at all (a round trip of its own per board). Hanabi has no board and costs
 nothing. No transaction, no savepoint: the page only reads.

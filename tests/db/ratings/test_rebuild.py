@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 import ratings.rebuild
 from arena.models import Game, Player
 from ratings.models import Rating, RatingChange
-from ratings.rebuild import rebuild, title_rebuild
+from ratings.rebuild import title_rebuild, title_replay
 from ratings.resets import rating_reset
 from tests.db.ratings.bodies import TITLES, random_bodies
 from tests.db.ratings.helpers import post, rate_all, skill_all
@@ -51,8 +51,8 @@ def test_rebuild_reproduces_a_long_random_run_with_resets_exactly(api):
     assert RatingChange.objects.filter(kind="reset").exists()
     before = _everything()
     for title in TITLES:
-        assert rebuild(title=title, check=True).mismatches == []
-        result = rebuild(title=title)
+        assert title_replay(title=title, check=True).mismatches == []
+        result = title_replay(title=title)
         assert result.games == Game.objects.filter(title=title, status="rated").count()
     assert _everything() == before
     # The TrueSkill games still to do are still to do, and the stage carries on exactly.
@@ -87,7 +87,7 @@ def test_void_then_rebuild_gives_the_points_back(api):
     while not (voided.get("rated", True)):
         voided = games[games.index(voided) + 1]
     Game.objects.filter(table_id=voided["table_id"]).update(status=Game.Status.VOID)
-    rebuild(title="wizard")
+    title_replay(title="wizard")
     replay = Replay()
     replay.play([g for g in games if g is not voided])
     assert_matches(replay)

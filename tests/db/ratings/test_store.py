@@ -11,18 +11,18 @@ from django.db import connection
 import ratings.store
 from arena.models import Game
 from ratings.models import Rating, RatingChange
-from ratings.rebuild import rebuild
+from ratings.rebuild import title_replay
 from ratings.store import RatingStore, store
-from ratings.store.portable import PortableStore
-from ratings.store.postgres import PostgresStore
-from ratings.trueskill_batch import rate_trueskill_pending
+from ratings.store.portable import BatchPortableStore
+from ratings.store.postgres import BatchPostgresStore
+from ratings.trueskill_batch import trueskill_stage_run
 from tests.db.ratings.bodies import random_bodies
 from tests.db.ratings.helpers import post, rate_all, rolled_back, skill_all
 
 INTERFACE = [name for name, _ in inspect.getmembers(RatingStore, inspect.isfunction) if not name.startswith("_")]
 
 
-@pytest.mark.parametrize("backend", [PostgresStore, PortableStore])
+@pytest.mark.parametrize("backend", [BatchPostgresStore, BatchPortableStore])
 def test_each_backend_has_every_method_of_the_interface_with_its_signature(backend):
     assert len(INTERFACE) == 14  # with reputation's append_outcomes and update_cooldowns
     for name in INTERFACE:
@@ -31,7 +31,7 @@ def test_each_backend_has_every_method_of_the_interface_with_its_signature(backe
 
 @pytest.mark.django_db
 def test_the_backend_is_the_connected_databases():
-    expected = PostgresStore if connection.vendor == "postgresql" else PortableStore
+    expected = BatchPostgresStore if connection.vendor == "postgresql" else BatchPortableStore
     assert type(store()) is expected
     assert store() is store()
 
@@ -63,15 +63,15 @@ def _reads(db: RatingStore) -> tuple:
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="only PostgreSQL runs both backends")
 def test_on_postgresql_both_backends_read_and_write_the_same_rows(api, monkeypatch):
     post(api, random_bodies(random.Random(21), 160, titles=("wizard", "hanabi", "spades"), pool=12))
-    backends = {"postgres": PostgresStore(), "portable": PortableStore()}
+    backends = {"postgres": BatchPostgresStore(), "portable": BatchPortableStore()}
     outcomes = {}
     for name, backend in backends.items():
         monkeypatch.setattr(ratings.store, "_backend", lambda vendor, backend=backend: backend)
         with rolled_back():
             rate_all(limit=17, titles=("wizard", "hanabi", "spades"))
             skill_all(limit=11, titles=("wizard",))
-            assert rebuild(title="wizard", check=True).mismatches == []
-            assert rebuild(title="hanabi", check=True).mismatches == []
+            assert title_replay(title="wizard", check=True).mismatches == []
+            assert title_replay(title="hanabi", check=True).mismatches == []
             outcomes[name] = _stored()
     assert outcomes["postgres"] == outcomes["portable"]
     assert len(outcomes["postgres"][1]) > 300  # the run rated something worth comparing
@@ -80,5 +80,5 @@ def test_on_postgresql_both_backends_read_and_write_the_same_rows(api, monkeypat
         monkeypatch.setattr(ratings.store, "_backend", lambda vendor: backends["postgres"])
         rate_all(limit=20, titles=("wizard", "hanabi"))
         post(api, random_bodies(random.Random(22), 60, titles=("wizard", "hanabi"), pool=12))
-        rate_trueskill_pending(title="wizard", limit=5)
+        trueskill_stage_run(title="wizard", limit=5)
         assert _reads(backends["postgres"]) == _reads(backends["portable"])
