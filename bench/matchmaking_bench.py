@@ -11,11 +11,14 @@ It empties the database's players, ratings and matchmaking rows first, so it ref
   (``services.pool_run``: load in one query, the engine, one transaction of writes) is timed from the database to
   the written tables, beside its own parts: the load alone and the engine alone on the same loaded pool.
   Targets: 0.5 s at 10,000 and 5 s at 100,000.
-  With ``--closed N`` each size runs twice: first as above (the same-run baseline), then with N closed tickets
-  (matched, cancelled, expired; created over the last 60 days) in the ticket table beside the waiting ones,
-  inserted by one ``INSERT ... SELECT FROM generate_series``. Target (issue 18): 0.5 s at 10,000 waiting with
-  5,000,000 closed. It prints the load query's plan (which index finds the waiting tickets) and times the
-  history purge (``matchmaking.history``) deleting one chunk of the closed tickets past the retention.
+  With ``--closed N`` each size runs again with N closed tickets (matched, cancelled, expired; created over the
+  last 60 days, random ids as every ticket had before matchmaking/ids.py) in the ticket table beside the waiting
+  ones, inserted by one ``INSERT ... SELECT FROM generate_series``, then vacuumed and checkpointed (as autovacuum
+  and the checkpointer would have left a table grown over 60 days). Target (issue 18): 0.5 s at 10,000 waiting
+  with 5,000,000 closed. Before and after in the same run: fresh waiting tickets with random ids (before), then
+  time-ordered ones (as the service makes them now), twice each, each pass printed beside the buffers its load's
+  first read cost (EXPLAIN ANALYZE). It prints the load query's plan (the ticket table reached only by key) and
+  times the history purge (``matchmaking.history``) deleting one chunk of the closed tickets past the retention.
   Each size also runs with every player given a reputation (70 to 100 %) and ``min_reputation`` (75, 85 or
   95 %) on a third of the tickets (issue 15: within 0.5 s at 10,000).
 - **stream**: a simulated arrival stream (``--rate`` players per minute for ``--minutes``), a pass every second
@@ -48,6 +51,7 @@ from arena.db import pg_cursor  # noqa: E402
 from arena.gc_pause import gc_paused  # noqa: E402
 from arena.models import GameServer, Player  # noqa: E402
 from matchmaking import engine, store  # noqa: E402
+from matchmaking.ids import uuid7  # noqa: E402
 from matchmaking.models import OpenSeat, Pool, Ticket  # noqa: E402
 from matchmaking.services import pool_run  # noqa: E402
 from ratings.models import Rating  # noqa: E402
@@ -81,7 +85,32 @@ def reset() -> tuple[GameServer, Pool]:
 MINIMUM_SHARE = 1 / 3
 
 
-def fill(count: int, seed: int, minimums: bool = False) -> tuple[Pool, datetime]:
+# How ticket ids are made: as the service makes them now (time-ordered, matchmaking/ids.py), or random as before.
+IDS = {"time-ordered": uuid7, "random": uuid.uuid4}
+
+
+def copy_waiting(cur, server_id: int, pool_id: int, ids: list[int], now: datetime, rng: random.Random,
+                 minimums: bool = False, kind: str = "time-ordered") -> None:
+    """One fresh waiting ticket per player, as the service stores it (the ticket, its seat, the pool's open seat),
+    queued within the second before ``now``; with ``minimums``, a third ask a least reputation."""
+    make = IDS[kind]
+    tickets = [make() for _ in ids]
+    with cur.copy("COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
+                  "max_players, status, created_at, min_reputation, cancel_reason) FROM STDIN") as copy:
+        for ticket, player_id in zip(tickets, ids, strict=True):
+            least = rng.choice([75.0, 85.0, 95.0]) if minimums and rng.random() < MINIMUM_SHARE else None
+            copy.write_row((ticket, server_id, pool_id, player_id, "bench", LOW, HIGH, "waiting",
+                            now - timedelta(seconds=rng.uniform(0, 1)), least, ""))
+    with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, ip_hash) FROM STDIN") as copy:
+        for ticket, player_id in zip(tickets, ids, strict=True):
+            copy.write_row((ticket, player_id, 0, f"ip{player_id}"))
+    with cur.copy("COPY matchmaking_openseat (player_id, title, ticket_id, pool_id, position, ip_hash) "
+                  "FROM STDIN") as copy:
+        for ticket, player_id in zip(tickets, ids, strict=True):
+            copy.write_row((player_id, TITLE, ticket, pool_id, 0, f"ip{player_id}"))
+
+
+def fill(count: int, seed: int, minimums: bool = False, kind: str = "time-ordered") -> tuple[Pool, datetime]:
     """``count`` players with ratings and one fresh waiting ticket each (queued within a second before the
     moment returned, which is the clock of the pass: filling 100,000 rows takes longer than the 30 s after
     which other sizes than the recommended one are allowed, and the bench is about fresh tickets)."""
@@ -98,26 +127,13 @@ def fill(count: int, seed: int, minimums: bool = False) -> tuple[Pool, datetime]
         with cur.copy("COPY ratings_rating (player_id, title, elo, games, ts_mu, ts_sigma) FROM STDIN") as copy:
             for player_id, elo in zip(ids, elos, strict=True):
                 copy.write_row((player_id, TITLE, elo, 10, *skill_of(rng, elo)))
-        tickets = [uuid.uuid4() for _ in ids]
         if minimums:
             # 50 recent games each, 0 to 15 of them quit: reputations from 70 to 100 %.
             with cur.copy("COPY ratings_reputation (player_id, recent, cooldown_seconds) FROM STDIN") as copy:
                 for player_id in ids:
                     quits = rng.randint(0, 15)
                     copy.write_row((player_id, "f" * (50 - quits) + "q" * quits, 0))
-        with cur.copy("COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
-                      "max_players, status, created_at, min_reputation) FROM STDIN") as copy:
-            for ticket, player_id in zip(tickets, ids, strict=True):
-                least = rng.choice([75.0, 85.0, 95.0]) if minimums and rng.random() < MINIMUM_SHARE else None
-                copy.write_row((ticket, server.pk, pool.pk, player_id, "bench", LOW, HIGH, "waiting",
-                                now - timedelta(seconds=rng.uniform(0, 1)), least))
-        with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, ip_hash) FROM STDIN") as copy:
-            for ticket, player_id in zip(tickets, ids, strict=True):
-                copy.write_row((ticket, player_id, 0, f"ip{player_id}"))
-        with cur.copy("COPY matchmaking_openseat (player_id, title, ticket_id, pool_id, position, ip_hash) "
-                      "FROM STDIN") as copy:
-            for ticket, player_id in zip(tickets, ids, strict=True):
-                copy.write_row((player_id, TITLE, ticket, pool.pk, 0, f"ip{player_id}"))
+        copy_waiting(cur, server.pk, pool.pk, ids, now, rng, minimums, kind)
     with connection.cursor() as cur:
         cur.execute("ANALYZE")
     return pool, now + timedelta(seconds=1)
@@ -131,9 +147,10 @@ def add_closed(count: int, pool: Pool, now: datetime) -> float:
         player_id = cur.fetchone()[0]
         cur.execute(
             "INSERT INTO matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
-            "max_players, status, created_at, closed_at) "
+            "max_players, status, created_at, closed_at, cancel_reason) "
             "SELECT gen_random_uuid(), %(server)s, %(pool)s, %(player)s, 'bench', 2, 5, "
-            "(ARRAY['matched', 'cancelled', 'expired'])[1 + i %% 3], c, c + interval '3 minutes' "
+            "(ARRAY['matched', 'cancelled', 'expired'])[1 + i %% 3], c, c + interval '3 minutes', "
+            "CASE WHEN i %% 3 = 1 THEN 'deleted' ELSE '' END "
             "FROM generate_series(1, %(n)s) i, LATERAL (SELECT %(now)s - make_interval(secs => i * %(step)s)) x(c)",
             {"server": GameServer.objects.get().pk, "pool": pool.pk, "player": player_id, "n": count,
              "now": now - timedelta(hours=1), "step": 60 * 86400 / count})
@@ -144,7 +161,7 @@ def add_closed(count: int, pool: Pool, now: datetime) -> float:
 def plan_of_load(pool: Pool) -> list[str]:
     """The load query's plan lines that say how the ticket table is reached."""
     with connection.cursor() as cur:
-        cur.execute("EXPLAIN " + store._LOAD_SQL.format(ident="t.id::text", queued="t.created_at"), [TITLE, pool.pk])
+        cur.execute("EXPLAIN " + store.LOAD_SQL_POSTGRES, [TITLE, pool.pk, pool.pk])
         lines = [row[0] for row in cur.fetchall()]
     return [line.strip() for line in lines if "matchmaking_ticket" in line or "Scan" in line]
 
@@ -159,31 +176,19 @@ def bench_purge() -> None:
         f"({purged.tickets / seconds:,.0f} tickets/s)")
 
 
-def refill(pool: Pool, seed: int) -> datetime:
+def refill(pool: Pool, seed: int, kind: str) -> datetime:
     """New waiting tickets for the same players, the closed ones left in place (the pass left a few waiting:
     they expire); returns the pass's clock, as ``fill`` does."""
     rng = random.Random(seed)
     now = datetime.now(UTC)
     with transaction.atomic(), pg_cursor() as cur:
+        # Through the open seats, as the service reaches waiting tickets: not a scan of the closed ones.
+        cur.execute("UPDATE matchmaking_ticket SET status = 'expired', closed_at = %s "
+                    "WHERE id IN (SELECT ticket_id FROM matchmaking_openseat)", [now])
         cur.execute("DELETE FROM matchmaking_openseat")
-        cur.execute("UPDATE matchmaking_ticket SET status = 'expired', closed_at = %s WHERE status = 'waiting'",
-                    [now])
         cur.execute("SELECT id FROM arena_player WHERE handle LIKE 'b%%' ORDER BY id")
         ids = [row[0] for row in cur.fetchall()]
-        server_id = GameServer.objects.get().pk
-        tickets = [uuid.uuid4() for _ in ids]
-        with cur.copy("COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
-                      "max_players, status, created_at) FROM STDIN") as copy:
-            for ticket, player_id in zip(tickets, ids, strict=True):
-                copy.write_row((ticket, server_id, pool.pk, player_id, "bench", LOW, HIGH, "waiting",
-                                now - timedelta(seconds=rng.uniform(0, 1))))
-        with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, ip_hash) FROM STDIN") as copy:
-            for ticket, player_id in zip(tickets, ids, strict=True):
-                copy.write_row((ticket, player_id, 0, f"ip{player_id}"))
-        with cur.copy("COPY matchmaking_openseat (player_id, title, ticket_id, pool_id, position, ip_hash) "
-                      "FROM STDIN") as copy:
-            for ticket, player_id in zip(tickets, ids, strict=True):
-                copy.write_row((player_id, TITLE, ticket, pool.pk, 0, f"ip{player_id}"))
+        copy_waiting(cur, GameServer.objects.get().pk, pool.pk, ids, now, rng, kind=kind)
     with connection.cursor() as cur:
         cur.execute("ANALYZE matchmaking_ticket")
         cur.execute("ANALYZE matchmaking_openseat")
@@ -198,12 +203,13 @@ def timed_pass(pool: Pool, now: datetime, count: int, label: str, minimums: bool
     with gc_paused():  # as pool_run runs the engine
         tables = engine.match(loaded.tickets, now.timestamp(), recommended=RECOMMENDED, game_min=LOW, game_max=HIGH)
     engine_s, engine_cpu = time.perf_counter() - started, time.process_time() - cpu
-    seated_before = Ticket.objects.filter(status="matched", table__isnull=False).count()  # not the --closed ones
     pass_cpu = time.process_time()
     result = pool_run(pool_id=pool.pk, now=now, wait=True)
     pass_cpu = time.process_time() - pass_cpu
     assert result is not None and result.tables == len(tables)
-    written = Ticket.objects.filter(status="matched", table__isnull=False).count() - seated_before
+    # By key, as the pass reaches them: a count over the ticket table would read every closed ticket.
+    written = Ticket.objects.filter(pk__in=list(loaded.key_of.values()), status="matched",
+                                    table__isnull=False).count()
     assert written == result.matched and not OpenSeat.objects.filter(ticket__status="matched").exists()
     if minimums:
         asking = [t for t in loaded.tickets if t.min_reputation is not None]
@@ -226,32 +232,67 @@ def timed_pass(pool: Pool, now: datetime, count: int, label: str, minimums: bool
 WAITING_INDEX = "CREATE INDEX CONCURRENTLY bench_ticket_waiting ON matchmaking_ticket (id) WHERE status = 'waiting'"
 
 
+def settle() -> None:
+    """What autovacuum and the checkpointer have done to a table that grew over 60 days, done now: the bulk
+    insert's rows vacuumed (hint bits and visibility map set) and its dirty pages written, so that the timed
+    passes pay neither (a pass alone never would)."""
+    with connection.cursor() as cur:
+        cur.execute("VACUUM (ANALYZE) matchmaking_ticket")
+        cur.execute("CHECKPOINT")
+
+
+def buffers_of_load(pool: Pool) -> list[str]:
+    """The load run once under EXPLAIN (ANALYZE, BUFFERS), before any timed read of these tickets: how many
+    pages the ticket table's primary key and heap cost it, from the cache ("hit") or not ("read")."""
+    with connection.cursor() as cur:
+        cur.execute("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + store.LOAD_SQL_POSTGRES, [TITLE, pool.pk, pool.pk])
+        lines = [row[0].strip() for row in cur.fetchall()]
+    out = []
+    for index, line in enumerate(lines):
+        if "matchmaking_ticket" in line:
+            out.append(line.split("  (")[0])
+            out.extend(lines[j] for j in range(index + 1, min(index + 4, len(lines))) if lines[j].startswith("Buffers"))
+    return out + [line for line in lines if line.startswith("Execution Time")]
+
+
+WAITING_INDEX = "CREATE INDEX CONCURRENTLY bench_ticket_waiting ON matchmaking_ticket (id) WHERE status = 'waiting'"
+
+
 def bench_pass(count: int, seed: int, closed: int = 0, waiting_index: bool = False, minimums: bool = False) -> None:
-    pool, now = fill(count, seed, minimums)
     if not closed:
+        pool, now = fill(count, seed, minimums)
         timed_pass(pool, now, count, " (min_reputation on a third)" if minimums else "", minimums)
         return
+    # Before and after in the same run, beside the same closed tickets (random ids, as every ticket had before):
+    # fresh waiting tickets with random ids (before), then time-ordered ones (the service's now), twice each.
+    pool, now = fill(count, seed, kind="random")
     took = add_closed(closed, pool, now)
-    say(f"  + {closed:,} closed tickets inserted in {took:.1f} s; the load reaches tickets by:")
+    settle()
+    say(f"  + {closed:,} closed tickets inserted in {took:.1f} s, then vacuumed and checkpointed; "
+        "the load reaches tickets by:")
     for line in plan_of_load(pool):
         say(f"      {line}")
     beside = f" beside {closed:,} closed"
-    timed_pass(pool, now, count, beside)
+    for turn, kind in enumerate(("random", "time-ordered", "random", "time-ordered")):
+        if turn:
+            now = refill(pool, seed + turn, kind)
+        say(f"  waiting tickets with {kind} ids; the load, first read: " + "; ".join(buffers_of_load(pool)))
+        timed_pass(pool, now, count, f"{beside}, {kind} ids")
     if waiting_index:
-        # The same run, the same closed tickets, fresh waiting ones: with a partial index on the waiting tickets'
-        # ids, then without it again (bracketing), to weigh what it saves the reads against what it costs the
-        # pass's updates (status is in its predicate, so they are no longer heap-only).
+        # The same closed tickets, fresh waiting ones with random ids: with a partial index on the waiting
+        # tickets' ids, then without it again (bracketing), to weigh what it saves the reads against what it costs
+        # the pass's updates (status is in its predicate, so they are no longer heap-only).
         with connection.cursor() as cur:
             cur.execute(WAITING_INDEX)
-        now = refill(pool, seed + 1)
+        now = refill(pool, seed + 11, "random")
         say("  with a partial index on (id) WHERE status = 'waiting'; the load reaches tickets by:")
         for line in plan_of_load(pool):
             say(f"      {line}")
-        timed_pass(pool, now, count, beside + ", partial index")
+        timed_pass(pool, now, count, beside + ", random ids, partial index")
         with connection.cursor() as cur:
             cur.execute("DROP INDEX bench_ticket_waiting")
-        now = refill(pool, seed + 2)
-        timed_pass(pool, now, count, beside + ", no partial index again")
+        now = refill(pool, seed + 12, "random")
+        timed_pass(pool, now, count, beside + ", random ids, no partial index again")
     bench_purge()
 
 

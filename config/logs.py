@@ -8,11 +8,17 @@ may hold a key or an address).
 """
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import structlog
 
 FORMATS = ("json", "console")
+
+
+def default_format(*, debug: bool) -> str:
+    """Machine-readable unless developing: production's lines are read by a log shipper, not a person."""
+    return "console" if debug else "json"
 
 
 def _shared() -> list[Any]:
@@ -42,6 +48,9 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
     )
+    # Python's warnings as records too (logger py.warnings), not bare text on stderr: a library's UserWarning at
+    # startup would otherwise be the one line of the web's output a log shipper cannot parse.
+    logging.captureWarnings(True)
     quiet = {"level": "WARNING"}
     return {
         "version": 1,
@@ -62,5 +71,10 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
             # lines would double it (its failures, at ERROR with their stack, still come through).
             "celery.app.trace": quiet,
             "celery.worker.strategy": quiet,
+            # gunicorn (config/gunicorn.py): its error log through the formatter above, its access log never (the
+            # request_finished line is the one per request). Named here so that Django's own configuration of the
+            # worker, which comes after gunicorn's, keeps them so.
+            "gunicorn.error": {"level": level, "handlers": [], "propagate": True},
+            "gunicorn.access": {"level": "CRITICAL", "handlers": [], "propagate": False},
         },
     }

@@ -368,7 +368,7 @@ PUSH_ALLOW_PRIVATE_NETWORKS = env.bool("PUSH_ALLOW_PRIVATE_NETWORKS", default=DE
 # Logging (config/logs.py, docs/observability.md): one structured line per request and per task run, JSON by
 # default in production, readable text with DEBUG. Request bodies, keys and raw IPs are never logged.
 # =============================================================================
-LOG_FORMAT = env.str("LOG_FORMAT", default="console" if DEBUG else "json")
+LOG_FORMAT = env.str("LOG_FORMAT", default=logs.default_format(debug=DEBUG))
 LOGGING = logs.configure(log_format=LOG_FORMAT, level=env.str("LOG_LEVEL", default="INFO"))
 DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # django-structlog logs the client's address by default
 DJANGO_STRUCTLOG_USER_ID_FIELD = None  # Arena names the game server itself, without loading a session's user

@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from arena.models import GameServer, Player
+from matchmaking.ids import uuid7
 from matchmaking.push_net import callback_url_refusal
 
 
@@ -47,7 +48,8 @@ class Pool(models.Model):
 class Table(models.Model):
     """A table the matchmaker formed: its players longest-waiting ticket first, and same-IP warnings."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Time-ordered (matchmaking/ids.py), as the pass makes them: tables are never deleted.
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
     # No index of its own: nothing looks tables up by pool, and a pass inserts thousands at once.
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tables", db_index=False)
     title = models.CharField(max_length=32)
@@ -85,8 +87,10 @@ class Ticket(models.Model):
 
     # Only the primary key and the request index, neither on a column a pass changes: a pass rewrites every ticket
     # it seats, and so each rewrite is a heap-only update (no index entry written; the table keeps free room on
-    # each page for it, see the migration). The waiting tickets of a pool or a player are found through OpenSeat.
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # each page for it, see the migration). The waiting tickets of a pool or a player are found through OpenSeat,
+    # then by this key: time-ordered (matchmaking/ids.py), so the waiting ones share the index's last pages however
+    # many closed tickets the history keeps (a partial index on the waiting ones would name status, see above).
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
     server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="tickets", db_index=False)
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tickets", db_index=False)
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tickets", db_index=False)

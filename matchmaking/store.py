@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from django.utils.dateparse import parse_datetime
 from arena.db import pg_cursor
 from arena.models import Player
 from matchmaking import engine
+from matchmaking.ids import uuid7_texts
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat
 from ratings.config import elo_config
 from ratings.models import Rating, Reputation
@@ -52,8 +52,17 @@ JOIN {_PLAYER} p ON p.id = s.player_id
 LEFT JOIN {_RATING} r ON r.player_id = s.player_id AND r.title = %s
 LEFT JOIN {_PREFS} pr ON pr.player_id = s.player_id
 LEFT JOIN {_REPUTATION} rep ON rep.player_id = s.player_id
-WHERE s.pool_id = %s AND t.status = 'waiting'
+WHERE s.pool_id = %s AND t.status = 'waiting' {{by_key}}
 """
+
+# PostgreSQL: the waiting tickets' keys handed to the ticket table's index as one array, so that its only way in is
+# a lookup per key, whatever the statistics say. The join alone leaves the planner free to merge-join the open
+# seats with the primary key in key order; with time-ordered ids (matchmaking/ids.py) the waiting keys all sort
+# together, that plan looks cheap, and it walks the index (and the heap, for the status) through every closed
+# ticket before them: 82 s instead of 0.2 s beside 5 million closed tickets (bench/matchmaking_bench.py --closed).
+_BY_KEY = f"AND t.id = ANY(ARRAY(SELECT o.ticket_id FROM {_OPEN} o WHERE o.pool_id = %s))"
+LOAD_SQL_POSTGRES = _LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8",
+                                     by_key=_BY_KEY)
 
 
 @dataclass
@@ -161,8 +170,9 @@ def table_standings(players: list[str], loaded: Loaded) -> list[list[float | int
 def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], expired: Sequence[str],
                now: datetime) -> PassWritten:
     """Stores the pass inside the caller's transaction; raises if any ticket was no longer waiting."""
-    # Table ids as text from the start: they travel as text (JSON, array literals), never as UUID objects.
-    rows = list(zip(_new_ids(len(tables)), tables, strict=True))
+    # Table ids as text from the start: they travel as text (JSON, array literals), never as UUID objects. Time
+    # ordered (matchmaking/ids.py): tables are never deleted, and a pass's thousands land on the index's last pages.
+    rows = list(zip(uuid7_texts(len(tables)), tables, strict=True))
     seats = [(loaded.key_of[t.id], key) for key, table in rows for t in table.tickets]
     closed_expired = [loaded.key_of[i] for i in expired]
     _backend().write(pool, rows, seats, closed_expired, loaded, now)
@@ -174,17 +184,6 @@ def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], ex
 
 class StaleTicket(RuntimeError):
     """A ticket the pass seated was no longer waiting: the pass is rolled back, nothing is written."""
-
-
-def _new_ids(count: int) -> list[str]:
-    """``count`` random (version 4) UUIDs as text, from one read of the system's random source: ``uuid.uuid4()``
-    makes an object per id, which a pass forming 25,000 tables felt."""
-    raw = bytearray(os.urandom(16 * count))
-    raw[6::16] = bytes(b & 0x0F | 0x40 for b in raw[6::16])  # version 4
-    raw[8::16] = bytes(b & 0x3F | 0x80 for b in raw[8::16])  # the RFC 4122 variant
-    text = raw.hex()
-    return [f"{text[i:i + 8]}-{text[i + 8:i + 12]}-{text[i + 12:i + 16]}-{text[i + 16:i + 20]}-{text[i + 20:i + 32]}"
-            for i in range(0, 32 * count, 32)]
 
 
 def _uuids(keys: Sequence[Any]) -> str:
@@ -199,8 +198,7 @@ class _PostgresPass:
         with pg_cursor() as cur:
             # For the rest of the pass's transaction: the arrays of a large pass's writes fit in memory.
             cur.execute("SET LOCAL work_mem = '32MB'")
-            cur.execute(_LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8"),
-                        [pool.title, pool.pk])
+            cur.execute(LOAD_SQL_POSTGRES, [pool.title, pool.pk, pool.pk])
             return cur.fetchall()
 
     def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],
@@ -213,7 +211,7 @@ class _PortablePass:
 
     def load_rows(self, pool: Pool) -> list[tuple]:
         with connection.cursor() as cur:
-            cur.execute(_LOAD_SQL.format(ident="t.id", queued="t.created_at"), [pool.title, pool.pk])
+            cur.execute(_LOAD_SQL.format(ident="t.id", queued="t.created_at", by_key=""), [pool.title, pool.pk])
             return cur.fetchall()
 
     def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],

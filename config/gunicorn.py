@@ -1,0 +1,25 @@
+"""gunicorn's own settings (the Procfile's ``web``: ``gunicorn -c config/gunicorn.py config.wsgi``).
+
+gunicorn writes two kinds of line of its own, and neither may break the rule that every line is one object in
+``LOG_FORMAT`` (docs/observability.md, log lines):
+
+- its access log stays off (``accesslog = None``, and its logger quiet in ``config.logs``): django-structlog's
+  ``request_finished`` is already the one line per request, with the request id, route, status and duration;
+- its error log (starting, listening, a worker booted, timed out or exiting, the signals it handles) goes through
+  the same structlog formatter as Django's records, as ``logger: gunicorn.error``.
+
+The master reads this file and never Django's settings: importing ``config.settings`` there would also start
+sentry-sdk before the fork. So the three variables it needs are read here with the same names and defaults as in
+``config/settings.py`` (``config.logs.default_format`` is the one rule for the format).
+"""
+import environ
+
+from config import logs
+
+_env = environ.Env()
+
+accesslog = None
+logconfig_dict = logs.configure(
+    log_format=_env.str("LOG_FORMAT", default=logs.default_format(debug=_env.bool("DEBUG", default=False))),
+    level=_env.str("LOG_LEVEL", default="INFO"),
+)
