@@ -34,7 +34,7 @@ REPLAY_NOISE = 1e-9
 
 @dataclass
 class Mismatch:
-    """A difference found by ``rebuild(check=True)``: what is stored and what the replay computes."""
+    """A difference found by ``title_replay(check=True)``: what is stored and what the replay computes."""
 
     what: str
     key: object

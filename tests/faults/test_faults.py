@@ -76,12 +76,12 @@ def test_worker_sigkilled_while_a_moderator_bans_and_voids(arena: Arena):
     def fault() -> None:
         killer = threading.Thread(target=lambda: inside.append(repeatedly(arena, "elo", VOID_KILLS, 6)))
         killer.start()
-        arena.shell("from arena.models import Player; from moderation.services.penalties import ban; "
-                    f"ban(moderator=None, player=Player.objects.get(handle={BANNED!r}), note='fault suite')")
+        arena.shell("from arena.models import Player; from moderation.services.penalties import player_ban; "
+                    f"player_ban(moderator=None, player=Player.objects.get(handle={BANNED!r}), note='fault suite')")
         time.sleep(scaled(2))
-        arena.shell("from arena.models import Game; from moderation.services.penalties import void_games; "
+        arena.shell("from arena.models import Game; from moderation.services.penalties import games_void; "
                     f"games = list(Game.objects.filter(seats__player__handle={BANNED!r}).exclude(status='void')"
-                    ".distinct()); print(len(games)); void_games(moderator=None, games=games, note='fault suite')")
+                    ".distinct()); print(len(games)); games_void(moderator=None, games=games, note='fault suite')")
         killer.join()
 
     outcome = play(arena, fault, seed=6, banned=(BANNED,))
