@@ -20,6 +20,8 @@ from pathlib import Path
 import requests
 from honcho.environ import parse_procfile
 
+from tests.process_groups import groups_stop
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
@@ -91,14 +93,7 @@ class Shape:
         process = self.processes.pop(name, None)
         if process is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        groups_stop([process], sig)
         if sig != signal.SIGKILL:
             # Whatever a graceful stop left behind (a pool child) goes too.
             with contextlib.suppress(ProcessLookupError):

@@ -5,9 +5,7 @@ valid by docs/matchmaking.md, and the formed tables pushed, signed, to a real lo
 from __future__ import annotations
 
 import contextlib
-import os
 import random
-import signal
 import subprocess
 import time
 from collections import Counter
@@ -27,6 +25,7 @@ from matchmaking.preferences import preferences_set
 from ratings.models import Rating
 from tests.db.matchmaking import judge
 from tests.db.matchmaking.receiver import receiver
+from tests.process_groups import groups_stop
 from tests.services.workers import CELERY, ROOT, worker_conf, worker_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,15 +52,7 @@ def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
     try:
         yield logs
     finally:
-        for process in processes:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        groups_stop(processes, grace=20)
 
 
 def _api(name: str) -> tuple[APIClient, object]:

@@ -3,9 +3,6 @@ multiprocess mode (PROMETHEUS_MULTIPROC_DIR, docs/observability.md): games poste
 alone, and the web's scrape counts them."""
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
 import time
 
@@ -17,6 +14,7 @@ from arena.models import Game
 from arena.servers import game_server_create
 from tests.conftest import game_body, player
 from tests.db.observability.metrics_text import TOKEN, scrape, value
+from tests.process_groups import groups_stop
 from tests.services.workers import CELERY, ROOT, worker_conf, worker_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,10 +51,4 @@ def test_a_worker_s_batches_show_in_the_web_s_metrics(redis_conn, tmp_path, sett
         assert value(after, "arena_rating_batch_seconds_count") == value(after, "arena_rating_batch_games_count")
         assert list(shared.glob("*.db")), "the worker wrote no multiprocess file"
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(worker.pid, signal.SIGTERM)
-        try:
-            worker.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(worker.pid, signal.SIGKILL)
-            worker.wait(timeout=10)
+        groups_stop([worker])

@@ -15,7 +15,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +29,8 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+
+from tests.process_groups import groups_stop
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -104,16 +105,7 @@ class Processes:
         return process
 
     def stop_all(self) -> None:
-        for process in reversed(self.running):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in reversed(self.running):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        groups_stop(reversed(self.running))
 
     def tail(self, name: str, size: int = 3000) -> str:
         path = self.logs / f"{name}.log"

@@ -6,8 +6,6 @@ then compared with a plain sequential replay of the rules. Nothing lost, nothing
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import random
 import signal
 import subprocess
@@ -26,6 +24,7 @@ from ratings.models import RatingChange
 from tests.db.ratings.bodies import random_bodies
 from tests.db.ratings.helpers import ensure_hanabot_table, post
 from tests.db.ratings.replay import Replay, assert_matches, game_order_ok
+from tests.process_groups import groups_stop
 from tests.services.workers import CELERY, ROOT, worker_conf, worker_env
 
 # Small batches in the worker: many transactions, so a SIGKILL very likely lands inside one.
@@ -59,13 +58,7 @@ class Worker:
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, sig)
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
+        groups_stop([self.process], sig, grace=20)
         self.process = None
 
     def alive(self) -> bool:

@@ -21,7 +21,6 @@ import json
 import os
 import re
 import secrets
-import signal
 import socket
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from django.db import connection
 from arena.models import SCOPES, Game
 from arena.servers import game_server_create
 from matchmaking.models import Ticket
+from tests.process_groups import groups_stop
 from tests.services.workers import ROOT, worker_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -77,15 +77,7 @@ def processes(names: list[str], env: dict[str, str], logs: Path) -> Iterator[Non
                                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
         yield
     finally:
-        for process in started:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in started:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+        groups_stop(started)
 
 
 class Web:
