@@ -21,6 +21,25 @@ _addresses = itertools.count(1)
 
 
 @pytest.fixture
+def embedded_tasks(settings):
+    """Tasks run in-process at once, as the embedded mode runs them, whichever services the suite was given: a
+    test that describes the embedded mode asks for it (the real workers have tests/services)."""
+    from config.celery import app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = eager
+
+
+@pytest.fixture
+def embedded_mode(embedded_tasks, settings):
+    """The whole embedded mode: tasks in-process and a matchmaking pass on each ticket request."""
+    settings.MATCHMAKING_PASS_ON_REQUEST = True
+
+
+@pytest.fixture
 def server_key(db) -> tuple[Any, str]:
     issued = game_server_create(name=f"server-{next(_table_ids)}")
     return issued.server, issued.key

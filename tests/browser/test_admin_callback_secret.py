@@ -23,18 +23,10 @@ SECRET_MESSAGE = re.compile(r"Callback secret for (?P<name>.+) \(shown only this
 
 
 @pytest.fixture
-def embedded_pushes(settings):
+def embedded_pushes(embedded_mode, settings):
     """The live server runs embedded (a pass on each ticket request, the push in-process); its receiver is on
     127.0.0.1, which only the development allowance permits."""
-    from config.celery import app
-
-    settings.MATCHMAKING_PASS_ON_REQUEST = True
-    settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.PUSH_ALLOW_PRIVATE_NETWORKS = True
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = eager
 
 
 def test_the_secret_copied_after_adding_a_callback_verifies_a_real_push(page, live_server, superuser, admin_login,

@@ -50,22 +50,15 @@ def other_api(db) -> APIClient:
 
 
 @pytest.fixture(autouse=True)
-def _embedded_matchmaking(settings, monkeypatch):
+def _embedded_matchmaking(embedded_mode, settings, monkeypatch):
     """These tests describe the embedded mode (a pass on each request, pushes in-process), whichever database
     runs them; the real workers have their own test (tests/services/test_matchmaking_workers.py)."""
-    from config.celery import app
-
-    settings.MATCHMAKING_PASS_ON_REQUEST = True
-    settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.PUSH_ALLOW_PRIVATE_NETWORKS = True  # the receivers are on 127.0.0.1; the refusals' tests turn it off
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
     # The embedded retry timer writes from its own thread, and the test database is SQLite's shared in-memory one,
     # which refuses a second writer at once ("table is locked") where the embedded file database waits: these
     # tests drive retries by hand (the sweep) unless they ask for ``retry_timers``.
     monkeypatch.setattr(tasks, "_retry_in_process", lambda delivery_id, delay: None)
     yield
-    app.conf.task_always_eager = eager
     tasks.retry_timers_cancel()  # an embedded push retry never fires into the next test
 
 

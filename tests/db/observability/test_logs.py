@@ -16,14 +16,8 @@ PLAYER_ADDRESSES = ("203.0.113.45", "192.0.2.213", "2001:db8:77::9")
 
 
 @pytest.fixture(autouse=True)
-def _embedded(settings):
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = eager
+def _embedded(embedded_tasks):
+    """The logs of the embedded mode's in-process tasks."""
 
 
 def _client(key: str) -> APIClient:

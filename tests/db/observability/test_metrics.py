@@ -31,15 +31,8 @@ def _token(settings):
 
 
 @pytest.fixture(autouse=True)
-def _embedded(settings):
-    from config.celery import app
-
-    settings.MATCHMAKING_PASS_ON_REQUEST = True
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = eager
+def _embedded(embedded_mode):
+    """The metrics of the embedded mode: its passes and tasks run in this process, where /metrics reads them."""
 
 
 @pytest.mark.parametrize("header", [None, "Bearer wrong", f"Basic {TOKEN}", f"Bearer {TOKEN}x", "Bearer "])

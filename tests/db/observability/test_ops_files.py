@@ -42,17 +42,9 @@ def test_the_five_alerts_of_the_issue_are_there():
 
 
 @pytest.fixture
-def _embedded(settings):
-    from config.celery import app
-
+def _embedded(embedded_mode, settings):
     settings.METRICS_TOKEN = TOKEN
     settings.PROMETHEUS_MULTIPROC_DIR = ""
-    settings.MATCHMAKING_PASS_ON_REQUEST = True
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = eager
 
 
 def test_every_metric_in_the_rules_and_the_dashboard_is_exposed(_embedded, api, server_key):
