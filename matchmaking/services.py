@@ -299,11 +299,11 @@ def tickets_cancel_for_server(*, server_id: int) -> None:
     tickets are cancelled (``server_revoked``) under their pools' locks, taken in pool order as every pass takes
     one, and its pending pushes are abandoned, never sent. A pass running meanwhile finishes first (it holds its
     pool), so a table it formed leaves a pending push, which is abandoned here too."""
-    pool_ids = sorted(set(OpenSeat.objects.filter(ticket__server_id=server_id).values_list("pool_id", flat=True)))
-    for pool_id in pool_ids:
+    # The open seats are exactly the waiting tickets' players: found there, the closed history is never read.
+    seats = OpenSeat.objects.filter(ticket__server_id=server_id)
+    for pool_id in sorted(set(seats.values_list("pool_id", flat=True))):
         Pool.objects.select_for_update().filter(pk=pool_id).first()
-    waiting = list(Ticket.objects.filter(server_id=server_id, status=Ticket.Status.WAITING)
-                   .values_list("pk", flat=True))
+    waiting = sorted(set(seats.values_list("ticket_id", flat=True)))  # read again under the locks
     _close(waiting, Ticket.Status.CANCELLED, Ticket.CancelReason.SERVER_REVOKED)
     deliveries_abandon(server_id=server_id, reason="server revoked")
 
