@@ -19,6 +19,11 @@ from config import logs
 _env = environ.Env()
 
 accesslog = None
+# An idle keep-alive connection is held 75 s, longer than a client pool or a load balancer keeps one idle (nginx's
+# 75 s, an AWS load balancer's 60 s): with gunicorn's 2 s, a client that sends every 2-3 s races the close and
+# gets "connection reset" (the capacity run at 10 requests/s saw 152 of them; docs/testing.md). gthread keeps
+# idle connections in its poller, not in a thread, and drops them at a graceful stop.
+keepalive = 75
 logconfig_dict = logs.configure(
     log_format=_env.str("LOG_FORMAT", default=logs.default_format(debug=_env.bool("DEBUG", default=False))),
     level=_env.str("LOG_LEVEL", default="INFO"),
