@@ -1,8 +1,10 @@
 """Shared fixtures: a game server with its key, an API client that sends it, and game-body builders."""
 from __future__ import annotations
 
+import ipaddress
 import itertools
-from collections.abc import Callable
+import socket
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +17,54 @@ from arena.servers import game_server_create
 # scripts/mutmut runs tests/pure in an instrumented process on a busy machine: no timing health checks there
 # (pyproject's [tool.mutmut] passes --hypothesis-profile=mutmut).
 hypothesis_settings.register_profile("mutmut", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def _outside(host: object) -> bool:
+    """An address or a name that could reach past the loopback (a name other than localhost's needs a DNS query,
+    which is itself a packet out)."""
+    if host in (None, "", b"") or not isinstance(host, str | bytes):
+        return False
+    name = host.decode() if isinstance(host, bytes) else host
+    try:
+        address = ipaddress.ip_address(name.split("%")[0])
+    except ValueError:
+        return name.lower() not in _LOOPBACK_NAMES and not name.lower().endswith(".localhost")
+    return not (address.is_loopback or address.is_unspecified)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _traffic_stays_on_this_machine() -> Iterator[None]:
+    """Every test, whatever the code under it does, resolves and connects on the loopback only: a name or address
+    beyond it is refused here before a packet leaves (a test that fakes a resolution patches over this, and the
+    fake's answer is still refused at connect unless the test guards ``socket`` itself)."""
+    real_getaddrinfo = socket.getaddrinfo
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def getaddrinfo(host, *args, **kwargs):
+        if _outside(host):
+            raise socket.gaierror(socket.EAI_NONAME, f"test guard: no resolution of {host!r} beyond the loopback")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def refuse(address: object) -> None:
+        if isinstance(address, tuple) and address and _outside(address[0]):
+            raise ConnectionRefusedError(f"test guard: no connection to {address!r} beyond the loopback")
+
+    def connect(self, address):
+        refuse(address)
+        return real_connect(self, address)
+
+    def connect_ex(self, address):
+        refuse(address)
+        return real_connect_ex(self, address)
+
+    socket.getaddrinfo = getaddrinfo
+    socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
+    yield
+    socket.getaddrinfo = real_getaddrinfo
+    socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
+
 
 _table_ids = itertools.count(1)
 _addresses = itertools.count(1)

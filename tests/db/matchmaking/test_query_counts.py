@@ -97,7 +97,7 @@ def test_a_pass_whose_tables_are_pushed(server_key, django_assert_num_queries, n
     # The server has a callback: one push per table, all in one more INSERT (a bulk statement on both backends, up
     # to 83 pushes on SQLite, Django's batch for its 12 columns). They are sent after the commit, which a test's
     # transaction never reaches, so nothing is sent here.
-    ServerCallback.objects.create(server=server_key[0], url="https://example.com/arena")
+    ServerCallback.objects.create(server=server_key[0], url="https://127.0.0.1:9/arena")
     pool = fill_pool(server_key[0], n)
     with django_assert_num_queries(pass_forming() + 1):
         result = pool_run(pool_id=pool.pk, wait=True)
