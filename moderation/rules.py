@@ -83,14 +83,18 @@ def close_pairs(uses: Sequence[tuple[int, datetime]], new: Iterable[tuple[int, d
             hi = bisect.bisect_right(series, at + window)
             if lo >= hi:
                 continue
-            earlier, later = min(at, series[lo]), max(at, series[hi - 1])
-            key = (player, other) if player < other else (other, player)
-            span = out.get(key)
-            if span is None:
-                out[key] = PairSpan(earlier, later)
-            else:
-                span.widen(earlier, later)
+            _pair_widen(out, player, other, min(at, series[lo]), max(at, series[hi - 1]))
     return out
+
+
+def _pair_widen(out: dict[tuple[int, int], PairSpan], a: int, b: int, earlier: datetime, later: datetime) -> None:
+    """The pair's span (lower id first) grown to cover ``earlier``..``later``, or started with it."""
+    key = (a, b) if a < b else (b, a)
+    span = out.get(key)
+    if span is None:
+        out[key] = PairSpan(earlier, later)
+    else:
+        span.widen(earlier, later)
 
 
 def link_weight(kind: str, crowd: int) -> float:
@@ -113,14 +117,8 @@ def table_pairs(uses: Iterable[tuple[int, datetime, int]]) -> dict[tuple[int, in
     for seated in tables.values():
         for i, (a, at) in enumerate(seated):
             for b, _ in seated[i + 1:]:
-                if a == b:
-                    continue
-                key = (a, b) if a < b else (b, a)
-                span = out.get(key)
-                if span is None:
-                    out[key] = PairSpan(at, at)
-                else:
-                    span.widen(at, at)
+                if a != b:
+                    _pair_widen(out, a, b, at, at)
     return out
 
 
