@@ -7,5 +7,5 @@ class ArenaConfig(AppConfig):
 
     def ready(self) -> None:
         """Beat's heartbeat gauge is read at scrape; the request line gets Arena's fields (docs/observability.md)."""
-        from arena import beat  # noqa: F401
         from arena.api import request_log  # noqa: F401  (its receivers complete django-structlog's request line)
+        from infra import beat  # noqa: F401

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from arena.announcements import PlayerStatusChanged, announce
 from arena.models import Player
+from infra.announcements import PlayerStatusChanged, announce
 
 
 def players_fetch_or_create(handles: Iterable[str]) -> dict[str, Player]:

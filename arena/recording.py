@@ -20,16 +20,16 @@ from typing import Any
 
 import orjson
 
-from arena.announcements import GamesRecorded, announce
-from arena.db import retry_transient
-from arena.errors import ArenaError, Conflict, InvalidInput
 from arena.games import UnknownGame, get_game
 from arena.games.base import Entry, Ranking, Result, RuleViolation
 from arena.games.meaning import SeatMeaning, differing_fields, game_meaning
-from arena.hashing import fingerprint
 from arena.models import Game, GameServer, Player, Seat
 from arena.recording_store import GameRow, GamesWritten, SeatRow, recording_store
 from arena.same_ip import shared_addresses
+from infra.announcements import GamesRecorded, announce
+from infra.db import retry_transient
+from infra.errors import ArenaError, Conflict, InvalidInput
+from infra.hashing import fingerprint
 
 
 @dataclass(frozen=True)

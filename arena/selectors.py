@@ -5,9 +5,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena import dispatch
-from arena.errors import NotFound
 from arena.models import Game, GameServer, Player, Seat, is_player_id
+from infra import dispatch
+from infra.errors import NotFound
 
 # (handle, place) per seat in reported order: what a game's page shows of its players.
 Seating = Sequence[tuple[str, int | None]]

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from arena.announcements import ServerRevoked, announce_within
-from arena.db import fetch_one
 from arena.models import DEFAULT_SCOPES, SCOPES, GameServer
+from infra.announcements import ServerRevoked, announce_within
+from infra.db import fetch_one
 
 KEY_PREFIX_LENGTH = 8
 

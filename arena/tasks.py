@@ -1,9 +1,9 @@
-"""The core's one Celery door: beat's heartbeat (``arena.beat``)."""
+"""The core's one Celery door: beat's heartbeat (``infra.beat``)."""
 from __future__ import annotations
 
 from celery import shared_task
 
-from arena import beat
+from infra import beat
 
 
 @shared_task(name="arena.tasks.beat_tick", ignore_result=True)

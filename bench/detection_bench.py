@@ -45,8 +45,8 @@ from django.db import connection  # noqa: E402
 from django.db.models import Max  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from arena import announcements  # noqa: E402
 from arena.models import Game, GameServer, Player  # noqa: E402
+from infra import announcements  # noqa: E402
 from moderation import detection  # noqa: E402
 from moderation.models import AuditEntry, DetectionState, Flag  # noqa: E402
 from moderation.services.penalties import void_rebuild_run  # noqa: E402

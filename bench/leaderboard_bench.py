@@ -55,7 +55,7 @@ def _check_environment() -> None:
 
 
 def _check_redis_is_ours() -> None:
-    from arena.redis import redis_client
+    from infra.redis import redis_client
 
     if redis_client().dbsize():
         sys.exit("The Redis index in REDIS_URL is not empty: give the benchmark one of its own.")
@@ -129,7 +129,7 @@ def fill(boards: list[Board]) -> None:
 def empty() -> None:
     from django.db import connection
 
-    from arena.redis import redis_client
+    from infra.redis import redis_client
 
     with connection.cursor() as cursor:
         cursor.execute("TRUNCATE arena_player RESTART IDENTITY CASCADE")
@@ -201,7 +201,7 @@ def http_cases(client: Client, board: Board, sample: list[int]) -> dict[str, Cal
 
 
 def redis_cases(board: Board, sample: list[int]) -> dict[str, Callable[[int], object]]:
-    from arena.redis import redis_client
+    from infra.redis import redis_client
     from leaderboards.board import active_cutoff
     from leaderboards.redis_board import _READ, _script, keys
 
@@ -235,7 +235,7 @@ def check(client: Client, boards: list[Board]) -> None:
 def run(boards: list[Board], requests: int) -> Results:
     from django.db import connection
 
-    from arena.redis import redis_client
+    from infra.redis import redis_client
     from leaderboards.redis_board import keys
     from leaderboards.services import board_rebuild
 

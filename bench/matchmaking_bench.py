@@ -47,9 +47,9 @@ django.setup()
 
 from django.db import connection, transaction  # noqa: E402
 
-from arena.db import pg_cursor  # noqa: E402
-from arena.gc_pause import gc_paused  # noqa: E402
 from arena.models import GameServer, Player  # noqa: E402
+from infra.db import pg_cursor  # noqa: E402
+from infra.gc_pause import gc_paused  # noqa: E402
 from matchmaking import engine, store  # noqa: E402
 from matchmaking.ids import uuid7  # noqa: E402
 from matchmaking.models import OpenSeat, Pool, Ticket  # noqa: E402

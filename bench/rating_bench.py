@@ -40,8 +40,8 @@ import trueskill  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
-from arena.announcements import silenced  # noqa: E402
 from arena.models import Game, GameServer, Player, Seat  # noqa: E402
+from infra.announcements import silenced  # noqa: E402
 from ratings import elo_batch  # noqa: E402
 from ratings.config import elo_config  # noqa: E402
 from ratings.elo import Standing, rate_sides  # noqa: E402

@@ -67,7 +67,7 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
             # and "Internal Server Error: ..." would say it a second time (the failure's stack is in
             # django-structlog's request_failed).
             "django.request": {"level": "CRITICAL"},
-            # arena.task_log's task_finished is the one line per task run; Celery's "received" and "succeeded"
+            # infra.task_log's task_finished is the one line per task run; Celery's "received" and "succeeded"
             # lines would double it (its failures, at ERROR with their stack, still come through).
             "celery.app.trace": quiet,
             "celery.worker.strategy": quiet,

@@ -105,7 +105,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "arena.api.metrics.RequestMetricsBefore",  # request metrics (django-prometheus): first and last
+    "infra.api.metrics.RequestMetricsBefore",  # request metrics (django-prometheus): first and last
     # The request line (docs/observability.md): a client's X-Request-ID kept only if it is a plain token.
     "arena.api.request_log.RequestIdMiddleware",
     "django_structlog.middlewares.RequestMiddleware",
@@ -124,7 +124,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A lost database connection outside DRF is a 503 page, not a 500 (docs/observability.md).
     "arena.api.errors.DatabaseUnavailableMiddleware",
-    "arena.api.metrics.RequestMetricsAfter",
+    "infra.api.metrics.RequestMetricsAfter",
     # Last, as django-axes asks: turns a locked-out login's answer into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -270,7 +270,7 @@ CELERY_BEAT_SCHEDULE = {
                            "options": {"expires": 5.0}},
     # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
     "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
-    # Beat's heartbeat (arena/beat.py): the "no beat tick for 10 s" alert reads its time.
+    # Beat's heartbeat (infra/beat.py): the "no beat tick for 10 s" alert reads its time.
     "beat-heartbeat": {"task": "arena.tasks.beat_tick", "schedule": 1.0, "options": {"expires": 5.0}},
     # docs/moderation.md: a timed ban is lifted (an audited unban by the system) within a minute of its end.
     "lift-expired-bans": {"task": "moderation.tasks.lift_expired_bans", "schedule": 60.0},
@@ -283,12 +283,12 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["arena.api.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["arena.api.auth.HasScope"],  # a key and the scope the view names
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["arena.api.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["infra.api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"public": env.str("PUBLIC_THROTTLE_RATE", default="1200/min")},
     # Views that name no throttle (every key-authenticated endpoint) count their writes per key.
-    "DEFAULT_THROTTLE_CLASSES": ["arena.api.throttles.WriteThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["infra.api.throttles.WriteThrottle"],
     "UNAUTHENTICATED_USER": None,
         # https://www.django-rest-framework.org/api-guide/throttling/ (the client's address behind NUM_PROXIES)
     "NUM_PROXIES": NUM_PROXIES,
@@ -313,7 +313,7 @@ SPECTACULAR_SETTINGS = {
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
-# A failing listener (arena/announcements.py) or hand-off (arena/dispatch.py) is logged; tests may raise it.
+# A failing listener (infra/announcements.py) or hand-off (infra/dispatch.py) is logged; tests may raise it.
 ANNOUNCEMENTS_RAISE = env.bool("ANNOUNCEMENTS_RAISE", default=False)
 # Abuse detection takes at most this many new games per pass (one transaction each): a first run over a long
 # history advances in steps instead of holding one transaction over all of it.
@@ -418,7 +418,7 @@ CELERY_BEAT_SCHEDULE.update({
                              "schedule": MATCHMAKING_TICKET_PURGE_SECONDS},
 })
 # A streaming replica (PostgreSQL's own, e.g. pg_basebackup -R) for the public reads: player pages, history and
-# the leaderboard's SQL fallback (arena/replica.py routes them). Writes and game servers' reads stay on the
+# the leaderboard's SQL fallback (infra/replica.py routes them). Writes and game servers' reads stay on the
 # primary; while the replica does not answer, the primary serves those reads too.
 DATABASE_REPLICA_URL = env.str("DATABASE_REPLICA_URL", default="")
 # How long a replica found down is left alone before a read tries it again.
@@ -429,7 +429,7 @@ if DATABASE_REPLICA_URL:
     DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["replica"].setdefault("OPTIONS", {}).update(
         {**DATABASES["default"].get("OPTIONS", {}), "connect_timeout": 3})
-    DATABASE_ROUTERS = ["arena.replica.ReplicaRouter"]
+    DATABASE_ROUTERS = ["infra.replica.ReplicaRouter"]
 # Rotating SECRET_KEY (docs/operations.md): the old key listed here keeps signed sessions and tokens valid until
 # they expire, so moderators are not all logged out at once. https://docs.djangoproject.com/en/5.2/ref/settings/
 SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])

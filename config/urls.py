@@ -4,10 +4,11 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularSwaggerView
 
-from arena.api import health, metrics
+from arena.api import health
 from arena.api.errors import endpoint_not_found
 from arena.api.schema_view import CachedSpectacularAPIView
 from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
+from infra.api import metrics
 
 api_v1 = [
     path("games/", GameCreateApi.as_view(), name="games-create"),

@@ -13,12 +13,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from arena.api.caching import PublicCache
 from arena.api.schemas import ErrorOut
-from arena.api.throttles import PublicThrottle
-from arena.errors import InvalidInput
 from arena.models import is_player_id
-from arena.replica import on_replica
+from infra.api.caching import PublicCache
+from infra.api.throttles import PublicThrottle
+from infra.errors import InvalidInput
+from infra.replica import on_replica
 from leaderboards.board import DEFAULT_AROUND_LIMIT, DEFAULT_PAGE_LIMIT, MAX_LIMIT
 from leaderboards.selectors import board_around, board_page, board_title
 

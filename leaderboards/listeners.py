@@ -1,12 +1,12 @@
-"""What the boards hear from below (``arena/announcements.py``), subscribed once by ``LeaderboardsConfig.ready``.
+"""What the boards hear from below (``infra/announcements.py``), subscribed once by ``LeaderboardsConfig.ready``.
 
 The boards follow the ratings and the players' status, both announced after their commit; every app keeps its
 listeners in its ``listeners.py`` (docs/architecture.md#announcements-and-hand-offs).
 """
 from __future__ import annotations
 
-from arena import dispatch
-from arena.announcements import PlayerStatusChanged, RatingsChanged, subscribe
+from infra import dispatch
+from infra.announcements import PlayerStatusChanged, RatingsChanged, subscribe
 from leaderboards.services import board_sync, board_titles
 from ratings.models import Rating
 

@@ -38,7 +38,7 @@ from typing import NamedTuple
 import redis
 from redis.commands.core import Script
 
-from arena.redis import redis_client
+from infra.redis import redis_client
 from leaderboards.board import BoardUnavailable, Page, assign_ranks
 
 # 12 digits: a trillion player ids, and ties sort by id because the widths are equal.

@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from arena import dispatch
-from arena.errors import NotFound
 from arena.games import UnknownGame, get_game
 from arena.selectors import player_get
+from infra import dispatch
+from infra.errors import NotFound
 from leaderboards import metrics
 from leaderboards.board import (
     ACTIVE_DAYS,

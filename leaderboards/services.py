@@ -15,9 +15,9 @@ from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 from redis.lock import Lock
 
-from arena import dispatch
 from arena.games import all_games
 from arena.models import Player
+from infra import dispatch
 from leaderboards import redis_board
 from leaderboards.board import BoardUnavailable, active_cutoff, is_eligible, unique_ids
 from leaderboards.db_board import DbBoard

@@ -1,12 +1,12 @@
-"""What matchmaking hears from the core (``arena/announcements.py``), subscribed once by ``MatchmakingConfig.ready``.
+"""What matchmaking hears from the core (``infra/announcements.py``), subscribed once by ``MatchmakingConfig.ready``.
 
 Every app keeps its listeners in its ``listeners.py`` (docs/architecture.md#announcements-and-hand-offs): the
 facts it follows are read in one place, and each listener is a thin door into the app's services.
 """
 from __future__ import annotations
 
-from arena.announcements import PlayerStatusChanged, ServerRevoked, subscribe
 from arena.models import Player
+from infra.announcements import PlayerStatusChanged, ServerRevoked, subscribe
 from matchmaking import services
 
 

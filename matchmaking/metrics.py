@@ -8,8 +8,8 @@ from django.db.models import Count
 from prometheus_client import Counter, Histogram
 from prometheus_client.core import Metric
 
-from arena import metrics
 from arena.games import all_games
+from infra import metrics
 from matchmaking.models import Delivery, OpenSeat
 
 PASS_SECONDS = Histogram("arena_matchmaking_pass_seconds", "Duration of one pool's pass (lock, load, engine, "

@@ -11,8 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from arena.errors import InvalidInput
 from arena.players import players_fetch_or_create
+from infra.errors import InvalidInput
 from matchmaking.models import Preferences
 
 

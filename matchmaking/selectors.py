@@ -7,10 +7,10 @@ from typing import Any
 
 from django.utils import timezone
 
-from arena.errors import NotFound
 from arena.games import get_game
 from arena.models import GameServer
 from arena.selectors import player_handle_check
+from infra.errors import NotFound
 from matchmaking import engine, store
 from matchmaking.models import OpenSeat, Preferences, Ticket, TicketSeat
 from ratings import hanabi, stages, stakes

@@ -21,12 +21,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from arena import dispatch
-from arena.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from arena.games import UnknownGame, get_game
-from arena.gc_pause import gc_paused
 from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
+from infra import dispatch
+from infra.errors import ArenaError, Conflict, Forbidden, InvalidInput
+from infra.gc_pause import gc_paused
 from matchmaking import engine, metrics, store
 from matchmaking.models import Delivery, OpenSeat, Pool, Ticket, TicketSeat
 from matchmaking.selectors import ticket_get_for_server
@@ -356,7 +356,7 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
         moment = now or timezone.now()
         rules = get_game(locked.title)
         sizes = pool_sizes(rules, locked.variant)
-        with gc_paused():  # once for the pass: load, engine and writes (arena/gc_pause.py)
+        with gc_paused():  # once for the pass: load, engine and writes (infra/gc_pause.py)
             loaded = store.pool_load(pool=locked)
             loaded_at = time.perf_counter()
             clock = moment.timestamp()

@@ -21,8 +21,8 @@ from django.db import connection
 from django.db.models import Case, UUIDField, Value, When
 from django.utils.dateparse import parse_datetime
 
-from arena.db import pg_cursor
 from arena.models import Player
+from infra.db import pg_cursor
 from matchmaking import engine
 from matchmaking.ids import uuid7_texts
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat

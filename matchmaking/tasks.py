@@ -19,8 +19,8 @@ from typing import Any
 from celery import shared_task
 from django.db import connections
 
-from arena import dispatch
-from arena.task_log import task_facts
+from infra import dispatch
+from infra.task_log import task_facts
 from matchmaking import history, push, services
 
 

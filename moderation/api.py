@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 
 from arena.api.game_payload import storable_text
 from arena.api.schemas import ErrorOut
-from arena.errors import InvalidInput
 from arena.models import PLAYER_ID_PATTERN, is_player_id
+from infra.errors import InvalidInput
 from moderation.models import Report
 from moderation.selectors import report_get_for_server
 from moderation.services.reports import report_create

@@ -1,11 +1,11 @@
-"""What moderation hears from below (``arena/announcements.py``), subscribed once by ``ModerationConfig.ready``.
+"""What moderation hears from below (``infra/announcements.py``), subscribed once by ``ModerationConfig.ready``.
 
 Detection follows rating batches; ratings never call us. Every app keeps its listeners in its ``listeners.py``
 (docs/architecture.md#announcements-and-hand-offs).
 """
 from __future__ import annotations
 
-from arena.announcements import RatingsChanged, subscribe
+from infra.announcements import RatingsChanged, subscribe
 from moderation.tasks import request_detection
 
 

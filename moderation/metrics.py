@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from prometheus_client.core import Metric
 
-from arena import metrics
 from arena.games import all_games
+from infra import metrics
 from moderation.detection import detection_pending
 from moderation.models import Flag, Report
 

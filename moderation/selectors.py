@@ -9,8 +9,8 @@ from typing import Any
 
 from django.db.models import Q
 
-from arena.errors import NotFound
 from arena.models import GameServer, Player
+from infra.errors import NotFound
 from moderation import crowds, rules
 from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Link, Report

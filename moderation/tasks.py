@@ -19,8 +19,8 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from arena import dispatch
-from arena.task_log import task_facts
+from infra import dispatch
+from infra.task_log import task_facts
 from moderation import detection
 from moderation.services import penalties
 from ratings.tasks import rate_elo

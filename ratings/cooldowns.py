@@ -11,8 +11,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from arena.errors import Conflict
 from arena.models import Player
+from infra.errors import Conflict
 from ratings import reputation
 from ratings.models import Reputation
 

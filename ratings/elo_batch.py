@@ -9,8 +9,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from arena.gc_pause import gc_paused
 from arena.models import Game
+from infra.gc_pause import gc_paused
 from ratings import metrics, reputation
 from ratings.config import elo_config
 from ratings.models import RatingStage

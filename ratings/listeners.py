@@ -1,11 +1,11 @@
-"""What ratings hear from the core (``arena/announcements.py``), subscribed once by ``RatingsConfig.ready``.
+"""What ratings hear from the core (``infra/announcements.py``), subscribed once by ``RatingsConfig.ready``.
 
 Every app keeps its listeners in its ``listeners.py``
 (docs/architecture.md#announcements-and-hand-offs).
 """
 from __future__ import annotations
 
-from arena.announcements import GamesRecorded, subscribe
+from infra.announcements import GamesRecorded, subscribe
 from ratings.tasks import request_rating
 
 

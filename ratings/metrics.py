@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from prometheus_client import Histogram
 from prometheus_client.core import Metric
 
-from arena import metrics
 from arena.games import all_games
+from infra import metrics
 from ratings import lag
 
 BATCH_SECONDS = Histogram("arena_rating_batch_seconds", "Duration of one Elo batch (one transaction), seconds.",

@@ -15,8 +15,8 @@ from operator import itemgetter
 from django.db import transaction
 from django.utils import timezone
 
-from arena.gc_pause import gc_paused
 from arena.models import Game
+from infra.gc_pause import gc_paused
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange, RatingStage
 from ratings.plan import KIND_GAME, KIND_RESET, EloPlan, RatedGame, SkillPlan

@@ -14,10 +14,10 @@ from typing import Any
 
 from django.utils import timezone
 
-from arena.errors import Conflict, NotFound
 from arena.games import GAMES
 from arena.models import Game, Player, Seat
 from arena.selectors import player_get, player_handle_check, player_not_found
+from infra.errors import Conflict, NotFound
 from ratings import elo, explain, hanabi, reputation
 from ratings.config import elo_config
 from ratings.lag import rating_lag as rating_lag

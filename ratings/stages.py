@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from arena.announcements import RatingsChanged, announce
 from arena.games import get_game
+from infra.announcements import RatingsChanged, announce
 from ratings import hanabi
 from ratings.config import hanabot_below_rule
 from ratings.models import HanabotRating, RatingStage

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from celery import shared_task
 from django.conf import settings
 
-from arena import dispatch
-from arena.task_log import task_facts
+from infra import dispatch
+from infra.task_log import task_facts
 from ratings import services
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed

@@ -7,9 +7,9 @@ from django.http import HttpRequest
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
-from arena.errors import Forbidden
 from arena.models import SCOPES, GameServer
 from arena.servers import game_server_get_by_key
+from infra.errors import Forbidden
 
 KEYWORD = "Api-Key"
 

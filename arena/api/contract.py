@@ -33,7 +33,7 @@ MAX_ID = 2**63 - 1
 KEY = {401: ("missing_api_key", "invalid_api_key"), 403: ("missing_scope",)}
 ANY = {406: ("not_acceptable",)}
 BODY = {400: ("invalid_input", "malformed_json"), 413: ("body_too_large",), 415: ("unsupported_media_type",)}
-# Writes are throttled per key (API_WRITE_THROTTLE_RATE, arena/api/throttles.py).
+# Writes are throttled per key (API_WRITE_THROTTLE_RATE, infra/api/throttles.py).
 WRITE = {429: ("throttled",), 503: ("busy",)}
 PUBLIC = {429: ("throttled",)}
 GAME_BODY = ("unknown_game", *sorted(GAME_RULE_CODES))

@@ -16,11 +16,11 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from arena.api.parsers import BodyTooLarge
-from arena.db import RETRY_ATTEMPTS, connection_lost, is_transient
-from arena.errors import ArenaError, NotFound
 from arena.games import UnknownGame, all_games
 from arena.games.base import RuleViolation
+from infra.api.parsers import BodyTooLarge
+from infra.db import RETRY_ATTEMPTS, connection_lost, is_transient
+from infra.errors import ArenaError, NotFound
 
 _DRF_CODES = {
     exceptions.NotAuthenticated: "missing_api_key",
@@ -37,11 +37,11 @@ _DRF_CODES = {
 # DRF's own "Authentication credentials were not provided." leaves a new integrator guessing the header.
 MISSING_API_KEY_MESSAGE = "This endpoint needs a game server's key: send the header 'Authorization: Api-Key <key>'."
 # The database kept aborting the request's transaction for a transient reason (a deadlock victim, a stale read)
-# after every retry of ``arena.db.retry_transient``: nothing was written, and the same request a moment later
+# after every retry of ``infra.db.retry_transient``: nothing was written, and the same request a moment later
 # will most likely succeed. A 503 with Retry-After says exactly that, where a 500 says "our bug".
 BUSY = "busy"
 BUSY_RETRY_AFTER_SECONDS = 1
-# The database cannot be reached (down, restarting, the connection lost: ``arena.db.connection_lost``): nothing
+# The database cannot be reached (down, restarting, the connection lost: ``infra.db.connection_lost``): nothing
 # was written, and the request will work once it is back, in a few seconds for a restart.
 UNAVAILABLE = "unavailable"
 UNAVAILABLE_RETRY_AFTER_SECONDS = 5

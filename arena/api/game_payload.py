@@ -12,11 +12,11 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from arena.errors import InvalidInput
 from arena.games.base import COMMON_ENTRY_KEYS
-from arena.hashing import hash_device, hash_ip
 from arena.models import is_player_id
 from arena.recording import GameInput, PlayerInput
+from infra.errors import InvalidInput
+from infra.hashing import hash_device, hash_ip
 
 TOP_LEVEL = {"table_id", "game", "variant", "rated", "finished_at", "players", "details"}
 # The keys every player result has, whatever the game: the rules' own list, so the two cannot drift apart.

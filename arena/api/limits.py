@@ -1,7 +1,7 @@
 """Chunked request bodies under the API's cap (docs/security.md, the limits).
 
 Django sizes a request body by its ``Content-Length``; a chunked body has none, so Django (and DRF after it)
-would see an empty body and the parser's cap (arena/api/parsers.py) would never meet it. This middleware reads
+would see an empty body and the parser's cap (infra/api/parsers.py) would never meet it. This middleware reads
 such a body for paths under /api/, at most ``API_MAX_BATCH_BODY_BYTES`` (the largest cap) plus one byte, and
 hands it on with its length, so the parser then applies the endpoint's own cap as for any other body. Longer is
 413 ``body_too_large`` at once, in the API's error shape, with the rest left unread.

@@ -14,10 +14,10 @@ from arena.api import schemas
 from arena.api.errors import refusal_body
 from arena.api.game_payload import parse_game
 from arena.api.request_log import bind_games
-from arena.errors import ArenaError, InvalidInput
 from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_as_committed, games_present
+from infra.errors import ArenaError, InvalidInput
 from ratings.selectors import rating_changes_by_game
 
 ERRORS = {code: OpenApiResponse(schemas.ErrorOut) for code in (400, 401, 403, 409)}
@@ -58,7 +58,7 @@ class GameDetailApi(APIView):
 
 
 class GameBatchApi(APIView):
-    body_limit_setting = "API_MAX_BATCH_BODY_BYTES"  # arena/api/parsers.py: a batch's own, larger cap
+    body_limit_setting = "API_MAX_BATCH_BODY_BYTES"  # infra/api/parsers.py: a batch's own, larger cap
     required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
 
     @extend_schema(operation_id="games_batch", request=schemas.GameBatchIn,

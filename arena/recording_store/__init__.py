@@ -70,7 +70,7 @@ class RecordingStore(Protocol):
         Returns the written games by table id; a table missing from the answer was already stored (a resend, or
         a concurrent request that committed it first) and nothing of it was written, players included. Unknown
         players are created. A transient failure (deadlock, stale read) propagates as ``DatabaseError`` with
-        nothing written; the caller may run the call again (``arena.db.retry_transient``).
+        nothing written; the caller may run the call again (``infra.db.retry_transient``).
         """
         ...
 

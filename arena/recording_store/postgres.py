@@ -38,9 +38,9 @@ from typing import Any
 import orjson
 from django.db import transaction
 
-from arena.db import StaleRead, pg_cursor
 from arena.models import Game, Player, Seat
 from arena.recording_store import GameRow, GamesWritten, SeatRow, StatusRule
+from infra.db import StaleRead, pg_cursor
 
 PLAYER, GAME, SEAT = Player._meta.db_table, Game._meta.db_table, Seat._meta.db_table
 NEW_PLAYER_STATUS = Player._meta.get_field("status").default

@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 from arena.api.game_payload import refuse_unstorable
-from arena.errors import InvalidInput
-from arena.hashing import fingerprint, hash_ip
 from arena.models import is_player_id
+from infra.errors import InvalidInput
+from infra.hashing import fingerprint, hash_ip
 from matchmaking.preferences import blocked_list_check
 from matchmaking.services import PARTY_MAX, SeatInput, TicketInput
 

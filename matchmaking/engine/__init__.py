@@ -93,5 +93,5 @@ def match(pool: Sequence[Ticket], now: float, *, recommended: int, game_min: int
     if len({ticket.id for ticket in pool}) != len(pool):
         raise ValueError("a ticket id appears more than once in the pool")
     live = [ticket for ticket in pool if not is_expired(ticket, now)]
-    # The caller pauses the collector around the whole pass (arena/gc_pause.py: load, this, writes), once.
+    # The caller pauses the collector around the whole pass (infra/gc_pause.py: load, this, writes), once.
     return serving.run(live, now, recommended, max(game_min, MIN_TABLE), game_max)

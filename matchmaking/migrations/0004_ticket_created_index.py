@@ -1,8 +1,8 @@
 """The index the closed-ticket purge walks (oldest first), built without blocking the pass's writes: the ticket
-table is the hottest matchmaking table, so CONCURRENTLY on PostgreSQL (arena/migration_ops.py)."""
+table is the hottest matchmaking table, so CONCURRENTLY on PostgreSQL (infra/migration_ops.py)."""
 from django.db import migrations, models
 
-from arena.migration_ops import AddIndexOnline
+from infra.migration_ops import AddIndexOnline
 
 
 class Migration(migrations.Migration):

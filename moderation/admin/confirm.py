@@ -18,8 +18,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from arena.errors import ArenaError
 from arena.models import Player
+from infra.errors import ArenaError
 from moderation.moderators import perm
 
 NOTE_MAX = 2000

@@ -10,9 +10,9 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from arena.api.game_payload import storable_text
-from arena.errors import ArenaError
 from arena.games import GAMES, all_games
 from arena.models import Game, Player, Seat, is_player_id
+from infra.errors import ArenaError
 from moderation import services
 from moderation.admin import reads
 from moderation.admin.base import PanelAdmin

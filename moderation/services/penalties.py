@@ -14,10 +14,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from arena import dispatch
-from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player, Seat
 from arena.players import player_status_ban, player_status_unban
+from infra import dispatch
+from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
 from ratings.models import RatingChange

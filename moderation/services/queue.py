@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from arena.errors import Conflict, InvalidInput
+from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services.penalties import _audit, _lock_open, _resolve
 

@@ -12,8 +12,8 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from arena.errors import InvalidInput, NotFound
 from arena.models import Game, GameServer, Player, Seat
+from infra.errors import InvalidInput, NotFound
 from moderation import rules
 from moderation.models import Report
 

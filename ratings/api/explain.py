@@ -14,8 +14,8 @@ from rest_framework.response import Response
 
 from arena.api.contract import MAX_ID
 from arena.api.schemas import ErrorOut
-from arena.errors import NotFound
 from arena.models import Game
+from infra.errors import NotFound
 from moderation.selectors import void_of_game
 from ratings.api import serializers
 from ratings.api.players import PublicReadApi

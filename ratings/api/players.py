@@ -1,6 +1,6 @@
 """Player pages and rating history: public reads, no key, throttled per client IP. Parse → select → respond.
 
-Both read from the replica when one is configured (``on_replica``, arena/replica.py).
+Both read from the replica when one is configured (``on_replica``, infra/replica.py).
 """
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from arena.api.caching import PublicCache
 from arena.api.schemas import ErrorOut
-from arena.api.throttles import PublicThrottle
-from arena.errors import InvalidInput
 from arena.games import get_game
-from arena.replica import on_replica
+from infra.api.caching import PublicCache
+from infra.api.throttles import PublicThrottle
+from infra.errors import InvalidInput
+from infra.replica import on_replica
 from leaderboards.selectors import not_ranked, ranks_of
 from ratings.api import serializers
 from ratings.selectors import game_explanations, player_get_by_handle, player_profile, rating_history

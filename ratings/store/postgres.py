@@ -3,14 +3,14 @@
 Reads use ``= ANY(array)`` (one parameter instead of thousands, no text parsing of timestamps and doubles).
 History rows go in with a binary COPY, the fastest way in; updates with ``UPDATE ... FROM unnest(arrays)``.
 Django's default client-side binding would render every array as a quoted literal, which costs more than the
-write itself, hence ``arena.db.pg_cursor`` on Django's own connection (so inside Django's transaction).
+write itself, hence ``infra.db.pg_cursor`` on Django's own connection (so inside Django's transaction).
 """
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from arena.db import columns, pg_cursor
+from infra.db import columns, pg_cursor
 from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
 from ratings.reputation import KEEP
 from ratings.skill import DEFAULT_SKILL, Skill

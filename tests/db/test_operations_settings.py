@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from arena.replica import ReplicaRouter, _on_replica
 from config.celery import app
+from infra.replica import ReplicaRouter, _on_replica
 from matchmaking.models import Ticket
 
 

@@ -53,7 +53,7 @@ def test_the_scanner_reads_citations_with_and_without_anchors():
 
 def test_the_scan_sees_the_repository():
     files = {path.relative_to(ROOT).as_posix() for path in python_files()}
-    assert "arena/announcements.py" in files and "tests/pure/test_docs_cited.py" in files
+    assert "infra/announcements.py" in files and "tests/pure/test_docs_cited.py" in files
     assert not any(name.startswith(".venv/") for name in files)
     # The house already cites its pages: a scan that found none would prove nothing.
     assert len(all_citations()) >= 5

@@ -1,9 +1,9 @@
-"""One place knows the mode: only ``arena/dispatch.py`` reads the settings that tell embedded from scaled out.
+"""One place knows the mode: only ``infra/dispatch.py`` reads the settings that tell embedded from scaled out.
 
 A module that tests ``CELERY_TASK_ALWAYS_EAGER``, ``MATCHMAKING_PASS_ON_REQUEST`` or ``REDIS_URL`` itself makes the
-next reader look for the other places that decide the same thing; asking ``arena.dispatch`` keeps the answer in
-one file. ``config/`` derives the settings, and ``arena/redis.py`` reads ``REDIS_URL`` only as the address it
-connects to (the module docstring of ``arena/dispatch.py`` says why). The scan reads the source (``ast``), so a
+next reader look for the other places that decide the same thing; asking ``infra.dispatch`` keeps the answer in
+one file. ``config/`` derives the settings, and ``infra/redis.py`` reads ``REDIS_URL`` only as the address it
+connects to (the module docstring of ``infra/dispatch.py`` says why). The scan reads the source (``ast``), so a
 read inside a function, through ``getattr`` or under another name for ``settings`` is caught as well.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation")
 MODE_SETTINGS = {"CELERY_TASK_ALWAYS_EAGER", "MATCHMAKING_PASS_ON_REQUEST", "REDIS_URL"}
-ALLOWED = {"arena/dispatch.py", "arena/redis.py"}
+ALLOWED = {"infra/dispatch.py", "infra/redis.py"}
 
 
 def _reads(tree: ast.AST) -> list[tuple[int, str]]:
@@ -45,12 +45,12 @@ def test_only_the_dispatch_module_reads_the_mode_settings():
 
 
 def test_the_scan_sees_a_read_as_written_in_a_service():
-    # The scanner itself must catch the shapes the code used before arena/dispatch.py (so the test above can fail).
+    # The scanner itself must catch the shapes the code used before infra/dispatch.py (so the test above can fail).
     code = ("from django.conf import settings as s\n"
             "def f():\n    return s.CELERY_TASK_ALWAYS_EAGER or getattr(s, 'REDIS_URL')\n")
     assert _reads(ast.parse(code)) == [(3, "CELERY_TASK_ALWAYS_EAGER"), (3, "REDIS_URL")]
 
 
 def test_the_dispatch_module_answers_each_question():
-    source = (ROOT / "arena/dispatch.py").read_text()
+    source = (ROOT / "infra/dispatch.py").read_text()
     assert {setting for _, setting in _reads(ast.parse(source))} == MODE_SETTINGS

@@ -36,7 +36,7 @@ def _services_present() -> None:
 @pytest.fixture
 def redis_conn():
     """The test Redis database, emptied before and after each test."""
-    from arena.redis import redis_client
+    from infra.redis import redis_client
 
     client = redis_client()
     client.flushdb()

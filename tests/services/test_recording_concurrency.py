@@ -269,7 +269,7 @@ def test_a_deadlock_victim_is_retried_not_a_500(server_key, caplog):
     assert "error" not in out, out
     response = out["result"]
     assert response.status_code == 200 and [r["status_code"] for r in response.json()["results"]] == [201, 201]
-    retried = [r for r in caplog.records if r.name == "arena.db" and "deadlock detected" in r.getMessage()]
+    retried = [r for r in caplog.records if r.name == "infra.db" and "deadlock detected" in r.getMessage()]
     assert len(retried) == 1, [r.getMessage() for r in caplog.records]
     assert Game.objects.count() == 2 and Seat.objects.count() == 6
 

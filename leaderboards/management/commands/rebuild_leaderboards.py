@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from arena import dispatch
-from arena.errors import NotFound
 from arena.games import UnknownGame
+from infra import dispatch
+from infra.errors import NotFound
 from leaderboards.selectors import board_title
 from leaderboards.services import board_titles, boards_rebuild
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from arena import announcements, dispatch
-from arena.announcements import GamesRecorded, announce, silenced, subscribe
+from infra import announcements, dispatch
+from infra.announcements import GamesRecorded, announce, silenced, subscribe
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

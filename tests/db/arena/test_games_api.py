@@ -13,10 +13,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from arena.api.errors import BUSY_RETRY_AFTER_SECONDS
-from arena.db import RETRY_ATTEMPTS, StaleRead
-from arena.hashing import hash_ip
 from arena.models import Game, Player, Seat
 from arena.recording_store import recording_store
+from infra.db import RETRY_ATTEMPTS, StaleRead
+from infra.hashing import hash_ip
 from tests.conftest import game_body, player
 
 pytestmark = pytest.mark.django_db
@@ -409,7 +409,7 @@ def test_batch_is_limited_to_500(api, settings):
 
 # ---------------------------------------------------------------- queries, pinned per backend
 
-# Statements per request as Django logs them (hand-written ones included: arena.db logs them too), leaving out the
+# Statements per request as Django logs them (hand-written ones included: infra.db logs them too), leaving out the
 # SAVEPOINT/RELEASE pair into which this test's own transaction turns a call's BEGIN/COMMIT (never logged).
 QUERIES = {
     "postgresql": {

@@ -202,7 +202,7 @@ def test_a_write_is_not_refused_while_the_cache_is_unreachable(api, make_game, f
     Redis test proves it against a stopped redis-server."""
     from redis.exceptions import ConnectionError as RedisConnectionError
 
-    from arena.api import throttles
+    from infra.api import throttles
     from tests.conftest import player
 
     def unreachable(*args, **kwargs):

@@ -17,9 +17,9 @@ from django.test import override_settings
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from arena.errors import ArenaError
 from arena.models import GameServer, Player
 from arena.servers import game_server_create
+from infra.errors import ArenaError
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, Table, Ticket, TicketSeat
 from matchmaking.preferences import preferences_set
 from matchmaking.services import SeatInput, TicketInput, pool_run, ticket_create

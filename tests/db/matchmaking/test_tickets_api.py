@@ -10,9 +10,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena.hashing import hash_ip
 from arena.models import Player
 from arena.players import player_status_ban
+from infra.hashing import hash_ip
 from matchmaking.models import Ticket, TicketSeat
 from ratings.models import Rating
 from tests.db.matchmaking.conftest import ticket_body

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from arena.errors import Conflict, InvalidInput
+from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, Flag, FlagFeeder, Report
 from moderation.services import case_claim, case_close_as_duplicate, case_release, claim_holder
 from moderation.services.reports import reporter_record

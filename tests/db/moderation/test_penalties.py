@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 from django.db import connection, transaction
 
-from arena.errors import Conflict, InvalidInput
 from arena.models import Game, Player
+from infra.errors import Conflict, InvalidInput
 from moderation import tasks
 from moderation.admin.games import GAME_ACTIONS
 from moderation.models import AuditEntry, Flag, Report

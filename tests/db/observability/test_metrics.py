@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from arena import beat
 from arena.models import Game
+from infra import beat
 from matchmaking.models import ServerCallback
 from moderation.models import DetectionState
 from tests.conftest import game_body, player

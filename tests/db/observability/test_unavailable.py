@@ -18,12 +18,12 @@ from django.db import DatabaseError, IntegrityError, InterfaceError, Operational
 from django.test import Client
 from rest_framework.test import APIClient
 
-from arena.db import connection_lost
+from infra.db import connection_lost
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # The fake outage is Django's execute wrapper; on PostgreSQL the per-request key lookup runs through a raw
-# server-binding cursor (arena/db.py's fetch_one), which that wrapper never sees. The real outage on PostgreSQL,
+# server-binding cursor (infra/db.py's fetch_one), which that wrapper never sees. The real outage on PostgreSQL,
 # with the database actually stopped, is tests/services/test_postgres_outage.py.
 _ORM_OUTAGE_ONLY = pytest.mark.skipif(settings.IS_POSTGRES, reason="the raw key lookup bypasses the fake outage; "
                                                                     "tests/services/test_postgres_outage.py")

@@ -13,8 +13,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena import dispatch
 from arena.models import Player
+from infra import dispatch
 from leaderboards.services import board_rebuild
 from ratings.models import Rating
 from tests.db.ratings.builders import game_history, make_player

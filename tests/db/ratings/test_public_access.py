@@ -45,7 +45,7 @@ def test_throttled_per_ip_with_retry_after(db, public_rate):
 
 
 def test_default_rate_comes_from_settings(db, settings):
-    from arena.api.throttles import PublicThrottle
+    from infra.api.throttles import PublicThrottle
 
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"public": "7/hour"}}
     assert PublicThrottle().rate() == (7, 3600)

@@ -14,7 +14,7 @@ from django_prometheus.middleware import Metrics, PrometheusAfterMiddleware, Pro
 from django_prometheus.utils import TimeSince
 from prometheus_client import CONTENT_TYPE_LATEST, Histogram
 
-from arena.metrics import exposition
+from infra.metrics import exposition
 
 
 def _authorized(request: HttpRequest) -> bool:

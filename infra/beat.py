@@ -14,7 +14,7 @@ from django.core.cache import cache
 from prometheus_client.core import Metric
 from redis.exceptions import RedisError
 
-from arena import metrics
+from infra import metrics
 
 KEY = "arena:beat:last_tick"
 

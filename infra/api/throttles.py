@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from arena.hashing import hash_client_network
+from infra.hashing import hash_client_network
 
 if TYPE_CHECKING:  # rest_framework.views imports this module (DEFAULT_THROTTLE_CLASSES) while it loads
     from rest_framework.views import APIView

@@ -50,7 +50,7 @@ def fingerprint(canonical_body: bytes) -> str:
 
 
 def hash_client_network(raw: str) -> str:
-    """The public throttle's bucket (arena/api/throttles.py): a keyed hash of the client's network, the address
+    """The public throttle's bucket (infra/api/throttles.py): a keyed hash of the client's network, the address
     for IPv4 and the /64 for IPv6, so no raw address is ever a cache key and an IPv6 client gets one bucket, not
     one per address. Its own domain ("client"), so a cache key cannot be matched against a stored IP hash."""
     try:

@@ -8,7 +8,7 @@ Redis holds the boards and the wake-up markers.
 ``config/settings.py`` derives those settings from the environment; every service and door asks the functions
 here instead of testing a setting, so the mode is decided in one module (``tests/pure/test_one_place_knows_the_mode.py``
 fails on any other reader). Two readers of ``REDIS_URL`` stay outside on purpose, because they are about
-*connecting*, not about the mode: ``arena/redis.py`` needs the address to open its pool, and ``config/`` builds the
+*connecting*, not about the mode: ``infra/redis.py`` needs the address to open its pool, and ``config/`` builds the
 cache and broker from it. Both are reached only after a branch here said Redis is configured.
 
 The wake-up debounce lives here too, because whether a marker is needed is a question of the mode: in-process
@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from arena.redis import redis_client
+from infra.redis import redis_client
 
 log = logging.getLogger(__name__)
 
