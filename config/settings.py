@@ -107,14 +107,14 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "infra.api.metrics.RequestMetricsBefore",  # request metrics (django-prometheus): first and last
     # The request line (docs/observability.md): a client's X-Request-ID kept only if it is a plain token.
-    "arena.api.request_log.RequestIdMiddleware",
+    "infra.api.request_log.RequestIdMiddleware",
     "django_structlog.middlewares.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
     "corsheaders.middleware.CorsMiddleware",
-    "arena.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
+    "infra.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -123,7 +123,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A lost database connection outside DRF is a 503 page, not a 500 (docs/observability.md).
-    "arena.api.errors.DatabaseUnavailableMiddleware",
+    "infra.api.errors.DatabaseUnavailableMiddleware",
     "infra.api.metrics.RequestMetricsAfter",
     # Last, as django-axes asks: turns a locked-out login's answer into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -280,11 +280,11 @@ CELERY_BEAT_SCHEDULE = {
 # REST API
 # =============================================================================
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["arena.api.auth.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["arena.api.auth.HasScope"],  # a key and the scope the view names
+    "DEFAULT_AUTHENTICATION_CLASSES": ["infra.api.auth.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["infra.api.auth.HasScope"],  # a key and the scope the view names
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["infra.api.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "infra.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"public": env.str("PUBLIC_THROTTLE_RATE", default="1200/min")},
     # Views that name no throttle (every key-authenticated endpoint) count their writes per key.
@@ -307,8 +307,8 @@ SPECTACULAR_SETTINGS = {
     # webhooks exist from 3.1 on.
     "OAS_VERSION": "3.1.0",
     "WEBHOOKS": ["matchmaking.api.webhooks.table_formed"],
-    # arena/api/contract.py: every status with its codes, each game's body, links (issue 16 §3).
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "arena.api.contract.postprocess",
+    # infra/api/contract.py, with arena/api/contract.py's tables: every status and its codes, bodies, links (issue 16).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "infra.api.contract.postprocess",
                              "matchmaking.api.webhooks.with_push_headers"],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
@@ -372,7 +372,7 @@ LOG_FORMAT = env.str("LOG_FORMAT", default=logs.default_format(debug=DEBUG))
 LOGGING = logs.configure(log_format=LOG_FORMAT, level=env.str("LOG_LEVEL", default="INFO"))
 DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False  # django-structlog logs the client's address by default
 DJANGO_STRUCTLOG_USER_ID_FIELD = None  # Arena names the game server itself, without loading a session's user
-DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # X-Request-ID, when a plain token (arena.api.request_log)
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # X-Request-ID, when a plain token (infra.api.request_log)
 DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG  # one line per request: request_finished only
 # Celery workers log through the same LOGGING, not a handler of their own.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -5,10 +5,10 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularSwaggerView
 
 from arena.api import health
-from arena.api.errors import endpoint_not_found
 from arena.api.schema_view import CachedSpectacularAPIView
 from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
 from infra.api import metrics
+from infra.api.errors import endpoint_not_found
 
 api_v1 = [
     path("games/", GameCreateApi.as_view(), name="games-create"),
@@ -36,7 +36,7 @@ urlpatterns = [
     path("metrics", metrics.metrics, name="metrics"),  # Prometheus; needs the bearer METRICS_TOKEN
 ]
 
-handler500 = "arena.api.errors.server_error"
+handler500 = "infra.api.errors.server_error"
 
 if settings.BENCH_ENDPOINTS:
     from arena.api.bench import BareApi

@@ -1,21 +1,17 @@
-"""The OpenAPI contract made to tell the truth (issue 16 §3): a drf-spectacular postprocessing hook.
+"""The core's contract tables (issue 16 §3), read by the platform's schema hook (``infra/api/contract.py``).
 
-The views' ``extend_schema`` say the shapes; this hook adds what drf-spectacular cannot derive:
-
-- **every status each operation can answer, with its error codes** (``ERRORS``: one table per operation, each
-  status with the codes it may carry; each response's schema then allows exactly those codes, so a fuzzer checking
-  responses against the schema catches a code the table forgot). To add an answer, add its code to the
-  operation's row (or to a shared set below) and to docs/api.md;
+- **every status each operation can answer, with its error codes** (``ERRORS``). To add an answer, add its code to
+  the operation's row (or to a shared set in ``infra.api.contract``) and to docs/api.md;
 - **each game's own body** as a ``oneOf`` chosen by ``game`` (``arena.games.schema``, generated from the rules
   registry, so a seventh game documents itself);
 - a batch's items as any object (each game is judged alone and answered with its own status inside the 200), and
   request bodies closed (``additionalProperties: false``, as the parsers refuse unknown fields);
-- patterns and bounds of path parameters, ``Retry-After`` headers, and **OpenAPI links** that chain the calls:
-  a recorded game to its GET, a ticket to its GET and DELETE, a report to its GET, a player to their history, a
-  leaderboard entry to its player.
+- patterns and bounds of path parameters and **OpenAPI links** that chain the calls: a recorded game to its GET, a
+  ticket to its GET and DELETE, a report to its GET, a player to their history, a leaderboard entry to its player.
 
 What JSON Schema cannot say (a game's scores must add up, a player may not report or block themself, a table size
 within the game's and variant's) is answered as a documented 400 with its own code; docs/api.md lists them.
+``contract_register(CONTRACT)`` runs from ``ArenaConfig.ready``.
 """
 from __future__ import annotations
 
@@ -23,29 +19,12 @@ import copy
 from typing import Any
 
 from arena.games import all_games
-from arena.games.base import ERROR_CODES as GAME_RULE_CODES
-from arena.games.schema import PLAYER_ID, game_schema
+from arena.games.results import ERROR_CODES as GAME_RULE_CODES
+from arena.games.schema import IP, PLAYER_ID, game_schema
+from infra.api.contract import ANY, BODY, KEY, MAX_ID, PUBLIC, WRITE, Contract, contract_register
+from infra.api.contract import codes_merge as _merge
 
-MAX_ID = 2**63 - 1
-
-# Shared sets of codes, by what the operation is.
-# A key lacking the operation's scope is 403 missing_scope (docs/security.md#game-server-keys-and-scopes).
-KEY = {401: ("missing_api_key", "invalid_api_key"), 403: ("missing_scope",)}
-ANY = {406: ("not_acceptable",)}
-BODY = {400: ("invalid_input", "malformed_json"), 413: ("body_too_large",), 415: ("unsupported_media_type",)}
-# Writes are throttled per key (API_WRITE_THROTTLE_RATE, infra/api/throttles.py).
-WRITE = {429: ("throttled",), 503: ("busy",)}
-PUBLIC = {429: ("throttled",)}
 GAME_BODY = ("unknown_game", *sorted(GAME_RULE_CODES))
-
-
-def _merge(*tables: dict[int, tuple[str, ...]]) -> dict[int, tuple[str, ...]]:
-    merged: dict[int, list[str]] = {}
-    for table in tables:
-        for status, codes in table.items():
-            merged.setdefault(status, [])
-            merged[status] += [code for code in codes if code not in merged[status]]
-    return {status: tuple(codes) for status, codes in sorted(merged.items())}
 
 
 # operation id -> status -> the error codes that status may carry. The lead (or anyone adding an answer) extends a
@@ -75,9 +54,6 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
         400: ("invalid_input",),
         404: ("unknown_game", "no_leaderboard", "player_not_found", "player_not_ranked")}),
 }
-
-_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before sending the same request again.",
-                                "schema": {"type": "integer", "minimum": 0}}}
 
 # Path parameters: what each may be (a value outside is a 404, documented as such).
 PATH_PARAMETERS: dict[str, dict[str, Any]] = {
@@ -124,21 +100,6 @@ LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
                                             "game": "$response.body#/game"},
                              "description": "The first entry's rating history in this game."}},
 }
-
-
-def error_schema(codes: tuple[str, ...]) -> dict[str, Any]:
-    return {"type": "object", "required": ["error"], "properties": {"error": {
-        "type": "object", "required": ["code", "message"],
-        "properties": {"code": {"type": "string", "enum": list(codes)}, "message": {"type": "string"},
-                       "fields": {"type": "object", "additionalProperties": {"type": "string"},
-                                  "description": "The values at fault, by JSON path."}}}}}
-
-
-def _operations(result: dict[str, Any]):
-    for path, item in result.get("paths", {}).items():
-        for method, operation in item.items():
-            if isinstance(operation, dict) and "operationId" in operation:
-                yield path, method, operation
 
 
 def _games(components: dict[str, Any]) -> None:
@@ -195,8 +156,6 @@ def _close(components: dict[str, Any]) -> None:
         if name in ticket:
             ticket[name]["nullable"] = True
     if ticket:
-        from arena.games.schema import IP
-
         ticket["ip"] = IP
         ticket["game"] = copy.deepcopy(PATH_PARAMETERS["game"])
         for bound in ("min_players", "max_players"):
@@ -209,39 +168,15 @@ def _close(components: dict[str, Any]) -> None:
             components[name]["properties"]["blocked"]["maxItems"] = 100
 
 
-def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular's POSTPROCESSING_HOOKS entry (config/settings.py)."""
-    components = result.setdefault("components", {}).setdefault("schemas", {})
+def _components(components: dict[str, Any]) -> None:
     if "GameInRequest" in components:
         _games(components)
     _close(components)
-    for name, example in EXAMPLES.items():
-        if name in components:
-            components[name]["example"] = copy.deepcopy(example)
-    for _path, _method, operation in _operations(result):
-        op_id = operation["operationId"]
-        has_path_parameters = False
-        for parameter in operation.get("parameters", []):
-            if parameter.get("in") == "path" and parameter["name"] in PATH_PARAMETERS:
-                has_path_parameters = True
-                parameter["schema"] = copy.deepcopy(PATH_PARAMETERS[parameter["name"]])
-            elif parameter.get("in") == "query" and (op_id, parameter["name"]) in QUERY_PARAMETERS:
-                parameter["schema"] = copy.deepcopy(QUERY_PARAMETERS[(op_id, parameter["name"])])
-        responses = operation.setdefault("responses", {})
-        table = ERRORS.get(op_id, {})
-        if has_path_parameters:
-            # A path no endpoint matches (a parameter outside its pattern) is the API's JSON not_found.
-            table = _merge(table, {404: ("not_found",)})
-        for status, codes in table.items():
-            response: dict[str, Any] = {
-                "description": "Error codes: " + ", ".join(f"`{code}`" for code in codes) + " (docs/api.md).",
-                "content": {"application/json": {"schema": error_schema(codes)}},
-            }
-            if status in (429, 503):
-                response["headers"] = copy.deepcopy(_RETRY_AFTER)
-            responses[str(status)] = response
-        for status, response in responses.items():
-            links = LINKS.get((op_id, status))
-            if links:
-                response["links"] = copy.deepcopy(links)
-    return result
+
+
+CONTRACT = Contract(errors=ERRORS, path_parameters=PATH_PARAMETERS, query_parameters=QUERY_PARAMETERS, links=LINKS,
+                    examples=EXAMPLES, components=_components)
+
+
+def contract_tables_register() -> None:
+    contract_register(CONTRACT)

@@ -11,12 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.api import schemas
-from arena.api.errors import refusal_body
 from arena.api.game_payload import parse_game
-from arena.api.request_log import bind_games
 from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_as_committed, games_present
+from infra.api.errors import refusal_body
+from infra.api.request_log import bind_games
 from infra.errors import ArenaError, InvalidInput
 from ratings.selectors import rating_changes_by_game
 

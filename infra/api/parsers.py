@@ -3,7 +3,7 @@
 DRF reads the request stream itself, so Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` never applies to it: the cap is
 here (docs/security.md, the limits). A declared ``Content-Length`` over the cap is refused before a byte is read;
 otherwise at most the cap plus one byte is read, so a body that is longer than it says is refused too. A
-chunked body (no ``Content-Length``) reaches the parser through ``arena.api.limits.ChunkedBodyMiddleware``,
+chunked body (no ``Content-Length``) reaches the parser through ``infra.api.limits.ChunkedBodyMiddleware``,
 which reads it under the largest cap. The batch endpoint has its own, larger cap: a view names the setting it
 uses in ``body_limit_setting``.
 """
@@ -20,7 +20,7 @@ DEFAULT_LIMIT_SETTING = "API_MAX_BODY_BYTES"
 
 
 class BodyTooLarge(APIException):
-    """413 ``body_too_large`` (arena/api/errors.py gives it the API's error shape)."""
+    """413 ``body_too_large`` (infra/api/errors.py gives it the API's error shape)."""
 
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "body_too_large"

@@ -12,9 +12,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from arena.api.contract import MAX_ID
 from arena.api.schemas import ErrorOut
 from arena.models import Game
+from infra.api.contract import MAX_ID
 from infra.errors import NotFound
 from moderation.selectors import void_of_game
 from ratings.api import serializers

@@ -71,7 +71,7 @@ class PlayerHistoryApi(PublicReadApi):
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
     @on_replica
     def get(self, request: Request, player: str, game: str) -> Response:
-        title = get_game(game).title  # UnknownGame: 404 unknown_game (arena/api/errors.py)
+        title = get_game(game).title  # UnknownGame: 404 unknown_game (infra/api/errors.py)
         query = serializers.HistoryQueryIn(data=request.query_params)
         if not query.is_valid():
             fields = {name: " ".join(str(e) for e in errors) for name, errors in query.errors.items()}

@@ -9,8 +9,8 @@ import csv
 import re
 from pathlib import Path
 
-from arena.api.errors import _DRF_CODES, BUSY, UNAVAILABLE
 from arena.games.base import ERROR_CODES
+from infra.api.errors import _DRF_CODES, BUSY, UNAVAILABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 RATINGS = ROOT / "docs" / "ratings.md"

@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from arena.api.errors import BUSY_RETRY_AFTER_SECONDS
 from arena.models import Game, Player, Seat
 from arena.recording_store import recording_store
+from infra.api.errors import BUSY_RETRY_AFTER_SECONDS
 from infra.db import RETRY_ATTEMPTS, StaleRead
 from infra.hashing import hash_ip
 from tests.conftest import game_body, player

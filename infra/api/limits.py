@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from arena.api.errors import error_body
+from infra.api.errors import error_body
 
 CHUNK = 64 * 1024
 

@@ -1,4 +1,9 @@
-"""One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (docs/api.md)."""
+"""One error shape for every failure: ``{"error": {"code", "message", "fields"?}}`` (docs/api.md).
+
+The platform knows its own refusals (``infra.errors.ArenaError`` and DRF's); a domain's other refusals (a game's
+rule broken, a title that is no game) reach this shape through ``refusal_register``, which the domain calls once
+at startup (``arena/api/refusals.py``, from ``ArenaConfig.ready``), so this module imports no domain app.
+"""
 from __future__ import annotations
 
 import logging
@@ -16,11 +21,9 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from arena.games import UnknownGame, all_games
-from arena.games.base import RuleViolation
 from infra.api.parsers import BodyTooLarge
 from infra.db import RETRY_ATTEMPTS, connection_lost, is_transient
-from infra.errors import ArenaError, NotFound
+from infra.errors import ArenaError
 
 _DRF_CODES = {
     exceptions.NotAuthenticated: "missing_api_key",
@@ -58,25 +61,48 @@ def error_body(code: str, message: str, fields: dict[str, str] | None = None) ->
     return {"error": body}
 
 
-def refusal_body(refusal: ArenaError | RuleViolation) -> tuple[int, dict[str, Any]]:
-    """Status and error body of a domain refusal: the one place either kind becomes the API's error shape."""
-    if isinstance(refusal, RuleViolation):
-        fields = refusal.fields or ({refusal.field: refusal.message} if refusal.field else None)
-        return status.HTTP_400_BAD_REQUEST, error_body(refusal.code, refusal.message, fields)
-    if refusal.code == "unknown_game":
-        return refusal.status, _unknown_game_body(refusal)
+# A domain's refusal kind -> its status and body; a code -> the body of an ``ArenaError`` with that code, where
+# the domain says more than the message (the titles there are, for ``unknown_game``).
+RefusalRender = Callable[[Any], tuple[int, dict[str, Any]]]
+_KINDS: dict[type[Exception], RefusalRender] = {}
+_CODES: dict[str, Callable[[ArenaError], dict[str, Any]]] = {}
+
+
+def refusal_register(kind: type[Exception], render: RefusalRender) -> None:
+    """A domain exception (not an ``ArenaError``) the API answers as a refusal: ``render`` gives status and body."""
+    _KINDS[kind] = render
+
+
+def refusal_code_register(code: str, body: Callable[[ArenaError], dict[str, Any]]) -> None:
+    """The error body of every ``ArenaError`` with this ``code``, where the domain adds to the plain shape."""
+    _CODES[code] = body
+
+
+def _render_of(exc: BaseException) -> RefusalRender | None:
+    for kind in type(exc).__mro__:
+        if kind in _KINDS:
+            return _KINDS[kind]
+    return None
+
+
+def is_refusal(exc: BaseException) -> bool:
+    """An ``ArenaError`` or a registered domain refusal: answered by ``refusal_body``."""
+    return isinstance(exc, ArenaError) or _render_of(exc) is not None
+
+
+def refusal_body(refusal: Exception) -> tuple[int, dict[str, Any]]:
+    """Status and error body of a refusal: the one place any kind becomes the API's error shape."""
+    render = _render_of(refusal)
+    if render is not None:
+        return render(refusal)
+    if not isinstance(refusal, ArenaError):
+        raise TypeError(f"{type(refusal).__name__} is no refusal (refusal_register it)")
+    if refusal.code in _CODES:
+        return refusal.status, _CODES[refusal.code](refusal)
     body = error_body(refusal.code, refusal.message, refusal.fields)
     if refusal.extra:
         body["error"].update(refusal.extra)
     return refusal.status, body
-
-
-def _unknown_game_body(refusal: ArenaError) -> dict[str, Any]:
-    """An unknown title answered with the titles there are: a developer who sent "Railroad Ink" or "nile_deluxor"
-    learns the spelling from the error itself (docs/games.md lists them too)."""
-    titles = ", ".join(game.title for game in all_games())
-    fields = {path: f"Unknown game; one of: {titles}." for path in refusal.fields}
-    return error_body(refusal.code, f"{refusal.message} The games are: {titles}.", fields)
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
@@ -101,12 +127,7 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, UnknownGame):
-        # A game named in the URL that is no game (a player's history, a leaderboard): the one place it becomes
-        # 404 ``unknown_game``; the refusal below adds the games there are. A body's unknown game is the service's
-        # 400 (recording, tickets), refused per item in a batch.
-        exc = NotFound("unknown_game", f"No game {exc.args[0]!r}.")
-    if isinstance(exc, (ArenaError, RuleViolation)):
+    if is_refusal(exc):
         code, body = refusal_body(exc)
         retry_after = getattr(exc, "extra", {}).get("retry_after")
         # A refusal that lifts by itself (a cool-down) says when, in the header HTTP clients already read too.

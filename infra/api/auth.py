@@ -1,28 +1,68 @@
-"""``Authorization: Api-Key <key>`` for game servers; only a hash of the key is stored."""
+"""``Authorization: Api-Key <key>`` for game servers; only a hash of the key is stored.
+
+The platform checks the header and the scope; who holds keys is the core's to say: ``ArenaConfig.ready`` calls
+``key_owner_register`` with the owner's class, its scopes and the function that finds an owner by key
+(``arena.servers.game_server_get_by_key``), so this module imports no domain app.
+"""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from django.http import HttpRequest
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
-from arena.models import SCOPES, GameServer
-from arena.servers import game_server_get_by_key
 from infra.errors import Forbidden
 
 KEYWORD = "Api-Key"
 
 
+class KeyOwner(Protocol):
+    """What a key's holder answers: its name (on the request line) and the scopes it was granted."""
+
+    name: str
+
+    @property
+    def scope_set(self) -> frozenset[str]: ...
+
+
+@dataclass(frozen=True)
+class _Owners:
+    kind: type
+    scopes: tuple[str, ...]
+    by_key: Callable[[str], Any]
+
+
+_owners: list[_Owners] = []
+
+
+def key_owner_register(kind: type, scopes: tuple[str, ...], by_key: Callable[[str], Any]) -> None:
+    """The one holder of API keys: ``by_key(key)`` is the owner or None (unknown or revoked)."""
+    _owners[:] = [_Owners(kind, tuple(scopes), by_key)]
+
+
+def _registered() -> _Owners:
+    if not _owners:
+        raise RuntimeError("No API key owner registered (ArenaConfig.ready calls key_owner_register).")
+    return _owners[0]
+
+
+def key_owner_of(user: object) -> KeyOwner | None:
+    """The request's user when it is a key's holder (not a panel user, not anonymous)."""
+    return user if _owners and isinstance(user, _owners[0].kind) else None  # type: ignore[return-value]
+
+
 class ApiKeyAuthentication(authentication.BaseAuthentication):
-    def authenticate(self, request: HttpRequest) -> tuple[GameServer, str] | None:
+    def authenticate(self, request: HttpRequest) -> tuple[Any, str] | None:
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             return None
         scheme, _, key = header.partition(" ")
         if scheme != KEYWORD or not key.strip():
             raise exceptions.AuthenticationFailed("Use the header 'Authorization: Api-Key <key>'.")
-        server = game_server_get_by_key(key.strip())
+        server = _registered().by_key(key.strip())
         if server is None:
             raise exceptions.AuthenticationFailed("This API key is unknown or revoked.")
         return server, key
@@ -42,11 +82,11 @@ class HasScope(permissions.BasePermission):
     """
 
     def has_permission(self, request: Any, view: Any) -> bool:
-        server = request.user
-        if not isinstance(server, GameServer):
+        server = key_owner_of(request.user)
+        if server is None:
             return False
         scope = getattr(view, "required_scope", None)
-        if scope not in SCOPES:
+        if scope not in _registered().scopes:
             raise Forbidden("missing_scope", "This endpoint is open to no key (it names no scope).")
         if scope not in server.scope_set:
             raise Forbidden("missing_scope",

@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.functional import LazyObject, empty
 from django_structlog import signals
 
-from arena.models import GameServer
+from infra.api.auth import key_owner_of
 
 HEADER = "X-Request-ID"
 # A client's id is kept when it could not carry anything else: a short token of safe characters.
@@ -46,7 +46,8 @@ def _server_name(request: HttpRequest) -> str | None:
         user = user._wrapped  # type: ignore[attr-defined]
         if user is empty:
             return None
-    return user.name if isinstance(user, GameServer) else None
+    owner = key_owner_of(user)
+    return owner.name if owner is not None else None
 
 
 def _route(request: HttpRequest) -> str:
