@@ -150,5 +150,5 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
                               messages.WARNING)
 
 
-# Players and games are the moderation panel's pages (moderation/admin/players.py, games.py): with their ratings,
+# Players and games are the moderation panel's pages (backoffice/admin/players.py, games.py): with their ratings,
 # links and actions, which sit above the core.

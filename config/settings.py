@@ -82,7 +82,7 @@ CSRF_COOKIE_SECURE = not DEBUG
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 INSTALLED_APPS = [
-    "moderation.site.PanelAdminConfig",  # django.contrib.admin with the moderation dashboard as its index
+    "backoffice.site.PanelAdminConfig",  # django.contrib.admin with the back office's dashboard as its index
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "leaderboards",
     "matchmaking",
     "moderation",
+    "backoffice",  # the project-wide admin (docs/architecture.md): on top of every app
 ]
 
 MIDDLEWARE = [
@@ -163,21 +164,21 @@ LANGUAGE_CODE = "en-us"
 # The admin door (docs/security.md): lockout, passwords, two-factor, sessions
 # =============================================================================
 # django-axes first: a locked username is refused before its password is even checked.
-AUTHENTICATION_BACKENDS = ["moderation.admin_door.LockoutBackend", "django.contrib.auth.backends.ModelBackend"]
+AUTHENTICATION_BACKENDS = ["backoffice.admin_door.LockoutBackend", "django.contrib.auth.backends.ModelBackend"]
 # Locked by username alone, from one address or from many, whether or not the account exists (the page is the
 # same). The address is never looked at nor stored: docs/moderation.md keeps raw addresses out of the database,
-# and axes's column holds a raw IP (moderation/admin_door.py answers None). A lock lifts after the cool-off, or
+# and axes's column holds a raw IP (backoffice/admin_door.py answers None). A lock lifts after the cool-off, or
 # when a superuser deletes it in the admin (Axes -> Access attempts).
 AXES_FAILURE_LIMIT = 10
 # axes.W006 asks for the address among the lockout parameters; a username lock needs none (rotating addresses,
 # agents or cookies still hits the same username's lock), and Arena keeps no raw address.
 SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 AXES_LOCKOUT_PARAMETERS = ["username"]
-AXES_CLIENT_IP_CALLABLE = "moderation.admin_door.no_client_address"
+AXES_CLIENT_IP_CALLABLE = "backoffice.admin_door.no_client_address"
 AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
-AXES_LOCKOUT_CALLABLE = "moderation.admin_door.lockout_response"  # a page in the admin's look
+AXES_LOCKOUT_CALLABLE = "backoffice.admin_door.lockout_response"  # a page in the admin's look
 AXES_ENABLE_ACCESS_FAILURE_LOG = False
 # Every account, moderators and superusers alike: Django's four validators, at least 12 characters.
 AUTH_PASSWORD_VALIDATORS = [
@@ -187,7 +188,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # Staff log in with a TOTP code (django-otp) in production; optional in development, where a code given is still
-# checked. Without a confirmed authenticator a staff account reaches no panel page (moderation/site.py).
+# checked. Without a confirmed authenticator a staff account reaches no panel page (backoffice/site.py).
 ADMIN_REQUIRE_OTP = env.bool("ADMIN_REQUIRE_OTP", default=not DEBUG)
 OTP_TOTP_ISSUER = "Arena"
 # Sessions are the admin's only (the API authenticates by key): they end after 8 idle hours (every request

@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularSwaggerView
 
 from arena.api import health
 from arena.api.schema_view import CachedSpectacularAPIView
-from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
+from doors.games import GameBatchApi, GameCreateApi, GameDetailApi
 from infra.api import metrics
 from infra.api.errors import endpoint_not_found
 
@@ -14,8 +14,9 @@ api_v1 = [
     path("games/", GameCreateApi.as_view(), name="games-create"),
     path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
     path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
+    path("", include("doors.players")),
     path("", include("ratings.api.players")),
-    path("", include("ratings.api.explain")),
+    path("", include("doors.explain")),
     path("", include("leaderboards.api")),
     path("", include("matchmaking.api")),
     path("", include("moderation.api")),

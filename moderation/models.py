@@ -206,7 +206,7 @@ class AuditEntry(models.Model):
         LIFT_COOLDOWN = "lift_cooldown"
         # A superuser's edit of a table rating or detection reads (Hanabot table, callbacks, game servers):
         # details {"model", "object", "object_repr", "operation": add|change|delete, "changes": {field: {before,
-        # after}}} (moderation.admin.rules_audit).
+        # after}}} (backoffice.admin.rules_audit).
         ADMIN_EDIT = "admin_edit"
         # A recorded warning to a player, the first step short of a ban (shown on their page).
         WARN = "warn"

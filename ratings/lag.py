@@ -1,6 +1,6 @@
 """How far behind the rating stages are: per title, the games waiting and how long the oldest has waited.
 
-One reading for every reader: the moderators' dashboard (``moderation.admin.dashboard``) and the Prometheus
+One reading for every reader: the moderators' dashboard (``backoffice.admin.dashboard``) and the Prometheus
 gauges read at each scrape (``ratings.metrics``), so the panel and the alerts never disagree. Each query is a
 scan of a partial index that holds only the waiting games (``game_pending_by_title``, ``game_trueskill_todo``),
 small in a healthy system; a long or growing lag is the sign of a stuck or overwhelmed worker.

@@ -37,7 +37,7 @@ def player_profile(*, handle: str) -> dict[str, Any]:
     """``{"player", "id", "status", "ratings": {game: {"elo", "level", "games"}}}``; 404 ``player_not_found``.
 
     One query for the player and all their ratings (a LEFT JOIN: a player without ratings still has a page). The
-    ranks are the leaderboards' to add (they sit above ratings): see ``ratings.api.players``.
+    ranks are the leaderboards' to add (they sit above ratings): see ``doors.players``.
     """
     player_handle_check(handle)
     rows = list(

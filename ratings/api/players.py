@@ -1,4 +1,4 @@
-"""Player pages and rating history: public reads, no key, throttled per client IP. Parse → select → respond.
+"""A player's rating history: a public read, no key, throttled per client IP. Parse → select → respond.
 
 Both read from the replica when one is configured (``on_replica``, infra/replica.py).
 """
@@ -18,9 +18,8 @@ from infra.api.caching import PublicCache
 from infra.api.throttles import PublicThrottle
 from infra.errors import InvalidInput
 from infra.replica import on_replica
-from leaderboards.selectors import not_ranked, ranks_of
 from ratings.api import serializers
-from ratings.selectors import game_explanations, player_get_by_handle, player_profile, rating_history
+from ratings.selectors import game_explanations, player_get_by_handle, rating_history
 
 PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="The site's player id.")
 GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
@@ -40,27 +39,6 @@ class PublicReadApi(PublicCache, APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
     throttle_classes = [PublicThrottle]
-
-
-class PlayerDetailApi(PublicReadApi):
-    @extend_schema(operation_id="players_retrieve", tags=["players"], parameters=[PLAYER],
-                   responses={200: serializers.PlayerOut, 404: ErrorOut, 429: ErrorOut})
-    @on_replica
-    def get(self, request: Request, player: str) -> Response:
-        page = player_profile(handle=player)
-        player_id = page.pop("id")
-        banned = page["status"] == "banned"
-        # Every game's rank at once: one query from the database board, whatever the number of games; None for
-        # Hanabi unasked.
-        ranks = ranks_of(titles=list(page["ratings"]), player_id=player_id)
-        for game, rating in page["ratings"].items():
-            rating["rank"] = ranks[game]
-            last_game_at = rating.pop("last_game_at")
-            if rating["rank"] is None:
-                # docs/api.md "Why not on the board": the same reason as the leaderboard's player_not_ranked.
-                rating["not_ranked"] = not_ranked(title=game, games=rating["games"], last_game_at=last_game_at,
-                                                  banned=banned)
-        return Response(page)
 
 
 class PlayerHistoryApi(PublicReadApi):
@@ -98,6 +76,5 @@ def seat_explanation(game: dict | None, handle: str) -> dict | None:
 
 
 urlpatterns = [
-    path("players/<str:player>/", PlayerDetailApi.as_view(), name="players-detail"),
     path("players/<str:player>/history/<str:game>/", PlayerHistoryApi.as_view(), name="players-history"),
 ]

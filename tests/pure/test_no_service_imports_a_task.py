@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import grimp
 
-APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation")
+APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation", "backoffice", "doors")
 DOOR_PARTS = {"api", "admin", "urls", "apps", "listeners", "management", "tasks", "celery"}
 
 

@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation")
+APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation", "backoffice", "doors")
 MODE_SETTINGS = {"CELERY_TASK_ALWAYS_EAGER", "MATCHMAKING_PASS_ON_REQUEST", "REDIS_URL"}
 ALLOWED = {"infra/dispatch.py", "infra/redis.py"}
 

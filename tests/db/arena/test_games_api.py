@@ -511,7 +511,7 @@ def test_an_unexpected_failure_is_a_json_500_on_api_paths(api, monkeypatch, sett
         raise RuntimeError("boom")
 
     settings.DEBUG = False
-    monkeypatch.setattr("arena.api.views.game_get_for_server", broken)
+    monkeypatch.setattr("doors.games.game_get_for_server", broken)
     api.raise_request_exception = False
     response = api.get("/api/v1/games/1/")
     assert response.status_code == 500

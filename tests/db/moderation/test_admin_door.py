@@ -17,7 +17,7 @@ from django.utils import timezone
 from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from moderation.admin_door import totp_enrol
+from backoffice.admin_door import totp_enrol
 from tests.db.moderation.panel_helpers import PASSWORD, make_moderator
 
 pytestmark = pytest.mark.django_db

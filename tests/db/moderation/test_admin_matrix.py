@@ -23,8 +23,8 @@ from django.utils import timezone
 
 from arena.models import Game
 from arena.players import player_status_ban
+from backoffice.admin_door import totp_enrol
 from matchmaking.models import Delivery, Pool, ServerCallback, Table, Ticket
-from moderation.admin_door import totp_enrol
 from moderation.models import AuditEntry, Flag, Report
 from moderation.moderators import GROUP
 from ratings.models import HanabotRating

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from arena.models import Game, Player, Seat
-from moderation.admin import reads
-from moderation.admin.dashboard import age_text, rating_lag_rows
+from backoffice.admin import reads
+from backoffice.admin.dashboard import age_text, rating_lag_rows
 from moderation.models import AuditEntry, Flag, Link, Report
 from moderation.services.penalties import void_rebuild_run
 from ratings.models import RatingChange

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from arena.models import Game, Player
+from backoffice.admin.games import GAME_ACTIONS
 from infra.errors import Conflict, InvalidInput
 from moderation import tasks
-from moderation.admin.games import GAME_ACTIONS
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services import (
     flag_dismiss,

@@ -10,9 +10,9 @@ from django.test import Client
 
 from arena.models import GameServer
 from arena.servers import game_server_create
+from backoffice.admin import RULE_TABLES
+from backoffice.admin.rules_audit import HIDDEN, RulesAudit, changes
 from matchmaking.models import ServerCallback
-from moderation.admin import RULE_TABLES
-from moderation.admin.rules_audit import HIDDEN, RulesAudit, changes
 from moderation.models import AuditEntry
 from ratings.models import HanabotRating
 

@@ -13,7 +13,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from moderation.admin.reads import flag_candidates
+from backoffice.admin.reads import flag_candidates
 from moderation.models import Flag, FlagFeeder
 from moderation.selectors import multiple_accounts_warnings
 from tests.db.moderation.helpers import detect

@@ -137,8 +137,8 @@ def test_staff_outside_the_group_cannot_warn_or_note(duel):
 def test_no_view_site_link_and_a_favicon_that_exists(mod_client, duel):
     page_ = page(mod_client, f"/admin/arena/player/{player('kim').pk}/change/")
     assert "View site" not in page_
-    assert 'rel="icon" type="image/svg+xml" href="/static/moderation/favicon.svg"' in page_
-    assert mod_client.get("/static/moderation/favicon.svg").status_code == 200
+    assert 'rel="icon" type="image/svg+xml" href="/static/backoffice/favicon.svg"' in page_
+    assert mod_client.get("/static/backoffice/favicon.svg").status_code == 200
 
 
 def test_the_reset_page_shows_each_titles_rating_before_and_after(mod_client, duel):

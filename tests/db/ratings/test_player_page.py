@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from arena.models import Player
-from ratings.api import players as players_api
+from doors import players as players_api
 from ratings.models import Rating
 from tests.db.ratings.builders import make_player, make_rating
 

@@ -1,4 +1,4 @@
-"""The panel's SVG pictures (moderation/admin/charts.py): coordinates worked by hand, and hostile text escaped.
+"""The panel's SVG pictures (backoffice/admin/charts.py): coordinates worked by hand, and hostile text escaped.
 
 Canvas 640 x 220, padding left 52, right 16, top 18, bottom 34: x runs 52..624 (572 units), y 186 (bottom) to 18.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from moderation.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
+from backoffice.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 HOSTILE = '<script>alert(1)</script><img src=x onerror="alert(2)">'

@@ -1,0 +1,23 @@
+"""The moderation panel (docs/moderation.md, "The moderation panel"): the Django admin, with a dashboard for index.
+
+Each module registers one page: players, games, flags, reports and the audit log. Every page is read-only for
+everyone (no Save, no add, no delete); changes are the actions, each a confirmation page whose POST calls one
+service of ``moderation.services`` and needs its own permission (``moderation.moderators``). The pictures are
+server-side SVG (``charts``). Key management and the Hanabot table stay superuser-only (arena/ratings admin).
+"""
+from django.contrib import admin
+
+import arena.admin  # noqa: F401  (registered before they are wrapped below)
+import matchmaking.admin  # noqa: F401
+import ratings.admin  # noqa: F401
+from arena.models import GameServer
+from backoffice.admin import audit, flags, games, players, reports
+from backoffice.admin.rules_audit import audit_admins
+from matchmaking.models import ServerCallback
+from ratings.models import HanabotRating
+
+# Tables rating and detection read, edited by superusers: every change audited with before and after (§6).
+RULE_TABLES = [HanabotRating, ServerCallback, GameServer]
+audit_admins(admin.site, RULE_TABLES)
+
+__all__ = ["RULE_TABLES", "audit", "flags", "games", "players", "reports"]

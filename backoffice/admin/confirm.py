@@ -1,0 +1,161 @@
+"""Moderator actions as confirmation pages: GET shows what will happen, POST (with Django's CSRF token) does it.
+
+An action is never a GET link: the button on an object's page leads here, the page says what the service will
+do (and warns where the evidence is weak), and only the form's POST calls the service. Each action needs its own
+permission (``moderation.moderators.ACTIONS``), checked on GET and POST alike, so typing the URL does not help.
+Domain refusals (``ArenaError``) come back as an error message on the same page, never a 500.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Model
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from arena.models import Player
+from infra.errors import ArenaError
+from moderation.moderators import perm
+
+NOTE_MAX = 2000
+
+
+class NoteForm(forms.Form):
+    note = forms.CharField(label="Note", required=False, max_length=NOTE_MAX,
+                           widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+                           help_text="Kept in the audit log with the action.")
+
+
+class RequiredNoteForm(NoteForm):
+    """Dismissing or unbanning says why: the next moderator reads the note before the evidence."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["note"].required = True
+
+
+class PrimaryForm(NoteForm):
+    """Confirming multiple accounts: which account is the person's primary (kept, reset); the others are banned."""
+
+    primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect)
+    field_order = ("primary", "note")
+
+    def __init__(self, *args: Any, candidates: Sequence[Player], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.candidates = {p.pk: p for p in candidates}
+        self.fields["primary"].choices = [(p.pk, p.handle) for p in candidates]
+        if candidates:
+            self.fields["primary"].initial = candidates[0].pk
+
+    def primary_player(self) -> Player:
+        return self.candidates[self.cleaned_data["primary"]]
+
+
+POLICY = ("Playing from the same IP is allowed. If there is any possible doubt, a player should be considered not "
+          "guilty.")
+
+
+def with_policy(warnings: list[str]) -> list[str]:
+    """Any warning ends with the policy's reminder (seed 004): doubt means not guilty."""
+    return [*warnings, POLICY] if warnings else []
+
+
+@dataclass(frozen=True)
+class Ring:
+    """An object whose confirm page lets the moderator choose a primary account, with the accounts offered.
+
+    Read once per request (``Action.prepare``): the consequences, the warnings and the form all name the same
+    accounts, and reading them once each would cost three times the queries for the same list.
+    """
+
+    obj: Any
+    candidates: list[Player]
+
+
+@dataclass
+class Action:
+    """One confirmation page: its wording, its form, and the call into the service.
+
+    ``prepare`` turns the object into what ``form``, ``consequences``, ``warnings`` and ``perform`` are given
+    (by default the object itself), once per request, so what several of them need (a ``Ring``'s candidates)
+    is read once. ``available`` is asked of the object itself, for the page's buttons too.
+    """
+
+    codename: str  # the permission (moderation.moderators.ACTIONS)
+    title: str
+    button: str
+    consequences: Callable[[Any], list[str]]
+    perform: Callable[[HttpRequest, Any, forms.Form], str]  # returns the success message
+    form: Callable[[Any, dict | None], forms.Form] = lambda obj, data: NoteForm(data)
+    warnings: Callable[[Any], list[str]] = lambda obj: []
+    available: Callable[[Any], str | None] = lambda obj: None  # a reason the action does not apply, or None
+    prepare: Callable[[Any], Any] = lambda obj: obj
+    # Each title's rating before and after, shown before the button is pressed: [{"title", "before", "after",
+    # "delta", "games"}], or per account [{"account", "rows": [...]}] when the form picks who is reset.
+    preview: Callable[[Any], list[dict[str, Any]]] = lambda obj: []
+    danger: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: str, action: Action) -> HttpResponse:
+    """The one door of every action: permission, object, then the confirm page (GET) or the service (POST)."""
+    if not request.user.has_perm(perm(action.codename)):
+        return refused(model_admin, request, action)
+    obj = model_admin.get_object(request, object_id)
+    if obj is None:
+        raise Http404("No such object.")
+    if not model_admin.has_view_permission(request, obj):  # acting on what one may not even see: no
+        return refused(model_admin, request, action)
+    change_url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+    unavailable = action.available(obj)
+    if unavailable:
+        messages.error(request, unavailable)
+        return HttpResponseRedirect(change_url)
+    subject = action.prepare(obj)
+    form = action.form(subject, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            done = action.perform(request, subject, form)
+        except ArenaError as refusal:
+            messages.error(request, refusal.message)
+        else:
+            messages.success(request, done)
+            return HttpResponseRedirect(change_url)
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": obj._meta,
+        "object": obj,
+        "object_label": model_admin.panel_subtitle(obj) or str(obj),
+        "title": action.title,
+        "action": action,
+        "form": form,
+        "consequences": action.consequences(subject),
+        "warnings": action.warnings(subject),
+        "preview": action.preview(subject),
+        "change_url": change_url,
+        **action.extra,
+    }
+    return TemplateResponse(request, "admin/backoffice/confirm.html", context)
+
+
+def refused(model_admin: admin.ModelAdmin, request: HttpRequest, action: Action) -> TemplateResponse:
+    """A refusal in the admin's own layout, with the way back, not a bare "403 Forbidden" (still a 403)."""
+    context = {**model_admin.admin_site.each_context(request), "title": "Not allowed", "action": action,
+               "back_url": reverse(f"admin:{model_admin.model._meta.app_label}_"
+                                   f"{model_admin.model._meta.model_name}_changelist")}
+    return TemplateResponse(request, "admin/backoffice/refused.html", context, status=403)
+
+
+def action_buttons(request: HttpRequest, obj: Model, actions: dict[str, Action]) -> list[dict[str, str]]:
+    """The buttons an object page shows: only the actions this user may take and that apply to this object."""
+    out = []
+    for slug, action in actions.items():
+        if request.user.has_perm(perm(action.codename)) and action.available(obj) is None:
+            url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_{slug}", args=[obj.pk])
+            out.append({"url": url, "label": action.title, "slug": slug})
+    return out
