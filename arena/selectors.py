@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.models import Game, GameServer, Player, Seat, is_player_id
-from infra import dispatch
+from infra import mode
 from infra.errors import NotFound
 
 # (handle, place) per seat in reported order: what a game's page shows of its players.
@@ -57,7 +57,7 @@ def games_as_committed(games: Sequence[Game]) -> list[Game]:
     """The games as their recording's answer shows them: in-process, the commit has already rated them (the tasks
     ran on it), so their current status rather than the one written; with workers, the written one as it is."""
     games = list(games)
-    if dispatch.tasks_in_process():
+    if mode.tasks_in_process():
         current = dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
         for game in games:
             game.status = current[game.pk]

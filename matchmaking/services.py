@@ -24,7 +24,7 @@ from django.utils import timezone
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
-from infra import dispatch
+from infra import handoffs, mode
 from infra.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from infra.gc_pause import gc_paused
 from matchmaking import engine, metrics, store
@@ -41,7 +41,7 @@ PARTY_MAX = 3
 
 # The formed (or due, or retried) tables' deliveries, handed over after the commit: matchmaking/tasks.py queues one
 # push task per delivery id, so a worker never reads a delivery before it is committed.
-tables_push = dispatch.HandOff("matchmaking: push the tables")
+tables_push = handoffs.HandOff("matchmaking: push the tables")
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def ticket_poll(*, server: GameServer, ticket_id: str) -> Ticket:
 def ticket_pass_on_request(*, ticket: Ticket) -> Ticket:
     """docs/matchmaking.md: without real workers a pass runs when a ticket is created or read. Returns the ticket
     as it stands after the pass, read as ``ticket_present`` reads it (pool and table joined)."""
-    if not dispatch.pass_on_request() or ticket.status != Ticket.Status.WAITING:
+    if not mode.pass_on_request() or ticket.status != Ticket.Status.WAITING:
         return ticket
     pool_run(pool_id=ticket.pool_id, wait=True)
     return Ticket.objects.select_related("pool", "table").get(pk=ticket.pk)
@@ -384,7 +384,7 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
 
 def _pushes_due(delivery_ids: Sequence[Any]) -> None:
     if delivery_ids:
-        dispatch.hand_off(tables_push, tuple(str(delivery_id) for delivery_id in delivery_ids))
+        handoffs.hand_off(tables_push, tuple(str(delivery_id) for delivery_id in delivery_ids))
 
 
 def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
@@ -420,7 +420,7 @@ def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
     here, for a worker that died holding one. Embedded, nothing waits in a queue, so every due retry is taken.
     """
     moment = now or timezone.now()
-    due_by = moment if dispatch.tasks_in_process() else moment - timezone.timedelta(minutes=1)
+    due_by = moment if mode.tasks_in_process() else moment - timezone.timedelta(minutes=1)
     due = list(Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=due_by)
                .values_list("pk", flat=True)[:500])
     if due:

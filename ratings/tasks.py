@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from celery import shared_task
 from django.conf import settings
 
-from infra import dispatch
+from infra import wakeups
 from infra.task_log import task_facts
 from ratings import services
 
@@ -28,12 +28,12 @@ def request_rating(titles: Iterable[str]) -> None:
     wake-up is already queued, and for them one Redis SET NX replaces the publish.
     """
     for title in sorted(set(titles)):
-        if dispatch.wake_once(WAKE_KEY.format(title=title), ttl=WAKE_TTL_SECONDS):
+        if wakeups.wake_once(WAKE_KEY.format(title=title), ttl=WAKE_TTL_SECONDS):
             rate_elo.delay(title)
 
 
 def _clear_wake(title: str) -> None:
-    dispatch.wake_clear(WAKE_KEY.format(title=title))
+    wakeups.wake_clear(WAKE_KEY.format(title=title))
 
 
 @shared_task(name="ratings.tasks.rate_elo")

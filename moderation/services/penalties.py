@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from arena.models import Game, Player, Seat
 from arena.players import player_status_ban, player_status_unban
-from infra import dispatch
+from infra import handoffs
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
@@ -271,7 +271,7 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
 
 
 # A void's titles, rebuilt after its commit by a worker each (moderation/tasks.py): (audit entry id, titles).
-void_rebuilds = dispatch.HandOff("moderation: rebuild the voided titles")
+void_rebuilds = handoffs.HandOff("moderation: rebuild the voided titles")
 
 
 def games_void(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
@@ -306,7 +306,7 @@ def games_void(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
         entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
                        details={"titles": titles, "pending_titles": titles, "refunds": {},
                                 "game_changes": game_changes})
-        dispatch.hand_off(void_rebuilds, entry.pk, tuple(titles))
+        handoffs.hand_off(void_rebuilds, entry.pk, tuple(titles))
     return entry
 
 
