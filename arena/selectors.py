@@ -13,9 +13,14 @@ from infra.errors import NotFound
 Seating = Sequence[tuple[str, int | None]]
 
 
-def player_not_found(handle: str) -> NotFound:
-    """The one 404 for a handle that names no player (docs/api.md ``player_not_found``), for every app's reads."""
-    return NotFound("player_not_found", f"No player {handle!r}.")
+def player_not_found(handle: str = "", *, missing: Mapping[str, str] | None = None,
+                     message: str | None = None) -> NotFound:
+    """The one 404 for a handle that names no player (docs/api.md ``player_not_found``), for every app.
+
+    One handle (a URL's, a read's): "No player 'x'.". A body naming several players (a report's reporter and
+    accused) passes ``missing``, field path -> handle, and gets one 404 naming each unknown one by its field."""
+    fields = {path: f"No player {name!r}." for path, name in (missing or {}).items()}
+    return NotFound("player_not_found", message or f"No player {handle!r}.", fields or None)
 
 
 def player_handle_check(handle: str) -> None:
