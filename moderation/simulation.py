@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from arena.games.nile import CROP_TYPES
+from arena.games import all_games, get_game
 
-TITLES = ("wizard", "hanabi", "tokaido", "spades", "railroad_ink", "nile")
+# Every title, from the registry (a seventh game is simulated by its own rules' ``simulated_result``).
+TITLES = tuple(game.title for game in all_games())
 # Titles with places: a ring can only boost where someone places above someone else (Hanabi is cooperative).
-COMPETITIVE = ("wizard", "tokaido", "spades", "railroad_ink", "nile")
-SIZES = {"wizard": (3, 5), "hanabi": (2, 4), "tokaido": (2, 4), "spades": (4, 4), "railroad_ink": (2, 4),
-         "nile": (2, 4)}
+COMPETITIVE = tuple(game.title for game in all_games() if not game.cooperative)
+SIZES = {game.title: game.simulated_table_sizes() for game in all_games()}
 # An alt sometimes wins a game against its main (a plausible-looking record), rarely enough to stay a feeder.
 ALT_WIN_CHANCE = 0.04
 
@@ -129,30 +129,9 @@ class Simulation:
         seats = seats or {}
         players = [dict(seats.get(p.handle) or self._seat(p)) for p in order]
         n = len(players)
-        variant: dict[str, Any] = {}
-        if title == "wizard":
-            scores = sorted(self.rnd.sample(range(-10, 40), n), reverse=True)
-            for entry, score in zip(players, scores, strict=True):
-                entry["score"] = score * 10
-        elif title == "tokaido":
-            for entry, score in zip(players, sorted(self.rnd.sample(range(30, 120), n), reverse=True), strict=True):
-                entry["score"], entry["achievements"] = score, 0
-        elif title == "railroad_ink":
-            variant["expansion"] = "none"
-            for entry, score in zip(players, sorted(self.rnd.sample(range(10, 80), n), reverse=True), strict=True):
-                entry["score"], entry["errors"] = score, 0
-        elif title == "nile":
-            piles = CROP_TYPES[n]
-            for entry, count in zip(players, sorted(self.rnd.sample(range(0, 12), n), reverse=True), strict=True):
-                entry["crops"] = [count] * piles
-        elif title == "spades":
-            for entry, score in zip(players, sorted(self.rnd.sample(range(-10, 40), n), reverse=True), strict=True):
-                entry["score"] = score * 10
-        else:  # hanabi: cooperative, one score for the table
-            score = self.rnd.randint(5, 25)
-            variant["deck"] = "normal"
-            for entry in players:
-                entry["score"] = score
+        results, variant = get_game(title).simulated_result(n, self.rnd)
+        for entry, result in zip(players, results, strict=True):
+            entry.update(result)
         self.rnd.shuffle(players)
         body: dict[str, Any] = {"table_id": f"{self.prefix}-{self.seed}-{self.tables}", "game": title,
                                 "players": players, "finished_at": self._when()}

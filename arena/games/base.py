@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import random
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
@@ -199,6 +200,8 @@ class GameRules:
     # cooperative game has none of those (docs/matchmaking.md: Hanabi is matched at 3).
     table_recommended: ClassVar[int | None] = None
     cooperative: ClassVar[bool] = False
+    # Whether a seat may name a ``team`` (Spades' partnerships, Hanabi's one table); ``check_teams`` says which.
+    team_play: ClassVar[bool] = False
     has_leaderboard: ClassVar[bool] = True
     variants: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
     score_required: ClassVar[bool] = True
@@ -246,6 +249,22 @@ class GameRules:
     def side_groups(self, entries: Sequence[Entry]) -> list[tuple[Entry, ...]]:
         """Who rates together: by default every player is a side of their own."""
         return [(entry,) for entry in entries]
+
+    # The table sizes the simulated population plays (moderation/simulation.py); None: from the smaller of two and
+    # ``min_players`` up to four (or ``max_players`` when fewer).
+    simulated_sizes: ClassVar[tuple[int, int] | None] = None
+
+    def simulated_table_sizes(self) -> tuple[int, int]:
+        return self.simulated_sizes or (max(2, self.min_players), min(4, self.max_players))
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """A plausible finished game of ``n`` players for the simulated population (moderation/simulation.py): each
+        place's own entry fields, best first, and the variant. The default, for a game that ranks by score: ``n``
+        distinct scores from 0 to 99, best first; a cooperative game: one score for the whole table."""
+        if self.cooperative:
+            score = rnd.randint(0, 99)
+            return [{"score": score} for _ in range(n)], {}
+        return [{"score": score} for score in sorted(rnd.sample(range(100), n), reverse=True)], {}
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         """What makes a side better (higher is better), read from its first member: by default the score."""

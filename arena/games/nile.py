@@ -8,6 +8,7 @@ omitted; when sent it must equal the smallest pile, so it cannot disagree with t
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,6 +51,10 @@ class Nile(GameRules):
     recommended_players = 4
     score_required = False
     player_fields = {"crops": CropsField()}
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        piles = CROP_TYPES[n]
+        return [{"crops": [count] * piles} for count in sorted(rnd.sample(range(0, 12), n), reverse=True)], {}
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         return storage_key(entry.fields["crops"])

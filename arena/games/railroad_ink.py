@@ -18,6 +18,7 @@ player (each board is scored alone), unlike the per-round tables of the trick-ta
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -78,6 +79,10 @@ class RailroadInk(GameRules):
                             "errors": {"type": "integer", "minimum": 0},
                             "expansion_points": {"type": "integer", "minimum": 0}}}},
     }
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        scores = sorted(rnd.sample(range(10, 80), n), reverse=True)
+        return [{"score": score, "errors": 0} for score in scores], {"expansion": "none"}
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         return (entry.score, -entry.fields["errors"])

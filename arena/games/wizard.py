@@ -14,6 +14,7 @@ Every round names every player and nobody else; paths point in as ``details.roun
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -75,6 +76,11 @@ class Wizard(GameRules):
             "type": "object", "properties": {"bid": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3},
                                              "tricks": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3}},
             "required": ["bid", "tricks"], "additionalProperties": False}}}}
+
+    simulated_sizes = (3, 5)
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return [{"score": score * 10} for score in sorted(rnd.sample(range(-10, 40), n), reverse=True)], {}
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         count = len(result.entries)
