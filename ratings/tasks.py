@@ -13,7 +13,8 @@ from django.conf import settings
 
 from infra import wakeups
 from infra.task_log import task_facts
-from ratings import services
+from ratings import elo_batch, trueskill_batch
+from ratings.lag import oldest_pending_age
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
 # before it starts. The marker expires in case a worker dies holding it; the sweep covers the gap meanwhile.
@@ -47,11 +48,11 @@ def rate_elo(title: str) -> int:
     # Cleared before the first batch looks: a game committed from now on sends a new wake-up, and one committed
     # before is seen by the loop below.
     _clear_wake(title)
-    lag = services.oldest_pending_age(title=title)
+    lag = oldest_pending_age(title=title)
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE, lag_seconds=round(lag, 3))
     rated = batches = 0
     while True:
-        batch = services.elo_stage_run(title=title)
+        batch = elo_batch.elo_stage_run(title=title)
         if not batch.games:
             break
         rated += batch.games
@@ -68,7 +69,7 @@ def rate_trueskill(title: str) -> int:
     done = 0
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE)
     while True:
-        batch = services.trueskill_stage_run(title=title)
+        batch = trueskill_batch.trueskill_stage_run(title=title)
         if not batch.games:
             task_facts(games_rated=done)
             return done
@@ -78,7 +79,7 @@ def rate_trueskill(title: str) -> int:
 @shared_task(name="ratings.tasks.sweep_pending")
 def sweep_pending() -> None:
     """Periodic safety net: queue the stages of every title that still has work, whatever became of messages."""
-    for title in services.titles_pending():
+    for title in elo_batch.titles_pending():
         rate_elo.delay(title)
-    for title in services.titles_pending_trueskill():
+    for title in trueskill_batch.titles_pending_trueskill():
         rate_trueskill.delay(title)

@@ -17,20 +17,13 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
-# The value objects and the refusal, importable from here as ever (the game modules, the API and the tests do).
-from arena.games.results import ERROR_CODES, Entry, Ranking, Result, RuleViolation, Side
+from arena.games.results import Entry, Ranking, Result, RuleViolation, Side
 
 __all__ = [
     "COMMON_ENTRY_KEYS",
-    "ERROR_CODES",
-    "Entry",
     "FieldSpec",
     "GameRules",
     "IntField",
-    "Ranking",
-    "Result",
-    "RuleViolation",
-    "Side",
     "check_totals",
     "competition_places",
     "detail_int",

@@ -15,7 +15,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Entry, GameRules, Result, RuleViolation, detail_int, path
+from arena.games.base import GameRules, detail_int, path
+from arena.games.results import Entry, Result, RuleViolation
 
 # The variant that picks the deck (the rating stage reads it too: each deck class has its own Hanabot table).
 DECK = "deck"

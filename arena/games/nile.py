@@ -12,7 +12,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.base import Entry, GameRules, Result, RuleViolation, is_int, path
+from arena.games.base import GameRules, is_int, path
+from arena.games.results import Entry, Result, RuleViolation
 
 # Crop types in play by player count: more players bring more crops into the game.
 CROP_TYPES: Mapping[int, int] = {2: 5, 3: 5, 4: 5, 5: 6, 6: 7}

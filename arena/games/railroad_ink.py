@@ -23,11 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.base import (
-    Entry,
     GameRules,
     IntField,
-    Result,
-    RuleViolation,
     check_totals,
     detail_int,
     detail_list,
@@ -35,6 +32,7 @@ from arena.games.base import (
     detail_record,
     path,
 )
+from arena.games.results import Entry, Result, RuleViolation
 
 # Points of a network by the number of exits it connects (0..12): the main way to score.
 NETWORK_POINTS = (0, 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 45)

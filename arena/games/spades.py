@@ -22,19 +22,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import (
-    Entry,
-    GameRules,
-    Ranking,
-    Result,
-    RuleViolation,
-    check_totals,
-    detail_int,
-    detail_list,
-    detail_players,
-    detail_record,
-    path,
-)
+from arena.games.base import GameRules, check_totals, detail_int, detail_list, detail_players, detail_record, path
+from arena.games.results import Entry, Ranking, Result, RuleViolation
 
 TRICKS_PER_HAND = 13           # the whole 52-card pack is dealt to four players
 MIN_BID = 1                    # nobody may pass or bid nil in these rules

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games.base import Entry, GameRules, IntField
+from arena.games.base import GameRules, IntField
+from arena.games.results import Entry
 
 ACHIEVEMENT_CARDS = 7          # the most achievement cards one player can hold
 

@@ -18,18 +18,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import (
-    Entry,
-    GameRules,
-    Result,
-    RuleViolation,
-    check_totals,
-    detail_int,
-    detail_list,
-    detail_players,
-    detail_record,
-    path,
-)
+from arena.games.base import GameRules, check_totals, detail_int, detail_list, detail_players, detail_record, path
+from arena.games.results import Entry, Result, RuleViolation
 
 DECK_SIZE = 60                 # 52 cards + 4 wizards + 4 jesters: the deck fixes the number of rounds
 EXACT_BID_BONUS = 20           # paid for hitting the bid, even a bid of 0

@@ -14,8 +14,8 @@ from django.http import HttpRequest
 from arena.models import Game, Player
 from moderation import services
 from moderation.admin.confirm import Action, RequiredNoteForm
+from ratings.cooldowns import cooldown_state
 from ratings.selectors import game_explanations
-from ratings.services import cooldown_state
 
 
 def explanation_context(*, game: Game) -> dict[str, Any]:

@@ -21,7 +21,8 @@ from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
 from ratings.models import RatingChange
-from ratings.services import rating_reset, title_rebuild
+from ratings.rebuild import title_rebuild
+from ratings.resets import rating_reset
 
 Action = AuditEntry.Action
 
@@ -253,7 +254,7 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
     """Why these games cannot be voided, or None: the one statement of the rule (docs/moderation.md, "Penalties").
 
     A void game is not voided twice, and only a game played with a banned account is voided at all: the refund
-    is for the victims of a confirmed abuser, never a way to undo an ordinary loss. ``void_games`` raises what
+    is for the victims of a confirmed abuser, never a way to undo an ordinary loss. ``games_void`` raises what
     this returns, under its row locks; the panel asks it first to offer or withhold the Void button, so the two
     never disagree about which games qualify. One query at most, whatever the number of games.
     """
