@@ -104,7 +104,8 @@ def k_factor(games: int, config: EloConfig = DEFAULT) -> int:
 
 def expected(a: float, b: float) -> float:
     """Chance that a side rated ``a`` beats a side rated ``b``: ``1 / (1 + 10 ** ((b - a) / 400))``."""
-    return 1.0 / (1.0 + 10.0 ** ((b - a) / ELO_SCALE))
+    chance: float = 1.0 / (1.0 + 10.0 ** ((b - a) / ELO_SCALE))
+    return chance
 
 
 def multiplier(n: int, recommended_sides: int) -> float:

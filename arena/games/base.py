@@ -61,7 +61,10 @@ def competition_places(keys: Sequence[Any]) -> list[int]:
 class FieldSpec(Protocol):
     """A game-specific per-player field: whether it is required, and what makes a value acceptable."""
 
-    required: bool
+    @property
+    def required(self) -> bool:
+        """Whether every player's entry must carry the field."""
+        ...
 
     def problem(self, value: Any, player_count: int) -> str | None:
         """A sentence saying what is wrong with ``value``, or None when it is acceptable."""
@@ -122,7 +125,8 @@ def detail_int(value: Any, where: str, minimum: int | None = None, maximum: int 
         raise RuleViolation(code, f"{where} is {value}; it must be at least {minimum}.", where)
     if maximum is not None and value > maximum:
         raise RuleViolation(code, f"{where} is {value}; it must be at most {maximum}.", where)
-    return value
+    checked: int = value
+    return checked
 
 
 def detail_record(value: Any, where: str, required: Collection[str],

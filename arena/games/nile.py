@@ -70,5 +70,6 @@ class Nile(GameRules):
     def implied_score(self, score: int | None, fields: Mapping[str, Any]) -> int | None:
         """A score left out means the smallest pile, the only score ``check`` accepts."""
         if score is None and fields.get("crops"):
-            return min(fields["crops"])
+            smallest: int = min(fields["crops"])
+            return smallest
         return score
