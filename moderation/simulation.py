@@ -22,7 +22,6 @@ from typing import Any
 from arena.games import all_games, get_game
 
 
-
 def titles() -> tuple[str, ...]:
     """Every title, read from the registry at each build (a seventh game is simulated by its own rules'
     ``simulated_result``, never as another game)."""

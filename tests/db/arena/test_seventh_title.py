@@ -53,7 +53,7 @@ def test_a_seventh_title_is_recorded_rated_ranked_and_simulated(seventh_title, e
     elo = {r.player.handle: r.elo for r in Rating.objects.filter(title="sushi_go").select_related("player")}
     assert elo == pytest.approx({"alice": 1540.0, "bob": 1500.0, "carol": 1460.0})
 
-    for _ in range(4):  # five rated games each: on the board (docs/leaderboards.md)
+    for _ in range(4):  # five rated games each: on the board (docs/api.md, Leaderboards)
         _table(api, {"alice": 50, "bob": 40, "carol": 30})
     board = anon.get("/api/v1/leaderboards/sushi_go/")
     assert board.status_code == 200, board.content
