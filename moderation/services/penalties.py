@@ -14,6 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from arena.game_rows import games_void_mark
 from arena.models import Game, Player, Seat
 from arena.players import player_status_ban, player_status_unban
 from infra import handoffs
@@ -302,7 +303,7 @@ def games_void(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
             game_changes.setdefault(str(change.game_id), []).append(
                 {"player": change.player_id, "handle": change.player.handle, "before": change.before,
                  "after": change.after, "delta": change.delta})
-        Game.objects.filter(pk__in=ids).update(status=Game.Status.VOID)
+        games_void_mark(game_ids=ids)
         players = list(Player.objects.filter(seats__game_id__in=ids).distinct())
         entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
                        details={"titles": titles, "pending_titles": titles, "refunds": {},
