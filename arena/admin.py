@@ -14,6 +14,7 @@ from arena.servers import (
     game_server_create,
     game_server_key_rotate,
     game_server_revoke,
+    game_server_scopes_set,
     scopes_text,
 )
 
@@ -123,7 +124,7 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: GameServer, form: forms.ModelForm, change: bool) -> None:
         if change:
             # Only the scopes are editable on a server's page; they hold from its next request.
-            GameServer.objects.filter(pk=obj.pk, revoked_at__isnull=True).update(scopes=obj.scopes)
+            game_server_scopes_set(server=obj, scopes=obj.scopes.split())
             return
         issued = game_server_create(name=obj.name, scopes=obj.scopes.split())
         obj.pk = issued.server.pk

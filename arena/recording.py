@@ -21,8 +21,8 @@ from typing import Any
 import orjson
 
 from arena.games import UnknownGame, get_game
-from arena.games.base import Entry, Ranking, Result, RuleViolation
 from arena.games.meaning import SeatMeaning, differing_fields, game_meaning
+from arena.games.results import Entry, Ranking, Result, RuleViolation
 from arena.models import Game, GameServer, Player, Seat
 from arena.recording_store import GameRow, GamesWritten, SeatRow, recording_store
 from arena.same_ip import shared_addresses
@@ -52,8 +52,6 @@ class GameInput:
     finished_at: datetime
     players: tuple[PlayerInput, ...]
     details: dict[str, Any]
-    # Unused by recording since resends compare by meaning (``_fingerprint``); kept for callers that still set it.
-    fingerprint: str = ""
     finished_at_sent: bool = True  # False when the body left it out (then finished_at is the time it arrived)
 
 

@@ -6,16 +6,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.models import Game, GameServer, Player, Seat, is_player_id
-from infra import dispatch
+from infra import mode
 from infra.errors import NotFound
 
 # (handle, place) per seat in reported order: what a game's page shows of its players.
 Seating = Sequence[tuple[str, int | None]]
 
 
-def player_not_found(handle: str) -> NotFound:
-    """The one 404 for a handle that names no player (docs/api.md ``player_not_found``), for every app's reads."""
-    return NotFound("player_not_found", f"No player {handle!r}.")
+def player_not_found(handle: str = "", *, missing: Mapping[str, str] | None = None,
+                     message: str | None = None) -> NotFound:
+    """The one 404 for a handle that names no player (docs/api.md ``player_not_found``), for every app.
+
+    One handle (a URL's, a read's): "No player 'x'.". A body naming several players (a report's reporter and
+    accused) passes ``missing``, field path -> handle, and gets one 404 naming each unknown one by its field."""
+    fields = {path: f"No player {name!r}." for path, name in (missing or {}).items()}
+    return NotFound("player_not_found", message or f"No player {handle!r}.", fields or None)
 
 
 def player_handle_check(handle: str) -> None:
@@ -57,7 +62,7 @@ def games_as_committed(games: Sequence[Game]) -> list[Game]:
     """The games as their recording's answer shows them: in-process, the commit has already rated them (the tasks
     ran on it), so their current status rather than the one written; with workers, the written one as it is."""
     games = list(games)
-    if dispatch.tasks_in_process():
+    if mode.tasks_in_process():
         current = dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "status"))
         for game in games:
             game.status = current[game.pk]

@@ -90,8 +90,10 @@ def game_server_key_rotate(*, server: GameServer) -> IssuedKey:
 
 @transaction.atomic
 def game_server_scopes_set(*, server: GameServer, scopes: Iterable[str]) -> GameServer:
+    """The key's scopes, from its next request (the admin's page, the demo command). A revoked key keeps what it
+    had: it opens nothing any more, and its page shows the scopes it held when it was revoked."""
     server.scopes = scopes_text(scopes)
-    GameServer.objects.filter(pk=server.pk).update(scopes=server.scopes)
+    GameServer.objects.filter(pk=server.pk, revoked_at__isnull=True).update(scopes=server.scopes)
     return server
 
 

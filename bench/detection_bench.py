@@ -8,7 +8,7 @@
 It empties the database's games, players, ratings and moderation tables first, so it refuses a database whose name
 lacks "bench". For each history size, from scratch:
 
-1. history: ``--history`` rated games (COPY, then the real Elo stage ``rate_pending``) over two years, from a
+1. history: ``--history`` rated games (COPY, then the real Elo stage ``elo_stage_run``) over two years, from a
    population that grows with the history (one player per 5 games: a bigger site has more players, not players
    who play more), with households behind one address, cafés many strangers use, and boosting rings;
 2. warm-up (untimed): detection over the last 60 days of history, so links and flags exist as in production;
@@ -50,7 +50,7 @@ from infra import announcements  # noqa: E402
 from moderation import detection  # noqa: E402
 from moderation.models import AuditEntry, DetectionState, Flag  # noqa: E402
 from moderation.services.penalties import void_rebuild_run  # noqa: E402
-from ratings import services  # noqa: E402
+from ratings import elo_batch  # noqa: E402
 
 TITLES = ("wizard", "tokaido", "spades", "railroad_ink", "nile")
 WEIGHTS = (4, 2, 2, 1, 1)  # wizard is the busy title: the rebuild's subject
@@ -170,7 +170,7 @@ def add_players(count: int, first_id: int) -> None:
 def rate_everything() -> float:
     started = time.perf_counter()
     for title in TITLES:
-        while services.elo_stage_run(title=title).games:
+        while elo_batch.elo_stage_run(title=title).games:
             pass
     return time.perf_counter() - started
 

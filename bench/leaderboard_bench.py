@@ -308,7 +308,7 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from leaderboards.services import board_titles
+    from leaderboards.board_mode import board_titles
 
     _check_redis_is_ours()
     call_command("migrate", verbosity=0)

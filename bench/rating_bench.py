@@ -418,7 +418,7 @@ def main() -> None:
     rows = [
         ("raw-SQL floor (writes only)", floor_rate, "", ""),
         ("naive ORM, 1 game/transaction", naive_rate, "", ""),
-        ("Elo batch (rate_pending)", batch_rate, f"{batch_rate / floor_rate:.2f}x floor (>= 0.5)",
+        ("Elo batch (elo_stage_run)", batch_rate, f"{batch_rate / floor_rate:.2f}x floor (>= 0.5)",
          verdict(batch_rate >= 0.5 * floor_rate)),
         ("", None, f"{batch_rate / naive_rate:.1f}x naive (>= 10)", verdict(batch_rate >= 10 * naive_rate)),
         ("Elo batch without reputation", base_rate, "", ""),

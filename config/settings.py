@@ -314,7 +314,7 @@ SPECTACULAR_SETTINGS = {
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
-# A failing listener (infra/announcements.py) or hand-off (infra/dispatch.py) is logged; tests may raise it.
+# A failing listener (infra/announcements.py) or hand-off (infra/handoffs.py) is logged; tests may raise it.
 ANNOUNCEMENTS_RAISE = env.bool("ANNOUNCEMENTS_RAISE", default=False)
 # Abuse detection takes at most this many new games per pass (one transaction each): a first run over a long
 # history advances in steps instead of holding one transaction over all of it.

@@ -9,7 +9,7 @@ the subscribers are listed in one place (``subscribers``) and every announcement
 transaction that made it true has committed, so no listener ever acts on a row that could still roll back.
 
 Only facts that cross from one app to another live here. Work an app hands to its own workers (a void's rebuild,
-a lost board's copy, a table's push) is no fact for others: it goes through ``infra.dispatch.hand_off``.
+a lost board's copy, a table's push) is no fact for others: it goes through ``infra.handoffs.hand_off``.
 
 One fact is the exception, heard inside the announcing transaction (``announce_within``): a revoked game server
 (``ServerRevoked``), whose waiting tickets and pending pushes must end in the same commit as its key, or not at all.

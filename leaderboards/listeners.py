@@ -5,9 +5,9 @@ listeners in its ``listeners.py`` (docs/architecture.md#announcements-and-hand-o
 """
 from __future__ import annotations
 
-from infra import dispatch
 from infra.announcements import PlayerStatusChanged, RatingsChanged, subscribe
-from leaderboards.services import board_sync, board_titles
+from leaderboards.board_mode import redis_board_titles
+from leaderboards.services import board_sync
 from ratings.models import Rating
 
 
@@ -18,10 +18,11 @@ def on_ratings_changed(fact: RatingsChanged) -> None:
 
 def on_player_status_changed(fact: PlayerStatusChanged) -> None:
     """A banned player leaves every board at once, an unbanned one returns."""
-    if not dispatch.redis_configured():
+    boards = set(redis_board_titles())
+    if not boards:
         return  # no Redis board to correct: the database board reads the status at each request
     titles = set(Rating.objects.filter(player_id=fact.player_id).values_list("title", flat=True))
-    for title in sorted(titles & set(board_titles())):
+    for title in sorted(titles & boards):
         board_sync(title=title, player_ids=[fact.player_id])
 
 

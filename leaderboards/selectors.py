@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from arena.games import UnknownGame, get_game
+from arena.games import get_game
 from arena.selectors import player_get
-from infra import dispatch
+from infra import handoffs
 from infra.errors import NotFound
 from leaderboards import metrics
 from leaderboards.board import (
@@ -29,6 +29,7 @@ from leaderboards.board import (
     active_cutoff,
     unranked_reason,
 )
+from leaderboards.board_mode import has_board, redis_board_titles
 from leaderboards.db_board import DbBoard
 from leaderboards.db_board import ranks as db_ranks
 from leaderboards.redis_board import RedisBoard
@@ -39,7 +40,7 @@ T = TypeVar("T")
 
 # A reader found the title's Redis board gone (a restart, a flush): leaderboards/tasks.py has a worker copy it from
 # the database, which answers meanwhile. Handed over at once: no write makes it true, a reader saw it.
-lost_board_rebuild = dispatch.HandOff("leaderboards: rebuild a lost board")
+lost_board_rebuild = handoffs.HandOff("leaderboards: rebuild a lost board")
 
 
 def board_title(*, game: str) -> str:
@@ -93,7 +94,7 @@ def not_ranked(*, title: str, games: int, last_game_at: datetime | None, banned:
 
 def rank_of(*, title: str, player_id: int) -> int | None:
     """The player's rank on the title's board (ties shared), or None when not on it (never ranked in Hanabi)."""
-    if not _has_board(title):
+    if not has_board(title):
         return None
     return _ask(title, lambda board: board.rank(player_id=player_id))
 
@@ -105,7 +106,7 @@ def ranks_of(*, titles: Iterable[str], player_id: int) -> dict[str, int | None]:
     found: dict[str, int | None] = dict.fromkeys(titles)
     now = timezone.now()
     left = []
-    for title in filter(_has_board, found):
+    for title in filter(has_board, found):
         answer = _from_redis(title, lambda board: board.rank(player_id=player_id), now)
         if answer is _UNANSWERED:
             left.append(title)
@@ -114,13 +115,6 @@ def ranks_of(*, titles: Iterable[str], player_id: int) -> dict[str, int | None]:
     if left:
         found.update(db_ranks(titles=left, player_id=player_id, now=now))
     return found
-
-
-def _has_board(title: str) -> bool:
-    try:
-        return get_game(title).has_leaderboard
-    except UnknownGame:
-        return False
 
 
 # What _from_redis answers when the database must (no Redis, the board lost, Redis unreachable).
@@ -134,7 +128,7 @@ def _ask(title: str, question: Callable[[Board], T]) -> T:
 
 
 def _from_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
-    if not dispatch.redis_configured():
+    if title not in redis_board_titles():
         return _UNANSWERED
     try:
         return _ask_redis(title, question, now)
@@ -152,5 +146,5 @@ def _ask_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
     except BoardUnavailable:
         # Lost (restart, flush) or never built: a worker rebuilds it (seconds at a million players, too long to
         # hold a request), and the database answers meanwhile.
-        dispatch.hand_off(lost_board_rebuild, title, at_once=True)
+        handoffs.hand_off(lost_board_rebuild, title, at_once=True)
         raise

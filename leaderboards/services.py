@@ -15,11 +15,10 @@ from django.utils import timezone
 from redis.exceptions import LockError, RedisError
 from redis.lock import Lock
 
-from arena.games import all_games
 from arena.models import Player
-from infra import dispatch
 from leaderboards import redis_board
 from leaderboards.board import BoardUnavailable, active_cutoff, is_eligible, unique_ids
+from leaderboards.board_mode import board_titles, redis_board_titles
 from leaderboards.db_board import DbBoard
 from leaderboards.redis_board import Ranked, RedisBoard
 from leaderboards.sql import Epoch
@@ -31,13 +30,8 @@ log = logging.getLogger(__name__)
 _SYNC_QUERY_CHUNK = 1000
 
 
-def board_titles() -> list[str]:
-    """Every title that has a leaderboard (all but Hanabi)."""
-    return [game.title for game in all_games() if game.has_leaderboard]
-
-
 def _enabled(title: str) -> bool:
-    return dispatch.redis_configured() and title in board_titles()
+    return title in redis_board_titles()
 
 
 def board_sync(*, title: str, player_ids: Iterable[int]) -> None:
@@ -144,11 +138,9 @@ def boards_prune() -> dict[str, int]:
     Reads prune too (so answers are exact to the second); this keeps idle boards small and their reads quick.
     A board found lost is rebuilt here, so it comes back even if no one reads it.
     """
-    if not dispatch.redis_configured():
-        return {}
     cutoff = active_cutoff(timezone.now())
     sizes = {}
-    for title in board_titles():
+    for title in redis_board_titles():
         try:
             sizes[title] = RedisBoard(title, cutoff=cutoff).prune()
         except BoardUnavailable:
@@ -163,9 +155,7 @@ def boards_lost() -> list[str]:
     The record of a lost board's rebuild is the board's own absence, read from Redis each time rather than kept in
     a message: whatever became of the queued ``rebuild_board``, the sweep asking this finds the work again.
     """
-    if not dispatch.redis_configured():
-        return []
-    return [title for title in board_titles() if not redis_board.is_ready(title)]
+    return [title for title in redis_board_titles() if not redis_board.is_ready(title)]
 
 
 def _release(lock: Lock) -> None:

@@ -15,25 +15,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from matchmaking.models import Ticket, TicketSeat
+from matchmaking.store import tickets_closed_delete
 
 # One run deletes at most this many chunks, so a first purge of years of history is spread over several runs.
 MAX_CHUNKS_PER_RUN = 200
-
-_PURGE_SQL = f"""
-WITH doomed AS (
-    SELECT id FROM {Ticket._meta.db_table}
-    WHERE created_at < %(cutoff)s AND status <> 'waiting' AND closed_at < %(cutoff)s
-    ORDER BY created_at LIMIT %(chunk)s FOR UPDATE SKIP LOCKED
-), seats AS (
-    DELETE FROM {TicketSeat._meta.db_table} s USING doomed d WHERE s.ticket_id = d.id
-)
-DELETE FROM {Ticket._meta.db_table} t USING doomed d WHERE t.id = d.id
-"""
-
 
 @dataclass(frozen=True, slots=True)
 class Purged:
@@ -50,21 +38,9 @@ def tickets_purge_closed(*, now: datetime | None = None, retention_days: int | N
     total = chunks = 0
     while chunks < max_chunks:
         with transaction.atomic():
-            deleted = _delete_chunk(cutoff, size)
+            deleted = tickets_closed_delete(cutoff=cutoff, size=size)
         chunks += 1
         total += deleted
         if deleted < size:
             break
     return Purged(tickets=total, chunks=chunks)
-
-
-def _delete_chunk(cutoff: datetime, size: int) -> int:
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_PURGE_SQL, {"cutoff": cutoff, "chunk": size})
-            return cursor.rowcount
-    ids = list(Ticket.objects.filter(created_at__lt=cutoff, closed_at__lt=cutoff)
-               .exclude(status=Ticket.Status.WAITING).order_by("created_at").values_list("pk", flat=True)[:size])
-    TicketSeat.objects.filter(ticket_id__in=ids).delete()
-    Ticket.objects.filter(pk__in=ids).delete()
-    return len(ids)

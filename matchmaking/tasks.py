@@ -19,7 +19,7 @@ from typing import Any
 from celery import shared_task
 from django.db import connections
 
-from infra import dispatch
+from infra import mode
 from infra.task_log import task_facts
 from matchmaking import history, push, services
 
@@ -45,7 +45,7 @@ def deliver_table(self, delivery_id: str) -> bool:
     outcome = push.delivery_attempt(delivery_id=delivery_id)
     task_facts(delivery=delivery_id, delivered=outcome.delivered, retry_in=outcome.retry_in)
     if outcome.retry_in is not None:
-        if dispatch.tasks_in_process():
+        if mode.tasks_in_process():
             _retry_in_process(delivery_id, outcome.retry_in)
         else:
             raise self.retry(countdown=outcome.retry_in)

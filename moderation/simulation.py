@@ -19,13 +19,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from arena.games.nile import CROP_TYPES
+from arena.games import all_games, get_game
 
-TITLES = ("wizard", "hanabi", "tokaido", "spades", "railroad_ink", "nile")
-# Titles with places: a ring can only boost where someone places above someone else (Hanabi is cooperative).
-COMPETITIVE = ("wizard", "tokaido", "spades", "railroad_ink", "nile")
-SIZES = {"wizard": (3, 5), "hanabi": (2, 4), "tokaido": (2, 4), "spades": (4, 4), "railroad_ink": (2, 4),
-         "nile": (2, 4)}
+
+def titles() -> tuple[str, ...]:
+    """Every title, read from the registry at each build (a seventh game is simulated by its own rules'
+    ``simulated_result``, never as another game)."""
+    return tuple(game.title for game in all_games())
+
+
+def competitive_titles() -> tuple[str, ...]:
+    """Titles with places: a ring can only boost where someone places above someone else (Hanabi is cooperative)."""
+    return tuple(game.title for game in all_games() if not game.cooperative)
 # An alt sometimes wins a game against its main (a plausible-looking record), rarely enough to stay a feeder.
 ALT_WIN_CHANCE = 0.04
 
@@ -100,7 +105,7 @@ class Simulation:
             by_device = r % 2 == 1
             alts = [self._person(f"r{r}alt{i}", skill=self.rnd.uniform(-1.5, 0.0),
                                  ip=None if by_device else main.ip) for i in range(self.rnd.randint(1, 4))]
-            titles = self.rnd.sample(COMPETITIVE, 1 if self.rnd.random() < 0.7 else 2)
+            titles = self.rnd.sample(competitive_titles(), 1 if self.rnd.random() < 0.7 else 2)
             pop.rings.append({"main": main, "alts": alts, "link": "device" if by_device else "ip", "titles": titles})
             everyone.append(main)
         self._honest_games(everyone)
@@ -129,30 +134,9 @@ class Simulation:
         seats = seats or {}
         players = [dict(seats.get(p.handle) or self._seat(p)) for p in order]
         n = len(players)
-        variant: dict[str, Any] = {}
-        if title == "wizard":
-            scores = sorted(self.rnd.sample(range(-10, 40), n), reverse=True)
-            for entry, score in zip(players, scores, strict=True):
-                entry["score"] = score * 10
-        elif title == "tokaido":
-            for entry, score in zip(players, sorted(self.rnd.sample(range(30, 120), n), reverse=True), strict=True):
-                entry["score"], entry["achievements"] = score, 0
-        elif title == "railroad_ink":
-            variant["expansion"] = "none"
-            for entry, score in zip(players, sorted(self.rnd.sample(range(10, 80), n), reverse=True), strict=True):
-                entry["score"], entry["errors"] = score, 0
-        elif title == "nile":
-            piles = CROP_TYPES[n]
-            for entry, count in zip(players, sorted(self.rnd.sample(range(0, 12), n), reverse=True), strict=True):
-                entry["crops"] = [count] * piles
-        elif title == "spades":
-            for entry, score in zip(players, sorted(self.rnd.sample(range(-10, 40), n), reverse=True), strict=True):
-                entry["score"] = score * 10
-        else:  # hanabi: cooperative, one score for the table
-            score = self.rnd.randint(5, 25)
-            variant["deck"] = "normal"
-            for entry in players:
-                entry["score"] = score
+        results, variant = get_game(title).simulated_result(n, self.rnd)
+        for entry, result in zip(players, results, strict=True):
+            entry.update(result)
         self.rnd.shuffle(players)
         body: dict[str, Any] = {"table_id": f"{self.prefix}-{self.seed}-{self.tables}", "game": title,
                                 "players": players, "finished_at": self._when()}
@@ -161,13 +145,13 @@ class Simulation:
         self.bodies.append(body)
 
     def _size(self, title: str) -> int:
-        lo, hi = SIZES[title]
+        lo, hi = get_game(title).simulated_table_sizes()
         return self.rnd.randint(lo, hi)
 
     def _honest_games(self, everyone: list[Person]) -> None:
         cafe_of = {p.handle: ip for ip, users in self.pop.cafes for p in users}
         for _ in range(self.mix.games):
-            title = self.rnd.choice(TITLES)
+            title = self.rnd.choice(titles())
             table = self.rnd.sample(everyone, self._size(title))
             seats = {p.handle: self._seat(p, ip=cafe_of[p.handle])
                      for p in table if p.handle in cafe_of and self.rnd.random() < 0.4}
@@ -177,7 +161,7 @@ class Simulation:
         """Each household plays together now and then (a third of their games, the rest is above)."""
         for house in self.pop.households:
             for _ in range(self.rnd.randint(6, 14)):
-                title = self.rnd.choice(TITLES)
+                title = self.rnd.choice(titles())
                 size = self._size(title)
                 members = self.rnd.sample(house, min(len(house), size, self.rnd.randint(2, len(house))))
                 others = [p for p in self.rnd.sample(everyone, size + len(house)) if p not in house]
@@ -213,7 +197,7 @@ class Simulation:
         for alt in alts:
             if self.rnd.random() < self.mix.stranger_share:
                 for _ in range(self.rnd.randint(1, 2)):
-                    title = self.rnd.choice(TITLES)
+                    title = self.rnd.choice(titles())
                     table = [alt, *self.rnd.sample(strangers, self._size(title) - 1)]
                     self._game(title, sorted(table, key=self._strength, reverse=True), {alt.handle: alt_seat(alt)})
 

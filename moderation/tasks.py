@@ -19,7 +19,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from infra import dispatch
+from infra import wakeups
 from infra.task_log import task_facts
 from moderation import detection
 from moderation.services import penalties
@@ -34,7 +34,7 @@ WAKE_TTL_SECONDS = 60
 
 def request_detection() -> None:
     """Wake one detection pass, unless one is queued already (it covers every batch committed before it starts)."""
-    if dispatch.wake_once(WAKE_KEY, ttl=WAKE_TTL_SECONDS):
+    if wakeups.wake_once(WAKE_KEY, ttl=WAKE_TTL_SECONDS):
         detect.delay()
 
 
@@ -49,7 +49,7 @@ def rebuild_voided(entry_id: int, titles: tuple[str, ...]) -> None:
 @shared_task(name="moderation.tasks.detect")
 def detect() -> int:
     """One incremental detection pass over what is new; returns how many games it looked at (new or newly rated)."""
-    dispatch.wake_clear(WAKE_KEY)
+    wakeups.wake_clear(WAKE_KEY)
     result = detection.detection_run_all()
     task_facts(games=result.games, games_rated=result.rated, flags_created=result.flags_created,
                flags_updated=result.flags_updated)
@@ -79,7 +79,7 @@ def sweep_void_rebuilds() -> int:
     queued = 0
     for entry_id, title in penalties.void_rebuilds_overdue(older_than=overdue):
         marker = SWEEP_KEY.format(entry=entry_id, title=title)
-        if dispatch.wake_once(marker, ttl=overdue):
+        if wakeups.wake_once(marker, ttl=overdue):
             log.warning("void %d: the rebuild of %s is overdue, queued again", entry_id, title)
             void_rebuild.delay(entry_id, title)
             queued += 1

@@ -87,18 +87,25 @@ _set_before, _set_after, _set_delta, _set_k, _set_games_before = (
 )
 
 
+def k_bracket(games: int, config: EloConfig = DEFAULT) -> int:
+    """The K bracket of the rated games played BEFORE the game (docs/ratings.md, "K"): 0 new (<10), 1 mid (<20),
+    2 settled. The one place the bracket rule is written; ``k_factor`` and ``explain.k_reason`` read it."""
+    if games < config.mid_from:
+        return 0
+    if games < config.settled_from:
+        return 1
+    return 2
+
+
 def k_factor(games: int, config: EloConfig = DEFAULT) -> int:
     """K from the rated games played in this title BEFORE the game applied (<10: 60, <20: 40, else 20)."""
-    if games < config.mid_from:
-        return config.k_new
-    if games < config.settled_from:
-        return config.k_mid
-    return config.k_settled
+    return (config.k_new, config.k_mid, config.k_settled)[k_bracket(games, config)]
 
 
 def expected(a: float, b: float) -> float:
     """Chance that a side rated ``a`` beats a side rated ``b``: ``1 / (1 + 10 ** ((b - a) / 400))``."""
-    return 1.0 / (1.0 + 10.0 ** ((b - a) / ELO_SCALE))
+    chance: float = 1.0 / (1.0 + 10.0 ** ((b - a) / ELO_SCALE))
+    return chance
 
 
 def multiplier(n: int, recommended_sides: int) -> float:
@@ -194,16 +201,13 @@ def _changes(sides: Sequence[Sequence[tuple[K, Standing]]], gains: list[float] |
              config: EloConfig) -> dict[K, Change]:
     """Every player's Change, all applied at once: ``K_i * P(n) * gain`` of the side (None: everyone tied, no
     move), the quit penalty on the quitter alone, then the floor. One row per key: a repeated player overwrites."""
-    mid_from, settled_from = config.mid_from, config.settled_from
-    k_new, k_mid, k_settled = config.k_new, config.k_mid, config.k_settled
     floor = config.floor
     changes: dict[K, Change] = {}
     for i, members in enumerate(sides):
         gain = gains[i] if gains is not None else 0.0
         for key, st in members:
             g = st.games
-            # k_factor(g, config), inlined: this loop runs once per player of every rated game.
-            k = k_new if g < mid_from else k_mid if g < settled_from else k_settled
+            k = k_factor(g, config)
             before = after = st.rating
             delta = 0.0
             if gains is not None:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ratings import hanabi
-from ratings.elo import DEFAULT, DRAW, LOSS, WIN, EloConfig, expected, multiplier
+from ratings.elo import DEFAULT, DRAW, LOSS, WIN, EloConfig, expected, k_bracket, k_factor, multiplier
 
 # The opponent named in a Hanabi explanation: the team's only duel is against the bot (docs/ratings.md).
 HANABOT = "Hanabot"
@@ -111,17 +111,12 @@ PERFECT = "perfect_score"
 
 def k_reason(k: int, games_before: int, reset_before: bool = False, config: EloConfig = DEFAULT) -> str:
     """Why K had this value: the games-played bracket (docs/ratings.md, "K"), and a reset when one came before."""
-    if games_before < config.mid_from:
-        text = f"{games_before} rated games before this one: fewer than {config.mid_from}, K {config.k_new}"
-    elif games_before < config.settled_from:
-        text = (f"{games_before} rated games before this one: {config.mid_from} to {config.settled_from - 1}, "
-                f"K {config.k_mid}")
-    else:
-        text = f"{games_before} rated games before this one: {config.settled_from} or more, K {config.k_settled}"
+    expected_k = k_factor(games_before, config)
+    bracket = (f"fewer than {config.mid_from}", f"{config.mid_from} to {config.settled_from - 1}",
+               f"{config.settled_from} or more")[k_bracket(games_before, config)]
+    text = f"{games_before} rated games before this one: {bracket}, K {expected_k}"
     if reset_before:
         text += "; a moderator's reset came before this game, which keeps the games played (K does not start over)"
-    expected_k = (config.k_new if games_before < config.mid_from else config.k_mid
-                  if games_before < config.settled_from else config.k_settled)
     if k != expected_k:
         text += f"; K {k} was applied when the game was rated (the K settings have changed since)"
     return text

@@ -69,4 +69,5 @@ def rate_skill(sides: Sequence[Sequence[tuple[K, Skill]]], places: Sequence[int]
 
 def match_quality(sides: Sequence[Sequence[tuple[K, Skill]]]) -> float:
     """trueskill's draw probability for these sides (0..1): higher means a more even table."""
-    return ENV.quality(_groups(sides))
+    quality: float = ENV.quality(_groups(sides))
+    return quality

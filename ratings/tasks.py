@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from celery import shared_task
 from django.conf import settings
 
-from infra import dispatch
+from infra import wakeups
 from infra.task_log import task_facts
-from ratings import services
+from ratings import elo_batch, trueskill_batch
+from ratings.lag import oldest_pending_age
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
 # before it starts. The marker expires in case a worker dies holding it; the sweep covers the gap meanwhile.
@@ -28,12 +29,12 @@ def request_rating(titles: Iterable[str]) -> None:
     wake-up is already queued, and for them one Redis SET NX replaces the publish.
     """
     for title in sorted(set(titles)):
-        if dispatch.wake_once(WAKE_KEY.format(title=title), ttl=WAKE_TTL_SECONDS):
+        if wakeups.wake_once(WAKE_KEY.format(title=title), ttl=WAKE_TTL_SECONDS):
             rate_elo.delay(title)
 
 
 def _clear_wake(title: str) -> None:
-    dispatch.wake_clear(WAKE_KEY.format(title=title))
+    wakeups.wake_clear(WAKE_KEY.format(title=title))
 
 
 @shared_task(name="ratings.tasks.rate_elo")
@@ -47,11 +48,11 @@ def rate_elo(title: str) -> int:
     # Cleared before the first batch looks: a game committed from now on sends a new wake-up, and one committed
     # before is seen by the loop below.
     _clear_wake(title)
-    lag = services.oldest_pending_age(title=title)
+    lag = oldest_pending_age(title=title)
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE, lag_seconds=round(lag, 3))
     rated = batches = 0
     while True:
-        batch = services.elo_stage_run(title=title)
+        batch = elo_batch.elo_stage_run(title=title)
         if not batch.games:
             break
         rated += batch.games
@@ -68,7 +69,7 @@ def rate_trueskill(title: str) -> int:
     done = 0
     task_facts(title=title, batch_size=settings.RATING_BATCH_SIZE)
     while True:
-        batch = services.trueskill_stage_run(title=title)
+        batch = trueskill_batch.trueskill_stage_run(title=title)
         if not batch.games:
             task_facts(games_rated=done)
             return done
@@ -78,7 +79,7 @@ def rate_trueskill(title: str) -> int:
 @shared_task(name="ratings.tasks.sweep_pending")
 def sweep_pending() -> None:
     """Periodic safety net: queue the stages of every title that still has work, whatever became of messages."""
-    for title in services.titles_pending():
+    for title in elo_batch.titles_pending():
         rate_elo.delay(title)
-    for title in services.titles_pending_trueskill():
+    for title in trueskill_batch.titles_pending_trueskill():
         rate_trueskill.delay(title)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
+from arena.game_rows import games_trueskill_skip
 from arena.models import Game
 from ratings.models import RatingStage
 from ratings.plan import SkillPlan
@@ -29,8 +30,7 @@ def trueskill_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
     with transaction.atomic():
         stage = stage_lock(title, RatingStage.Stage.TRUESKILL)
         if not trueskill_rated(title):
-            done = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False).update(
-                trueskill_done=True)
+            done = games_trueskill_skip(title=title)
             return BatchResult(title=title, games=done)
         games, seqs = db.trueskill_todo(title=title, limit=limit)
         if not games:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
-from infra import dispatch
+from infra import mode
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -20,7 +20,7 @@ def readyz(request: HttpRequest) -> JsonResponse:
         checks["database"] = "ok"
     except Exception as exc:  # any failure means not ready; the reason helps the operator
         checks["database"] = f"error: {exc.__class__.__name__}"
-    if dispatch.redis_configured():  # the mode decides whether Redis belongs; infra/redis.py connects
+    if mode.redis_configured():  # the mode decides whether Redis belongs; infra/redis.py connects
         try:
             from infra.redis import redis_client
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from arena.games.base import Entry, GameRules, Ranking, Result, RuleViolation, Side
+from arena.games.base import GameRules
 from arena.games.hanabi import Hanabi
 from arena.games.nile import Nile
 from arena.games.railroad_ink import RailroadInk
@@ -48,12 +48,7 @@ def all_games() -> tuple[GameRules, ...]:
 
 __all__ = [
     "GAMES",
-    "Entry",
     "GameRules",
-    "Ranking",
-    "Result",
-    "RuleViolation",
-    "Side",
     "UnknownGame",
     "all_games",
     "get_game",

@@ -13,23 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import random
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
-# The value objects and the refusal, importable from here as ever (the game modules, the API and the tests do).
-from arena.games.results import ERROR_CODES, Entry, Ranking, Result, RuleViolation, Side
+from arena.games.results import Entry, Ranking, Result, RuleViolation, Side
 
 __all__ = [
     "COMMON_ENTRY_KEYS",
-    "ERROR_CODES",
-    "Entry",
     "FieldSpec",
     "GameRules",
     "IntField",
-    "Ranking",
-    "Result",
-    "RuleViolation",
-    "Side",
     "check_totals",
     "competition_places",
     "detail_int",
@@ -67,7 +61,10 @@ def competition_places(keys: Sequence[Any]) -> list[int]:
 class FieldSpec(Protocol):
     """A game-specific per-player field: whether it is required, and what makes a value acceptable."""
 
-    required: bool
+    @property
+    def required(self) -> bool:
+        """Whether every player's entry must carry the field."""
+        ...
 
     def problem(self, value: Any, player_count: int) -> str | None:
         """A sentence saying what is wrong with ``value``, or None when it is acceptable."""
@@ -128,7 +125,8 @@ def detail_int(value: Any, where: str, minimum: int | None = None, maximum: int 
         raise RuleViolation(code, f"{where} is {value}; it must be at least {minimum}.", where)
     if maximum is not None and value > maximum:
         raise RuleViolation(code, f"{where} is {value}; it must be at most {maximum}.", where)
-    return value
+    checked: int = value
+    return checked
 
 
 def detail_record(value: Any, where: str, required: Collection[str],
@@ -199,6 +197,8 @@ class GameRules:
     # cooperative game has none of those (docs/matchmaking.md: Hanabi is matched at 3).
     table_recommended: ClassVar[int | None] = None
     cooperative: ClassVar[bool] = False
+    # Whether a seat may name a ``team`` (Spades' partnerships, Hanabi's one table); ``check_teams`` says which.
+    team_play: ClassVar[bool] = False
     has_leaderboard: ClassVar[bool] = True
     variants: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
     score_required: ClassVar[bool] = True
@@ -246,6 +246,22 @@ class GameRules:
     def side_groups(self, entries: Sequence[Entry]) -> list[tuple[Entry, ...]]:
         """Who rates together: by default every player is a side of their own."""
         return [(entry,) for entry in entries]
+
+    # The table sizes the simulated population plays (moderation/simulation.py); None: from the smaller of two and
+    # ``min_players`` up to four (or ``max_players`` when fewer).
+    simulated_sizes: ClassVar[tuple[int, int] | None] = None
+
+    def simulated_table_sizes(self) -> tuple[int, int]:
+        return self.simulated_sizes or (max(2, self.min_players), min(4, self.max_players))
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """A plausible finished game of ``n`` players for the simulated population (moderation/simulation.py): each
+        place's own entry fields, best first, and the variant. The default, for a game that ranks by score: ``n``
+        distinct scores from 0 to 99, best first; a cooperative game: one score for the whole table."""
+        if self.cooperative:
+            score = rnd.randint(0, 99)
+            return [{"score": score} for _ in range(n)], {}
+        return [{"score": score} for score in sorted(rnd.sample(range(100), n), reverse=True)], {}
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         """What makes a side better (higher is better), read from its first member: by default the score."""

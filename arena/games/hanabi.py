@@ -11,10 +11,12 @@ duel uses. Hanabi has no leaderboard: its Elo is too easy to boost by talking ou
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Entry, GameRules, Result, RuleViolation, detail_int, path
+from arena.games.base import GameRules, detail_int, path
+from arena.games.results import Entry, Result, RuleViolation
 
 # The variant that picks the deck (the rating stage reads it too: each deck class has its own Hanabot table).
 DECK = "deck"
@@ -32,11 +34,16 @@ class Hanabi(GameRules):
     recommended_players = None
     table_recommended = 3
     cooperative = True
+    team_play = True
     has_leaderboard = False
     variants = {DECK: ("normal", "tricky", "hard", "very_difficult")}
     details_keys = frozenset({"strikes"})
     details_schema = {"strikes": {"type": "integer", "minimum": 0, "maximum": LOSING_STRIKES,
                                   "description": "Fuse tokens lost; 3 is a loss, rated as a score of 0."}}
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        score = rnd.randint(5, 25)  # cooperative: one score for the table
+        return [{"score": score} for _ in range(n)], {"deck": "normal"}
 
     def check_teams(self, entries: Sequence[Entry]) -> None:
         teams = {entry.team for entry in entries}

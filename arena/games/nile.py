@@ -8,10 +8,12 @@ omitted; when sent it must equal the smallest pile, so it cannot disagree with t
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.base import Entry, GameRules, Result, RuleViolation, is_int, path
+from arena.games.base import GameRules, is_int, path
+from arena.games.results import Entry, Result, RuleViolation
 
 # Crop types in play by player count: more players bring more crops into the game.
 CROP_TYPES: Mapping[int, int] = {2: 5, 3: 5, 4: 5, 5: 6, 6: 7}
@@ -51,6 +53,10 @@ class Nile(GameRules):
     score_required = False
     player_fields = {"crops": CropsField()}
 
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        piles = CROP_TYPES[n]
+        return [{"crops": [count] * piles} for count in sorted(rnd.sample(range(0, 12), n), reverse=True)], {}
+
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         return storage_key(entry.fields["crops"])
 
@@ -64,5 +70,6 @@ class Nile(GameRules):
     def implied_score(self, score: int | None, fields: Mapping[str, Any]) -> int | None:
         """A score left out means the smallest pile, the only score ``check`` accepts."""
         if score is None and fields.get("crops"):
-            return min(fields["crops"])
+            smallest: int = min(fields["crops"])
+            return smallest
         return score

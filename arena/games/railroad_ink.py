@@ -18,15 +18,13 @@ player (each board is scored alone), unlike the per-round tables of the trick-ta
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.base import (
-    Entry,
     GameRules,
     IntField,
-    Result,
-    RuleViolation,
     check_totals,
     detail_int,
     detail_list,
@@ -34,6 +32,7 @@ from arena.games.base import (
     detail_record,
     path,
 )
+from arena.games.results import Entry, Result, RuleViolation
 
 # Points of a network by the number of exits it connects (0..12): the main way to score.
 NETWORK_POINTS = (0, 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 45)
@@ -78,6 +77,10 @@ class RailroadInk(GameRules):
                             "errors": {"type": "integer", "minimum": 0},
                             "expansion_points": {"type": "integer", "minimum": 0}}}},
     }
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        scores = sorted(rnd.sample(range(10, 80), n), reverse=True)
+        return [{"score": score, "errors": 0} for score in scores], {"expansion": "none"}
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         return (entry.score, -entry.fields["errors"])

@@ -1,6 +1,6 @@
 """What a game server reports and what judging it returns: the result value objects, and the refusal with its
 stable codes. Plain data with no rules, so the API, the recording and the rating stage can hold a result without
-importing the games' checks (``arena.games.base``, which re-exports every name here).
+importing the games' checks (``arena.games.base``); callers import these names from here.
 
 Paths in ``RuleViolation.field`` use the request body's JSON layout with 0-based list indices
 (``players.2.score``, ``details.rounds.3.alice.bid``), so a game server can point at the value it sent.

@@ -34,7 +34,7 @@ def player_schema(rules: GameRules) -> dict[str, Any]:
     else:
         properties["score"] = {**properties["score"], "nullable": True,
                                "description": "May be left out: it follows from the other fields."}
-    if rules.cooperative or rules.title == "spades":
+    if rules.team_play:
         properties["team"] = {"anyOf": [{"type": "string", "minLength": 1, "maxLength": 32},
                                          {"type": "integer", "minimum": -(10**30), "maximum": 10**31 - 1}],
                               "nullable": True,

@@ -18,22 +18,12 @@ early when someone quits.
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import (
-    Entry,
-    GameRules,
-    Ranking,
-    Result,
-    RuleViolation,
-    check_totals,
-    detail_int,
-    detail_list,
-    detail_players,
-    detail_record,
-    path,
-)
+from arena.games.base import GameRules, check_totals, detail_int, detail_list, detail_players, detail_record, path
+from arena.games.results import Entry, Ranking, Result, RuleViolation
 
 TRICKS_PER_HAND = 13           # the whole 52-card pack is dealt to four players
 MIN_BID = 1                    # nobody may pass or bid nil in these rules
@@ -80,6 +70,7 @@ class Spades(GameRules):
     max_players = 4
     recommended_players = 4
     variants = {"target": (500, 300), "bags_penalty": (False, True)}
+    team_play = True
     details_keys = frozenset({"hands"})
     details_schema = {"hands": {
         "type": "array", "description": "One object per hand, in play order: each player's bid and tricks.",
@@ -88,6 +79,9 @@ class Spades(GameRules):
             "properties": {"bid": {"type": "integer", "minimum": MIN_BID, "maximum": TRICKS_PER_HAND},
                            "tricks": {"type": "integer", "minimum": 0, "maximum": TRICKS_PER_HAND}},
             "required": ["bid", "tricks"], "additionalProperties": False}}}}
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return [{"score": score * 10} for score in sorted(rnd.sample(range(-10, 40), n), reverse=True)], {}
 
     def check_teams(self, entries: Sequence[Entry]) -> None:
         if not is_partnership(entries):

@@ -4,9 +4,11 @@ Required per-player field ``achievements`` (0..7, the number of achievement card
 """
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from arena.games.base import Entry, GameRules, IntField
+from arena.games.base import GameRules, IntField
+from arena.games.results import Entry
 
 ACHIEVEMENT_CARDS = 7          # the most achievement cards one player can hold
 
@@ -18,6 +20,10 @@ class Tokaido(GameRules):
     max_players = 5
     recommended_players = 4
     player_fields = {"achievements": IntField(0, ACHIEVEMENT_CARDS)}
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        scores = sorted(rnd.sample(range(30, 120), n), reverse=True)
+        return [{"score": score, "achievements": 0} for score in scores], {}
 
     def rank_key(self, entry: Entry) -> tuple[Any, ...]:
         return (entry.score, entry.fields["achievements"])

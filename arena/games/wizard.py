@@ -14,21 +14,12 @@ Every round names every player and nobody else; paths point in as ``details.roun
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import (
-    Entry,
-    GameRules,
-    Result,
-    RuleViolation,
-    check_totals,
-    detail_int,
-    detail_list,
-    detail_players,
-    detail_record,
-    path,
-)
+from arena.games.base import GameRules, check_totals, detail_int, detail_list, detail_players, detail_record, path
+from arena.games.results import Entry, Result, RuleViolation
 
 DECK_SIZE = 60                 # 52 cards + 4 wizards + 4 jesters: the deck fixes the number of rounds
 EXACT_BID_BONUS = 20           # paid for hitting the bid, even a bid of 0
@@ -75,6 +66,11 @@ class Wizard(GameRules):
             "type": "object", "properties": {"bid": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3},
                                              "tricks": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3}},
             "required": ["bid", "tricks"], "additionalProperties": False}}}}
+
+    simulated_sizes = (3, 5)
+
+    def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return [{"score": score * 10} for score in sorted(rnd.sample(range(-10, 40), n), reverse=True)], {}
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         count = len(result.entries)

@@ -14,8 +14,8 @@ from django.http import HttpRequest
 from arena.models import Game, Player
 from backoffice.admin.confirm import Action, RequiredNoteForm
 from moderation import services
+from ratings.cooldowns import cooldown_state
 from ratings.selectors import game_explanations
-from ratings.services import cooldown_state
 
 
 def explanation_context(*, game: Game) -> dict[str, Any]:

@@ -165,7 +165,7 @@ class GameAdmin(PanelAdmin):
     @admin.action(description="Void the selected games (played with a banned account)", permissions=["void_games"])
     def void_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
         """A ring's games at once (search the banned account, tick them all): a confirmation page first, then
-        one ``void_games`` call, one audit entry and one rebuild per title, whatever the number of games."""
+        one ``games_void`` call, one audit entry and one rebuild per title, whatever the number of games."""
         games = list(queryset.order_by("pk")[:VOID_AT_ONCE + 1])
         if len(games) > VOID_AT_ONCE:  # "select all" over a search that matched too much: narrow it first
             self.message_user(request, f"At most {VOID_AT_ONCE} games can be voided at once; narrow the list.",

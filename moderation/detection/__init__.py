@@ -2,7 +2,7 @@
 
 The rules (thresholds, what a suspect pair is, the score) live in ``moderation.rules``; this package only reads
 what they need and writes links and flags. Its cost follows the new games, not the history. A pass
-(``run.detect``) goes through named stages, each its own module:
+(``run.detection_run``) goes through named stages, each its own module:
 
 1. ``cursors``: which games are new (above the id watermark) and which newly rated (above each title's rating
    cursor), and how far behind detection is;

@@ -29,7 +29,7 @@ class DetectionResult:
     flag_ids: list[int] = field(default_factory=list)
 
 
-# The counters ``detect_all`` adds up over its passes.
+# The counters ``detection_run_all`` adds up over its passes.
 COUNTERS = ("games", "rated", "links_created", "links_updated", "pairs_evaluated", "suspect_pairs", "flags_created",
             "flags_updated", "flags_skipped", "flags_withdrawn")
 

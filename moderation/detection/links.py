@@ -5,19 +5,18 @@ Only the hashes the new games' seats used are looked at, and only their uses wit
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena.models import Seat
 from moderation import crowds, rules
-from moderation.detection.base import CHUNK, DetectionResult, chunks
+from moderation.detection.base import DetectionResult, chunks
 from moderation.models import Link
+from moderation.store import links_insert
 
 
 def links_update(seats: list[tuple], result: DetectionResult) -> set[tuple[int, int]]:
@@ -94,7 +93,7 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
         link.updated_at = timezone.now()
         update.append(link)
         touched.add((a, b))
-    _insert_links(create)
+    links_insert(create)
     # One UPDATE per widened link: Django's bulk_update builds a CASE per column per row, which costs more to
     # compile than these few hundred single-row updates by primary key cost to run.
     for link in update:
@@ -104,27 +103,6 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: Detecti
     result.links_created += len(create)
     result.links_updated += len(update)
     return touched
-
-
-def _insert_links(links: list[Link]) -> None:
-    """New links in as few statements as possible: on PostgreSQL one ``INSERT ... SELECT unnest(...)`` per chunk of
-    arrays (a crowded address's tables make tens of thousands at once, and ``bulk_create`` builds a row of
-    placeholders per link and returns every id, which nobody reads here); elsewhere ``bulk_create``."""
-    if connection.vendor != "postgresql":
-        Link.objects.bulk_create(links, batch_size=CHUNK)
-        return
-    now = timezone.now()
-    table = connection.ops.quote_name(Link._meta.db_table)
-    with connection.cursor() as cur:
-        for chunk in chunks(links, 10 * CHUNK):
-            cur.execute(
-                f"INSERT INTO {table} (player_a_id, player_b_id, kind, keys, key_digests, first_seen, last_seen, "
-                "crowd, updated_at) SELECT a, b, k, n, d::jsonb, f, l, c, %s FROM unnest(%s::bigint[], "
-                "%s::bigint[], %s::text[], %s::int[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::int[]) "
-                "AS t(a, b, k, n, d, f, l, c)",
-                [now, [x.player_a_id for x in chunk], [x.player_b_id for x in chunk], [x.kind for x in chunk],
-                 [x.keys for x in chunk], [json.dumps(x.key_digests) for x in chunk], [x.first_seen for x in chunk],
-                 [x.last_seen for x in chunk], [x.crowd for x in chunk]])
 
 
 def links_of_pairs(pairs: set[tuple[int, int]], kind: str | None = None) -> dict[tuple[int, int], list[Link]]:

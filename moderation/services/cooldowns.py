@@ -1,5 +1,5 @@
 """Lifting a quit cool-down (docs/matchmaking.md, "Cool-down"; docs/moderation.md): one transaction, one audit
-entry. The cool-down itself is the ratings app's (``ratings.services.cooldown_lift``)."""
+entry. The cool-down itself is the ratings app's (``ratings.cooldowns.cooldown_lift``)."""
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -8,7 +8,7 @@ from django.db import transaction
 from arena.models import Player
 from moderation.models import AuditEntry
 from moderation.services.penalties import _audit, _need_note
-from ratings.services import cooldown_lift
+from ratings.cooldowns import cooldown_lift
 
 
 def player_cooldown_lift(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:

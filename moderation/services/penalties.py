@@ -14,14 +14,16 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from arena.game_rows import games_void_mark
 from arena.models import Game, Player, Seat
 from arena.players import player_status_ban, player_status_unban
-from infra import dispatch
+from infra import handoffs
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
 from ratings.models import RatingChange
-from ratings.services import rating_reset, title_rebuild
+from ratings.rebuild import title_rebuild
+from ratings.resets import rating_reset
 
 Action = AuditEntry.Action
 
@@ -253,7 +255,7 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
     """Why these games cannot be voided, or None: the one statement of the rule (docs/moderation.md, "Penalties").
 
     A void game is not voided twice, and only a game played with a banned account is voided at all: the refund
-    is for the victims of a confirmed abuser, never a way to undo an ordinary loss. ``void_games`` raises what
+    is for the victims of a confirmed abuser, never a way to undo an ordinary loss. ``games_void`` raises what
     this returns, under its row locks; the panel asks it first to offer or withhold the Void button, so the two
     never disagree about which games qualify. One query at most, whatever the number of games.
     """
@@ -271,7 +273,7 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
 
 
 # A void's titles, rebuilt after its commit by a worker each (moderation/tasks.py): (audit entry id, titles).
-void_rebuilds = dispatch.HandOff("moderation: rebuild the voided titles")
+void_rebuilds = handoffs.HandOff("moderation: rebuild the voided titles")
 
 
 def games_void(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
@@ -301,12 +303,12 @@ def games_void(*, moderator: AbstractBaseUser | None, games: Sequence[Game], not
             game_changes.setdefault(str(change.game_id), []).append(
                 {"player": change.player_id, "handle": change.player.handle, "before": change.before,
                  "after": change.after, "delta": change.delta})
-        Game.objects.filter(pk__in=ids).update(status=Game.Status.VOID)
+        games_void_mark(game_ids=ids)
         players = list(Player.objects.filter(seats__game_id__in=ids).distinct())
         entry = _audit(moderator=moderator, action=Action.VOID_GAMES, note=note, games=locked, players=players,
                        details={"titles": titles, "pending_titles": titles, "refunds": {},
                                 "game_changes": game_changes})
-        dispatch.hand_off(void_rebuilds, entry.pk, tuple(titles))
+        handoffs.hand_off(void_rebuilds, entry.pk, tuple(titles))
     return entry
 
 

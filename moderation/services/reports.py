@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena.models import Game, GameServer, Player, Seat
+from arena.selectors import player_not_found
 from infra.errors import InvalidInput, NotFound
 from moderation import rules
 from moderation.models import Report
@@ -42,12 +43,13 @@ def report_create(*, server: GameServer, reporter: str, accused: Sequence[str], 
     found = {p.handle: p for p in Player.objects.filter(handle__in=wanted)}
     missing = {}
     if reporter not in found:
-        missing["reporter"] = f"No player {reporter!r}."
+        missing["reporter"] = reporter
     for index, handle in enumerate(accused):
         if handle not in found:
-            missing[f"accused.{index}"] = f"No player {handle!r}."
+            missing[f"accused.{index}"] = handle
     if missing:
-        raise NotFound("player_not_found", "The reporter and every accused player must be known to Arena.", missing)
+        raise player_not_found(missing=missing,
+                               message="The reporter and every accused player must be known to Arena.")
     if reporter in accused:
         raise InvalidInput("invalid_input", "A player cannot report themselves.",
                            {"accused": "Must not include the reporter."})

@@ -9,7 +9,7 @@ import csv
 import re
 from pathlib import Path
 
-from arena.games.base import ERROR_CODES
+from arena.games.results import ERROR_CODES
 from infra.api.errors import _DRF_CODES, BUSY, UNAVAILABLE
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """No module below the doors imports a Celery task module, not even inside a function (which hides a cycle).
 
-A service that must have a worker do something hands it off (``infra.dispatch.hand_off``) to a ``HandOff`` it
+A service that must have a worker do something hands it off (``infra.handoffs.hand_off``) to a ``HandOff`` it
 declares, which its app's task module binds (``done_by``): the void's rebuild, a table's push, a lost board's copy.
 So the import runs one way, tasks to services. The doors (API, admin, urls, app configs, listeners, commands, the
 task modules themselves) may call tasks. grimp, the library under import-linter, counts imports inside functions
@@ -30,8 +30,8 @@ def test_only_doors_import_task_modules():
 def test_every_hand_off_is_bound_by_its_apps_task_module():
     """Django is set up (the apps' ``ready`` ran): each hand-off a service declares has its worker, which lives in
     the declaring app's own task module, so no work is handed across apps."""
-    from infra import dispatch
-    bound = {work.name: (work.worker.__module__ if work.worker else None) for work in dispatch.hand_offs()}
+    from infra import handoffs
+    bound = {work.name: (work.worker.__module__ if work.worker else None) for work in handoffs.hand_offs()}
     assert bound == {
         "matchmaking: push the tables": "matchmaking.tasks",
         "leaderboards: rebuild a lost board": "leaderboards.tasks",

@@ -1,9 +1,9 @@
-"""One place knows the mode: only ``infra/dispatch.py`` reads the settings that tell embedded from scaled out.
+"""One place knows the mode: only ``infra/mode.py`` reads the settings that tell embedded from scaled out.
 
 A module that tests ``CELERY_TASK_ALWAYS_EAGER``, ``MATCHMAKING_PASS_ON_REQUEST`` or ``REDIS_URL`` itself makes the
-next reader look for the other places that decide the same thing; asking ``infra.dispatch`` keeps the answer in
+next reader look for the other places that decide the same thing; asking ``infra.mode`` keeps the answer in
 one file. ``config/`` derives the settings, and ``infra/redis.py`` reads ``REDIS_URL`` only as the address it
-connects to (the module docstring of ``infra/dispatch.py`` says why). The scan reads the source (``ast``), so a
+connects to (the module docstring of ``infra/mode.py`` says why). The scan reads the source (``ast``), so a
 read inside a function, through ``getattr`` or under another name for ``settings`` is caught as well.
 """
 from __future__ import annotations
@@ -12,9 +12,9 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation", "backoffice", "doors")
+APPS = ("infra", "arena", "ratings", "leaderboards", "matchmaking", "moderation", "backoffice", "doors")
 MODE_SETTINGS = {"CELERY_TASK_ALWAYS_EAGER", "MATCHMAKING_PASS_ON_REQUEST", "REDIS_URL"}
-ALLOWED = {"infra/dispatch.py", "infra/redis.py"}
+ALLOWED = {"infra/mode.py", "infra/redis.py"}
 
 
 def _reads(tree: ast.AST) -> list[tuple[int, str]]:
@@ -40,17 +40,32 @@ def _offenders() -> list[str]:
     return out
 
 
-def test_only_the_dispatch_module_reads_the_mode_settings():
+def test_only_the_mode_module_reads_the_mode_settings():
     assert _offenders() == []
 
 
 def test_the_scan_sees_a_read_as_written_in_a_service():
-    # The scanner itself must catch the shapes the code used before infra/dispatch.py (so the test above can fail).
+    # The scanner itself must catch the shapes the code used before infra/mode.py (so the test above can fail).
     code = ("from django.conf import settings as s\n"
             "def f():\n    return s.CELERY_TASK_ALWAYS_EAGER or getattr(s, 'REDIS_URL')\n")
     assert _reads(ast.parse(code)) == [(3, "CELERY_TASK_ALWAYS_EAGER"), (3, "REDIS_URL")]
 
 
-def test_the_dispatch_module_answers_each_question():
-    source = (ROOT / "infra/dispatch.py").read_text()
+def test_the_mode_module_answers_each_question():
+    source = (ROOT / "infra/mode.py").read_text()
     assert {setting for _, setting in _reads(ast.parse(source))} == MODE_SETTINGS
+
+
+def _asks_redis_configured(tree: ast.AST) -> list[int]:
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "redis_configured"
+                                               or getattr(node.func, "id", None) == "redis_configured")]
+
+
+def test_the_board_mode_is_chosen_in_one_module():
+    # Whether a board is kept in Redis is leaderboards/board_mode.py's answer (redis_board_titles); the sync, the
+    # sweeps, the listener, the command and the reads ask it, not the platform's mode.
+    askers = {path.relative_to(ROOT).as_posix() for path in sorted((ROOT / "leaderboards").rglob("*.py"))
+              if _asks_redis_configured(ast.parse(path.read_text()))}
+    assert askers == {"leaderboards/board_mode.py"}
+    assert _asks_redis_configured(ast.parse("from infra import mode\nif mode.redis_configured():\n    pass\n")) == [2]

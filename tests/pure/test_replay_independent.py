@@ -7,7 +7,7 @@ from pathlib import Path
 
 REPLAY = Path(__file__).resolve().parents[1] / "db" / "ratings" / "replay.py"
 # The code under test: the rating rules and stages, and the games' judges.
-FORBIDDEN = ("ratings.elo", "ratings.hanabi", "ratings.skill", "ratings.plan", "ratings.services", "ratings.config",
+FORBIDDEN = ("ratings.elo", "ratings.hanabi", "ratings.skill", "ratings.plan", "ratings.config",
              "ratings.stages", "ratings.elo_batch", "ratings.trueskill_batch", "ratings.resets", "ratings.rebuild",
              "ratings.store", "arena.games", "django.conf")
 

@@ -362,7 +362,7 @@ def test_servers_posting_overlapping_players_while_the_worker_rates_lose_nothing
     replay.play(sorted(rateable, key=lambda b: seq[b["table_id"]]))
     assert_matches(replay, trueskill=True)
     # Each title's games took one seq each. (Not in id order: a batch's ids are taken before its commit, and a
-    # single game with a later id may commit and be rated first; ratings.services orders by seq for that.)
+    # single game with a later id may commit and be rated first; ratings.elo_batch orders by seq for that.)
     for title in {b["game"] for b in rateable}:
         seqs = list(Game.objects.filter(title=title, rating_seq__isnull=False).values_list("rating_seq", flat=True))
         assert len(seqs) == len(set(seqs)) == sum(b["game"] == title for b in rateable), title

@@ -4,10 +4,10 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.games import UnknownGame
-from infra import dispatch
 from infra.errors import NotFound
+from leaderboards.board_mode import redis_board_titles
 from leaderboards.selectors import board_title
-from leaderboards.services import board_titles, boards_rebuild
+from leaderboards.services import boards_rebuild
 
 
 class Command(BaseCommand):
@@ -17,9 +17,9 @@ class Command(BaseCommand):
         parser.add_argument("--game", help="Only this game's board (default: every game that has one).")
 
     def handle(self, *args, game: str | None = None, **options) -> None:
-        if not dispatch.redis_configured():
+        titles = redis_board_titles()
+        if not titles:
             raise CommandError("REDIS_URL is not set: the boards are read from the database, nothing to rebuild.")
-        titles = board_titles()
         if game is not None:
             try:
                 titles = [board_title(game=game)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from infra import announcements, dispatch
+from infra import announcements, handoffs
 from infra.announcements import GamesRecorded, announce, silenced, subscribe
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,10 +53,10 @@ def test_silenced_drops_what_is_announced_inside_only(heard):
 
 @pytest.fixture
 def work(monkeypatch):
-    monkeypatch.setattr(dispatch, "_hand_offs", [])
-    monkeypatch.setattr(dispatch.settings, "ANNOUNCEMENTS_RAISE", False, raising=False)
+    monkeypatch.setattr(handoffs, "_hand_offs", [])
+    monkeypatch.setattr(handoffs.settings, "ANNOUNCEMENTS_RAISE", False, raising=False)
     done: list[tuple[object, ...]] = []
-    hand = dispatch.HandOff("test: note it")
+    hand = handoffs.HandOff("test: note it")
     hand.done_by(lambda *args: done.append(args))
     return hand, done
 
@@ -64,11 +64,11 @@ def work(monkeypatch):
 def test_a_hand_off_waits_for_the_commit_and_a_rollback_drops_it(work):
     hand, done = work
     with transaction.atomic():
-        dispatch.hand_off(hand, 1, ("wizard",))
+        handoffs.hand_off(hand, 1, ("wizard",))
         assert done == []
     assert done == [(1, ("wizard",))]
     with pytest.raises(RuntimeError), transaction.atomic():
-        dispatch.hand_off(hand, 2, ())
+        handoffs.hand_off(hand, 2, ())
         raise RuntimeError
     assert done == [(1, ("wizard",))]
 
@@ -76,18 +76,18 @@ def test_a_hand_off_waits_for_the_commit_and_a_rollback_drops_it(work):
 def test_a_need_no_write_makes_true_is_handed_over_at_once(work):
     hand, done = work
     with transaction.atomic():
-        dispatch.hand_off(hand, "wizard", at_once=True)
+        handoffs.hand_off(hand, "wizard", at_once=True)
         assert done == [("wizard",)]
 
 
 def test_a_failing_worker_is_logged_and_an_unbound_hand_off_refused(work, caplog):
     hand, _ = work
-    broken = dispatch.HandOff("test: broken")
+    broken = handoffs.HandOff("test: broken")
     broken.done_by(lambda: 1 / 0)
-    dispatch.hand_off(broken)  # committed already (no transaction): logged, not raised
+    handoffs.hand_off(broken)  # committed already (no transaction): logged, not raised
     assert "test: broken failed" in caplog.text
     with pytest.raises(RuntimeError, match="binds it"):
-        dispatch.hand_off(dispatch.HandOff("test: nobody"))
+        handoffs.hand_off(handoffs.HandOff("test: nobody"))
     with pytest.raises(RuntimeError, match="done by"):
         hand.done_by(print)
-    assert [declared.name for declared in dispatch.hand_offs()] == ["test: note it", "test: broken", "test: nobody"]
+    assert [declared.name for declared in handoffs.hand_offs()] == ["test: note it", "test: broken", "test: nobody"]

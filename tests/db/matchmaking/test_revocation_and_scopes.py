@@ -12,9 +12,9 @@ from rest_framework.test import APIClient
 
 from arena.models import GameServer, Player
 from arena.servers import ServerRevokedError, game_server_key_rotate, game_server_revoke
-from matchmaking import services
 from matchmaking.models import Delivery, OpenSeat, ServerCallback, Ticket
 from matchmaking.selectors import ticket_present
+from matchmaking.services import tickets
 from moderation.services.penalties import player_ban
 from tests.db.matchmaking.conftest import another_server, ticket_body
 
@@ -57,7 +57,7 @@ def test_a_revocation_whose_cancellations_fail_is_rolled_back_whole(api, server_
     def broken(**kwargs):
         raise RuntimeError("the pushes could not be abandoned")
 
-    monkeypatch.setattr(services, "deliveries_abandon", broken)
+    monkeypatch.setattr(tickets, "deliveries_abandon", broken)
     with pytest.raises(RuntimeError):
         game_server_revoke(server=server)
     assert GameServer.objects.get(pk=server.pk).revoked_at is None

@@ -94,7 +94,7 @@ def settle() -> None:
     server) get it from the real eager path and need not call this.
     """
     from moderation.detection import detection_run
-    from ratings.services import elo_stage_run, titles_pending
+    from ratings.elo_batch import elo_stage_run, titles_pending
 
     for title in titles_pending():
         elo_stage_run(title=title)

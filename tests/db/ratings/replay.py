@@ -1,7 +1,7 @@
 """The reference: docs/ratings.md and docs/games.md replayed one game at a time over the bodies as they were posted.
 
 Written from the documents, independently of the code it checks: nothing here imports the rating rules
-(``ratings.elo``, ``ratings.hanabi``, ``ratings.skill``, ``ratings.plan``, ``ratings.services``), the games' judge
+(``ratings.elo``, ``ratings.hanabi``, ``ratings.skill``, ``ratings.plan``, ``ratings.elo_batch``), the games' judge
 functions (``arena.games``) or reads a rating setting. Every constant below is typed in from docs/ratings.md, the
 places are worked out from docs/games.md, and TrueSkill is the ``trueskill`` package called directly with the
 documented defaults. If the code's maths, a setting or a game's places drift from the documents, the batch stops

@@ -14,7 +14,7 @@ import pytest
 from django.utils import timezone
 
 from arena.models import Player
-from infra import dispatch
+from infra import mode
 from leaderboards.services import board_rebuild
 from ratings.models import Rating
 from tests.db.ratings.builders import game_history, make_player
@@ -32,7 +32,7 @@ def database_board(settings):
     """The database board answers (the embedded mode's, and the fallback of a lost Redis board), whether or not
     this run has Redis: the figure is the database board's either way."""
     settings.REDIS_URL = ""
-    assert not dispatch.redis_configured()
+    assert not mode.redis_configured()
 
 
 def ranked_in(handle: str, titles: list[str], *, above: int = 0) -> Player:
@@ -106,7 +106,7 @@ def test_a_banned_player_costs_the_same(db, anon, database_board, django_assert_
     assert {e["not_ranked"]["reason"] for e in body["ratings"].values()} == {"banned"}
 
 
-@pytest.mark.skipif(not dispatch.redis_configured(), reason="the Redis board needs REDIS_URL")
+@pytest.mark.skipif(not mode.redis_configured(), reason="the Redis board needs REDIS_URL")
 @pytest.mark.parametrize("titles", [BOARD_TITLES[:1], BOARD_TITLES], ids=["one-game", "five-games"])
 def test_the_redis_board_answers_without_a_query(db, anon, django_assert_num_queries, titles):
     ranked_in("fay", titles, above=1)

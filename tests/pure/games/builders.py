@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from arena.games import get_game
-from arena.games.base import Entry, Ranking, Result, RuleViolation
+from arena.games.results import Entry, Ranking, Result, RuleViolation
 
 
 def entry(player: str, score: int | None = None, *, quit: bool = False, team: str | None = None,

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games import GAMES, UnknownGame, all_games, get_game
-from arena.games.base import ERROR_CODES, Entry, Ranking, RuleViolation, Side, competition_places, is_int
+from arena.games.base import competition_places, is_int
+from arena.games.results import ERROR_CODES, Entry, Ranking, RuleViolation, Side
 
 from .builders import entry, judge, refused, result
 

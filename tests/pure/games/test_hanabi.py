@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from arena.games import get_game
-from arena.games.base import Side
+from arena.games.results import Side
 
 from .builders import entry, judge, refused
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.games.base import RuleViolation
+from arena.games.results import RuleViolation
 
 from . import test_railroad_ink as rr
 from . import test_spades as sp

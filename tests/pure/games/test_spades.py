@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from arena.games.base import Side
+from arena.games.results import Side
 from arena.games.spades import hand_score, side_total
 
 from .builders import entry, judge, refused

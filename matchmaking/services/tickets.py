@@ -1,16 +1,12 @@
-"""Matchmaking's writes: tickets in, passes that form tables, and cancellations (preferences: ``preferences.py``).
+"""Tickets in and out: a ticket opened (checked against the game's rules, one transaction), read, cancelled, and
+the cancellations a ban or a revoked server causes.
 
-A pass (``pool_run``) is the heart: under the pool's row lock it loads the waiting tickets in one query, lets
-the pure engine form tables, and writes the tables, the matched and expired tickets and the pushes in one
-transaction. The lock makes "a ticket is matched at most once" hold with any number of matchmaker processes;
-the conditional ticket update (``status = 'waiting'``, row count checked) makes it hold even if a writer ever
-forgets the lock. Pushes are handed to the workers after the commit (``tables_push``), never inside it.
+``ticket_open`` and ``ticket_poll`` run the pool's pass first where the mode says so
+(``ticket_pass_on_request``, ``matchmaking.services.passes.pool_run``).
 """
 from __future__ import annotations
 
 import json
-import logging
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,31 +14,23 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from arena.games import UnknownGame, get_game
 from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
-from infra import dispatch
+from infra import mode
 from infra.errors import ArenaError, Conflict, Forbidden, InvalidInput
-from infra.gc_pause import gc_paused
-from matchmaking import engine, metrics, store
-from matchmaking.models import Delivery, OpenSeat, Pool, Ticket, TicketSeat
+from matchmaking.models import OpenSeat, Pool, Ticket, TicketSeat
 from matchmaking.selectors import ticket_get_for_server
+from matchmaking.services.passes import pool_run
+from matchmaking.services.pushes import deliveries_abandon
 from matchmaking.sizes import pool_sizes, table_name
 from ratings import reputation
 from ratings.models import Reputation
 
-log = logging.getLogger(__name__)
-
 # docs/matchmaking.md: "a ticket may bring up to 3 friends".
 PARTY_MAX = 3
-
-# The formed (or due, or retried) tables' deliveries, handed over after the commit: matchmaking/tasks.py queues one
-# push task per delivery id, so a worker never reads a delivery before it is committed.
-tables_push = dispatch.HandOff("matchmaking: push the tables")
-
 
 @dataclass(frozen=True)
 class SeatInput:
@@ -193,7 +181,7 @@ def ticket_poll(*, server: GameServer, ticket_id: str) -> Ticket:
 def ticket_pass_on_request(*, ticket: Ticket) -> Ticket:
     """docs/matchmaking.md: without real workers a pass runs when a ticket is created or read. Returns the ticket
     as it stands after the pass, read as ``ticket_present`` reads it (pool and table joined)."""
-    if not dispatch.pass_on_request() or ticket.status != Ticket.Status.WAITING:
+    if not mode.pass_on_request() or ticket.status != Ticket.Status.WAITING:
         return ticket
     pool_run(pool_id=ticket.pool_id, wait=True)
     return Ticket.objects.select_related("pool", "table").get(pk=ticket.pk)
@@ -268,10 +256,6 @@ def _refuse_open(server: GameServer, title: str, seats: Sequence[SeatInput], pla
                        {_seat_path(index): "Open ticket from another game server."})
 
 
-# ----------------------------------------------------------------------------------------------------
-# Cancelling
-# ----------------------------------------------------------------------------------------------------
-
 def ticket_cancel(*, ticket: Ticket) -> Ticket:
     """Cancels a waiting ticket (DELETE). A ticket already matched, cancelled or expired is left as it is: 409."""
     with transaction.atomic():
@@ -308,13 +292,6 @@ def tickets_cancel_for_server(*, server_id: int) -> None:
     deliveries_abandon(server_id=server_id, reason="server revoked")
 
 
-def deliveries_abandon(*, server_id: int, reason: str) -> int:
-    """The server's pending pushes are given up: recorded as abandoned, never sent (a worker holding one finds it
-    no longer pending and leaves it)."""
-    return Delivery.objects.filter(server_id=server_id, status=Delivery.Status.PENDING).update(
-        status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error=reason)
-
-
 def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
     """Closes waiting tickets (never a matched one), frees their players to queue again; returns how many."""
     now = timezone.now()
@@ -323,118 +300,3 @@ def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
     if closed:
         OpenSeat.objects.filter(ticket_id__in=ticket_ids).delete()
     return closed
-
-
-# ----------------------------------------------------------------------------------------------------
-# Passes
-# ----------------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PassResult:
-    pool_id: int
-    waiting: int
-    tables: int
-    matched: int
-    expired: int
-    seconds: float
-    # The parts: lock and load, the engine, the writes and the commit.
-    load_seconds: float = 0.0
-    engine_seconds: float = 0.0
-    write_seconds: float = 0.0
-
-
-def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -> PassResult | None:
-    """One pass over one pool; None when another process holds the pool (its pass covers this moment).
-
-    ``wait`` blocks on the lock instead (tests and the embedded mode, where a pass must happen before a read).
-    """
-    started = time.perf_counter()
-    with transaction.atomic():
-        locked = Pool.objects.select_for_update(skip_locked=not wait).filter(pk=pool_id).first()
-        if locked is None:
-            return None
-        moment = now or timezone.now()
-        rules = get_game(locked.title)
-        sizes = pool_sizes(rules, locked.variant)
-        with gc_paused():  # once for the pass: load, engine and writes (infra/gc_pause.py)
-            loaded = store.pool_load(pool=locked)
-            loaded_at = time.perf_counter()
-            clock = moment.timestamp()
-            tables = engine.match(loaded.tickets, clock, recommended=sizes.recommended, game_min=sizes.low,
-                                  game_max=sizes.high)
-            expired = [t.id for t in engine.expired(loaded.tickets, clock)]
-            matched_at = time.perf_counter()
-            written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
-        _pushes_due(written.deliveries)
-    done = time.perf_counter()
-    metrics.PASS_SECONDS.observe(done - started)
-    if tables:
-        metrics.TABLES.inc(len(tables))
-        for table in tables:
-            for ticket in table.tickets:
-                metrics.WAIT_SECONDS.observe(max(clock - ticket.queued_at, 0.0))
-    result = PassResult(pool_id, len(loaded.tickets), len(tables), sum(len(t.tickets) for t in tables),
-                        len(expired), done - started, loaded_at - started, matched_at - loaded_at, done - matched_at)
-    if tables or expired:
-        log.info("pool %s: %d waiting, %d tables, %d expired in %.3f s (load %.3f, engine %.3f, write %.3f)",
-                 pool_id, result.waiting, result.tables, result.expired, result.seconds, result.load_seconds,
-                 result.engine_seconds, result.write_seconds)
-    return result
-
-
-def _pushes_due(delivery_ids: Sequence[Any]) -> None:
-    if delivery_ids:
-        dispatch.hand_off(tables_push, tuple(str(delivery_id) for delivery_id in delivery_ids))
-
-
-def pools_run_due(*, now: datetime | None = None) -> list[PassResult]:
-    """A pass over every pool with tickets waiting (the beat task's work), then pushes whose retry is overdue."""
-    results = []
-    pool_ids = OpenSeat.objects.values_list("pool_id", flat=True).distinct().order_by("pool_id")
-    for pool_id in list(pool_ids):
-        result = pool_run(pool_id=pool_id, now=now)
-        if result is not None:
-            results.append(result)
-    _pushes_due(deliveries_overdue(now=now))
-    return results
-
-
-def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None) -> int:
-    """Undelivered pushes sent again with a fresh allowance of attempts (the admin's retry): ``round_start``
-    moves up to the attempts made, which go on counting, as the attempt rows do, so the page's "attempts" is
-    always the number of rows beside it. A revoked server's pushes are never sent again. The tasks go out after
-    the commit, so a worker never reads the delivery before its reset."""
-    with transaction.atomic():
-        chosen = list(Delivery.objects.filter(pk__in=delivery_ids, server__revoked_at__isnull=True)
-                      .exclude(status=Delivery.Status.DELIVERED).values_list("pk", flat=True))
-        Delivery.objects.filter(pk__in=chosen).update(status=Delivery.Status.PENDING, round_start=F("attempts"),
-                                                      next_attempt_at=now or timezone.now())
-        _pushes_due(chosen)
-    return len(chosen)
-
-
-def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
-    """Pending pushes whose next attempt is due: lost messages with real workers, every retry when embedded.
-
-    With real workers a push's retries are Celery's own (countdown); only those overdue by a minute are taken
-    here, for a worker that died holding one. Embedded, nothing waits in a queue, so every due retry is taken.
-    """
-    moment = now or timezone.now()
-    due_by = moment if dispatch.tasks_in_process() else moment - timezone.timedelta(minutes=1)
-    due = list(Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=due_by)
-               .values_list("pk", flat=True)[:500])
-    if due:
-        # Taken: not again from the next second's sweep while this attempt waits in the queue (its own outcome
-        # sets the next time).
-        Delivery.objects.filter(pk__in=due, status=Delivery.Status.PENDING).update(
-            next_attempt_at=moment + timezone.timedelta(minutes=1))
-    return due
-
-
-def delivery_claim_due(*, delivery_id: Any, now: datetime | None = None) -> bool:
-    """Takes one pending push whose retry is due, as ``deliveries_overdue`` takes many (its next time moved a
-    minute on, so a concurrent sweep leaves it): the embedded mode's retry timer asks this before its attempt,
-    so the timer and a request's sweep never both send it. False when it is not due, or no longer pending."""
-    moment = now or timezone.now()
-    return bool(Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING, next_attempt_at__lte=moment)
-                .update(next_attempt_at=moment + timezone.timedelta(minutes=1)))
