@@ -269,7 +269,11 @@ def test_ban_needs_a_note_then_bans_and_unban_lifts_it(arena, mod_client):
     page = _text(mod_client.post(url, {"note": "  "}))
     assert "This field is required." in page or "Say why" in page
     assert player("kim").status == Player.Status.ACTIVE
-    response = mod_client.post(url, {"note": "abusive alt"})
+    # No length chosen: refused with the reason, nobody banned (issue 27 §1: "until lifted" is never a default).
+    page = _text(mod_client.post(url, {"note": "abusive alt"}))
+    assert "Choose how long the ban lasts." in page
+    assert player("kim").status == Player.Status.ACTIVE and not AuditEntry.objects.exists()
+    response = mod_client.post(url, {"note": "abusive alt", "duration": "0"})
     assert response.status_code == 302 and response["Location"] == f"/admin/arena/player/{kim.pk}/change/"
     assert player("kim").status == Player.Status.BANNED
     # A second ban is offered no more: the page redirects with the reason.
@@ -340,7 +344,7 @@ def test_void_a_rings_games_at_once_from_the_games_list(arena, mod_client, djang
     the six games, kim gives back exactly what kim_alt gets back."""
     build_ring(arena, main="kim", alts=("kim_alt",), games=6)
     settle()
-    mod_client.post(f"/admin/arena/player/{player('kim_alt').pk}/ban/", {"note": "alt"})
+    mod_client.post(f"/admin/arena/player/{player('kim_alt').pk}/ban/", {"note": "alt", "duration": "0"})
     ids = [g.pk for g in Game.objects.filter(seats__player__handle="kim_alt")]
     assert len(ids) == 6
     listing = _text(mod_client.get("/admin/arena/game/", {"q": "kim_alt"}))
