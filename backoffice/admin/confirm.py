@@ -42,15 +42,16 @@ class RequiredNoteForm(NoteForm):
 class PrimaryForm(NoteForm):
     """Confirming multiple accounts: which account is the person's primary (kept, reset); the others are banned."""
 
-    primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect)
+    primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect,
+                                     error_messages={"required": "Choose the account that is kept (the primary)."})
     field_order = ("primary", "note")
 
     def __init__(self, *args: Any, candidates: Sequence[Player], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.candidates = {p.pk: p for p in candidates}
+        # Nothing preselected (issue 27 §1): the alphabetically first account was kept as the primary and the main
+        # banned on a shift; the moderator picks, with each account's ratings previewed beside the choice.
         self.fields["primary"].choices = [(p.pk, p.handle) for p in candidates]
-        if candidates:
-            self.fields["primary"].initial = candidates[0].pk
 
     def primary_player(self) -> Player:
         return self.candidates[self.cleaned_data["primary"]]
