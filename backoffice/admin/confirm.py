@@ -20,7 +20,9 @@ from django.urls import reverse
 
 from arena.models import Player
 from infra.errors import ArenaError
+from moderation.models import Flag, Report
 from moderation.moderators import perm
+from moderation.services import claim_holder
 
 NOTE_MAX = 2000
 
@@ -136,12 +138,24 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         "action": action,
         "form": form,
         "consequences": action.consequences(subject),
-        "warnings": action.warnings(subject),
+        "warnings": [*held_by_another(obj, request.user), *action.warnings(subject)],
         "preview": action.preview(subject),
         "change_url": change_url,
         **action.extra,
     }
     return TemplateResponse(request, "admin/backoffice/confirm.html", context)
+
+
+def held_by_another(obj: Model, user: Any) -> list[str]:
+    """On a flag's or report's action page, who else holds the case (issue 27 §2; docs/moderation.md, "Working
+    the queue"): a claim is a notice, never a lock, so the second moderator is told before acting, not stopped."""
+    if not isinstance(obj, Flag | Report):
+        return []
+    holder = claim_holder(obj)
+    if holder is None or holder.pk == user.pk:
+        return []
+    return [f"{holder.get_username()} holds this {obj._meta.model_name} until {obj.claimed_until:%H:%M} UTC: "
+            "they may be acting on it now."]
 
 
 def refused(model_admin: admin.ModelAdmin, request: HttpRequest, action: Action) -> TemplateResponse:

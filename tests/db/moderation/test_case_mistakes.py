@@ -116,3 +116,17 @@ def test_the_reopen_page_is_offered_on_a_closed_flag_only(rings):
     response = client.post(url, {"note": "dismissed by mistake"})
     assert response.status_code == 302 and Flag.objects.get(pk=rings["kim_nile"].pk).status == "open"
     assert AuditEntry.objects.filter(action="reopen", flags=rings["kim_nile"]).count() == 1
+
+
+def test_a_second_moderator_opening_a_claimed_flags_action_page_is_told_who_holds_it(rings):
+    from moderation.services import case_claim
+
+    ann = make_moderator("ann")
+    case_claim(moderator=ann, obj=rings["kim_nile"])
+    client, _ = _client()
+    shown = client.get(f"/admin/moderation/flag/{rings['kim_nile'].pk}/dismiss/").content.decode()
+    assert "ann holds this flag until " in shown and "they may be acting on it now." in shown
+    ann_client = Client()
+    assert ann_client.login(username="ann", password=PASSWORD)
+    assert "holds this flag" not in ann_client.get(
+        f"/admin/moderation/flag/{rings['kim_nile'].pk}/dismiss/").content.decode()  # one's own claim: no warning
