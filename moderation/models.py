@@ -74,7 +74,32 @@ class Link(models.Model):
         return f"{self.player_a_id}~{self.player_b_id} ({self.kind})"
 
 
-class Flag(models.Model):
+class Case(models.Model):
+    """What a flag and a report share as cases in the queue (docs/moderation.md, "Working the queue").
+
+    Abstract: each keeps its own table and its own ``Status`` (a flag is confirmed, a report upheld), and the queue's
+    services (``moderation.services.queue``) work on either through these fields: who closed it and when, the
+    moderator's note, the case it duplicates, and the claim (Discourse-style: a moderator takes the case, others see
+    who holds it; a claim lapses at ``claimed_until``, an hour after it was taken, without anyone releasing it).
+    """
+
+    score = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    note = models.TextField(blank=True, default="")
+    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                                     help_text="Closed as the same case as this one.")
+    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    claimed_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class Flag(Case):
     """Suspected boosting of one beneficiary in one title by one or more linked feeders; never a punishment."""
 
     class Status(models.TextChoices):
@@ -90,22 +115,9 @@ class Flag(models.Model):
     beneficiary = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="flags")
     title = models.CharField(max_length=32)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    score = models.FloatField(default=0.0)
     evidence = models.JSONField(default=dict)
     game_ids = models.JSONField(default=list, help_text="The suspect games the flag was last raised on.")
-    created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
-    note = models.TextField(blank=True, default="")
-    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                     help_text="Closed as the same case as this one.")
-    # Discourse-style claims: a moderator takes the case, others see who holds it; a claim lapses at
-    # ``claimed_until`` (an hour after it was taken) without anyone releasing it.
-    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
-    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -140,7 +152,7 @@ class FlagFeeder(models.Model):
         return f"{self.feeder_id} feeds flag {self.flag_id}"
 
 
-class Report(models.Model):
+class Report(Case):
     """A player's report about other players, sent by a game server on the reporter's behalf."""
 
     class Reason(models.TextChoices):
@@ -165,20 +177,7 @@ class Report(models.Model):
     move = models.PositiveIntegerField(null=True, blank=True)
     description = models.TextField(blank=True, default="", help_text="Player-supplied: hostile, always escaped.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    score = models.FloatField(default=0.0)
     answer = models.TextField(blank=True, default="", help_text="What the reporter was told when closed at once.")
-    created_at = models.DateTimeField(auto_now_add=True)
-    resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
-    note = models.TextField(blank=True, default="")
-    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                     help_text="Closed as the same case as this one.")
-    # Discourse-style claims: a moderator takes the case, others see who holds it; a claim lapses at
-    # ``claimed_until`` (an hour after it was taken) without anyone releasing it.
-    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
-    claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -216,6 +215,9 @@ class AuditEntry(models.Model):
         CLOSE_DUPLICATE = "close_duplicate"
         # A moderator takes a flag or report (details {"until": iso}), or gives it back (details {"released": true}).
         CLAIM = "claim"
+        # A closed flag or report opened again (a mistaken duplicate, dismissal or verdict): details {"was": status,
+        # "duplicate_of": id | null, "undone": [...]} (what the reopening undid, moderation.services.queue).
+        REOPEN = "reopen"
 
     moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
                                   related_name="moderation_actions")

@@ -85,6 +85,23 @@ def multiple_accounts_warnings(*, accounts: Sequence[Player]) -> list[str]:
     return warnings
 
 
+def earlier_confirmations(*, accounts: Sequence[Player]) -> list[str]:
+    """"Already confirmed on case #N": each earlier confirmation of multiple accounts that covered any of
+    ``accounts``, named by its case, moderator and date, with the accounts it shares with these (issue 27 §1;
+    docs/moderation.md, "Mistakes the panel refuses"). A ring judged once is not judged again unawares."""
+    ids = {p.pk: p.handle for p in accounts}
+    entries = (AuditEntry.objects.filter(action=AuditEntry.Action.CONFIRM_MULTIPLE_ACCOUNTS, players__in=list(ids))
+               .distinct().prefetch_related("players", "flags", "reports").order_by("created_at"))
+    said = []
+    for entry in entries:
+        cases = [f"flag #{f.pk}" for f in entry.flags.all()] + [f"report #{r.pk}" for r in entry.reports.all()]
+        shared = sorted(ids[p.pk] for p in entry.players.all() if p.pk in ids)
+        where = " and ".join(cases) or "a player's page"
+        said.append(f"Already confirmed on {where} by {entry.moderator_name or 'the system'} on "
+                    f"{entry.created_at:%Y-%m-%d}: {_handles(shared)}.")
+    return said
+
+
 def refunds_of(*, entry: AuditEntry) -> dict[str, Any]:
     """A void's outcome for the panel: per title, who got how much back; ``pending`` while the worker rebuilds."""
     details = entry.details or {}

@@ -12,17 +12,50 @@ from django import forms
 from django.db.models import Count, Q
 
 from arena.models import Player
-from backoffice.admin.confirm import Action, NoteForm
+from backoffice.admin.confirm import Action, NoteForm, RequiredNoteForm
 from moderation import rules, services
 from moderation.models import Flag, FlagFeeder, Link, Report
 from moderation.services import claim_holder
 
 
 class DuplicateForm(NoteForm):
-    """Which flag or report this one repeats; the case is judged once, on that one."""
+    """Which flag or report this one repeats; the case is judged once, on that one.
 
-    duplicate_of = forms.IntegerField(label="Duplicate of #", min_value=1)
+    Only the related cases are offered (the same kind, sharing an account with this one: the ones the page lists),
+    each labelled with what it is about, so the choice is previewed before the button (docs/moderation.md,
+    "Mistakes the panel refuses"); nothing is preselected. The service refuses an unrelated one all the same.
+    """
+
+    duplicate_of = forms.TypedChoiceField(label="Duplicate of", coerce=int,
+                                          error_messages={"required": "Choose the case this one repeats."})
     field_order = ("duplicate_of", "note")
+
+    def __init__(self, obj: Flag | Report, data: dict | None = None) -> None:
+        super().__init__(data)
+        self.fields["duplicate_of"].choices = [("", "Choose a related case…")] + [
+            (case.pk, _case_label(case)) for case in related_cases(obj)]
+
+
+def _case_label(case: Flag | Report) -> str:
+    if isinstance(case, Flag):
+        return f"#{case.pk}: {case.beneficiary.handle} in {case.title}, score {case.score:.1f} ({case.status})"
+    accused = ", ".join(sorted(p.handle for p in case.accused.all()))
+    return f"#{case.pk}: {case.reason} against {accused} ({case.status})"
+
+
+def related_cases(obj: Flag | Report, limit: int = 20) -> list[Flag | Report]:
+    """Cases of the same kind sharing an account with ``obj`` (any status, not itself), newest first."""
+    accounts = services.case_accounts(obj)
+    if isinstance(obj, Flag):
+        found = (Flag.objects.filter(Q(beneficiary_id__in=accounts) | Q(feeders__feeder_id__in=accounts))
+                 .select_related("beneficiary"))
+    else:
+        found = Report.objects.filter(accused__in=accounts).prefetch_related("accused")
+    return list(found.exclude(pk=obj.pk).distinct().order_by("-pk")[:limit])
+
+
+class ReopenForm(RequiredNoteForm):
+    """Why the case is opened again (required: the audit log says why a verdict was taken back)."""
 
 
 class ClaimForm(forms.Form):
@@ -91,6 +124,10 @@ def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, 
         services.case_close_as_duplicate(moderator=request.user, obj=obj, of=of, note=form.cleaned_data["note"])
         return f"{title} #{obj.pk} closed as a duplicate of #{of}."
 
+    def reopen(request: Any, obj: Any, form: Any) -> str:
+        entry = services.case_reopen(moderator=request.user, obj=obj, note=form.cleaned_data["note"])
+        return f"{title} #{obj.pk} reopened (it was {entry.details['was']})."
+
     def claim(request: Any, obj: Any, form: Any) -> str:
         entry = services.case_claim(moderator=request.user, obj=obj)
         return f"You hold {noun} #{obj.pk} until {entry.details['until'][11:16]} UTC."
@@ -103,7 +140,17 @@ def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, 
         "duplicate": Action(
             codename="dismiss", title="Duplicate of…", button="Close as a duplicate", danger=False,
             consequences=lambda obj: [f"close this {noun} as the same case as the {noun} you name: {duplicate_means}"],
-            perform=duplicate, form=lambda obj, data: DuplicateForm(data), available=available,
+            perform=duplicate, form=lambda obj, data: DuplicateForm(obj, data), available=available,
+        ),
+        "reopen": Action(
+            codename="dismiss", title="Reopen", button=f"Reopen this {noun}", danger=False,
+            consequences=lambda obj: [
+                f"open this {noun} again: its closing (status, resolver, note, duplicate link) is undone and kept "
+                "in the audit log.",
+                "a ban or reset the verdict made stays: lift it from the player's page (unban) if it was wrong."],
+            perform=reopen, form=lambda obj, data: ReopenForm(data),
+            available=lambda obj: None if obj.status in services.REOPENABLE[type(obj)]
+            else f"Only a {noun} closed by a moderator is reopened.",
         ),
         "claim": Action(
             codename="claim", title="Claim", button=f"Claim this {noun}", danger=False,

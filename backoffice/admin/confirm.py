@@ -20,7 +20,9 @@ from django.urls import reverse
 
 from arena.models import Player
 from infra.errors import ArenaError
+from moderation.models import Flag, Report
 from moderation.moderators import perm
+from moderation.services import claim_holder
 
 NOTE_MAX = 2000
 
@@ -42,15 +44,16 @@ class RequiredNoteForm(NoteForm):
 class PrimaryForm(NoteForm):
     """Confirming multiple accounts: which account is the person's primary (kept, reset); the others are banned."""
 
-    primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect)
+    primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect,
+                                     error_messages={"required": "Choose the account that is kept (the primary)."})
     field_order = ("primary", "note")
 
     def __init__(self, *args: Any, candidates: Sequence[Player], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.candidates = {p.pk: p for p in candidates}
+        # Nothing preselected (issue 27 §1): the alphabetically first account was kept as the primary and the main
+        # banned on a shift; the moderator picks, with each account's ratings previewed beside the choice.
         self.fields["primary"].choices = [(p.pk, p.handle) for p in candidates]
-        if candidates:
-            self.fields["primary"].initial = candidates[0].pk
 
     def primary_player(self) -> Player:
         return self.candidates[self.cleaned_data["primary"]]
@@ -135,12 +138,24 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         "action": action,
         "form": form,
         "consequences": action.consequences(subject),
-        "warnings": action.warnings(subject),
+        "warnings": [*held_by_another(obj, request.user), *action.warnings(subject)],
         "preview": action.preview(subject),
         "change_url": change_url,
         **action.extra,
     }
     return TemplateResponse(request, "admin/backoffice/confirm.html", context)
+
+
+def held_by_another(obj: Model, user: Any) -> list[str]:
+    """On a flag's or report's action page, who else holds the case (issue 27 §2; docs/moderation.md, "Working
+    the queue"): a claim is a notice, never a lock, so the second moderator is told before acting, not stopped."""
+    if not isinstance(obj, Flag | Report):
+        return []
+    holder = claim_holder(obj)
+    if holder is None or holder.pk == user.pk:
+        return []
+    return [f"{holder.get_username()} holds this {obj._meta.model_name} until {obj.claimed_until:%H:%M} UTC: "
+            "they may be acting on it now."]
 
 
 def refused(model_admin: admin.ModelAdmin, request: HttpRequest, action: Action) -> TemplateResponse:

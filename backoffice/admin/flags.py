@@ -17,7 +17,7 @@ from backoffice.admin.games import VOID_AT_ONCE, TitleFilter
 from backoffice.admin.players import ring_preview
 from moderation import services
 from moderation.models import Flag
-from moderation.selectors import multiple_accounts_warnings
+from moderation.selectors import earlier_confirmations, multiple_accounts_warnings
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,8 @@ def _confirm_consequences(ring: Ring) -> list[str]:
 def _confirm_warnings(ring: Ring) -> list[str]:
     """The confirm page says so before it bans (``selectors.multiple_accounts_warnings``): pairs tied only through a
     widely-shared address or device (a school, a café), accounts not linked at all."""
-    return with_policy(multiple_accounts_warnings(accounts=ring.candidates))
+    return [*earlier_confirmations(accounts=ring.candidates),
+            *with_policy(multiple_accounts_warnings(accounts=ring.candidates))]
 
 
 def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:

@@ -20,15 +20,17 @@ from ratings.config import elo_config
 from ratings.models import Rating
 
 # The ban form's choices: hours, or 0 for "until lifted" (a moderator lifts it, or a confirmation made it final).
-BAN_DURATIONS = [(0, "Until lifted"), (24, "1 day"), (72, "3 days"), (168, "7 days"), (720, "30 days"),
-                 (2160, "90 days")]
+# Nothing is preselected (issue 27 §1): a moderator who does not choose is told to, never banned for good by default.
+BAN_DURATIONS = [("", "Choose how long…"), (24, "1 day"), (72, "3 days"), (168, "7 days"), (720, "30 days"),
+                 (2160, "90 days"), (0, "Until lifted")]
 
 
 class BanForm(RequiredNoteForm):
-    """A ban's note and how long it lasts: a timed ban is lifted by the beat when its time is up, audited."""
+    """A ban's note and how long it lasts: a timed ban is lifted by the beat when its time is up, audited. The
+    length must be chosen (docs/moderation.md, "Mistakes the panel refuses")."""
 
-    duration = forms.TypedChoiceField(label="Duration", choices=BAN_DURATIONS, coerce=int, initial=0,
-                                      required=False, empty_value=0,
+    duration = forms.TypedChoiceField(label="Duration", choices=BAN_DURATIONS, coerce=int, required=True,
+                                      error_messages={"required": "Choose how long the ban lasts."},
                                       help_text="A timed ban ends by itself (an audited unban by the system).")
     field_order = ("duration", "note")
 

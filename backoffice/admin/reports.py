@@ -14,7 +14,7 @@ from backoffice.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNote
 from backoffice.admin.players import ring_preview
 from moderation import services
 from moderation.models import Report
-from moderation.selectors import multiple_accounts_warnings
+from moderation.selectors import earlier_confirmations, multiple_accounts_warnings
 from moderation.services.reports import reporter_record
 
 
@@ -52,7 +52,8 @@ def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
 
 
 def _confirm_warnings(ring: Ring) -> list[str]:
-    return with_policy(multiple_accounts_warnings(accounts=ring.candidates))
+    return [*earlier_confirmations(accounts=ring.candidates),
+            *with_policy(multiple_accounts_warnings(accounts=ring.candidates))]
 
 
 REPORT_ACTIONS = {

@@ -32,7 +32,9 @@ Standing (``moderation.services.standing``): ``player_warn(*, moderator, player,
 warning) and ``player_note_add(*, moderator, player, note) -> AuditEntry`` (a private moderator note).
 
 The queue (``moderation.services.queue``): ``case_close_as_duplicate(*, moderator, obj, of, note="")`` closes a
-flag or report as the same case as #``of``; ``case_claim(*, moderator, obj)`` / ``case_release(*, moderator, obj)``
+flag or report as the same case as #``of`` (a related case only: one sharing an account);
+``case_reopen(*, moderator, obj, note)`` opens again a case closed by mistake, audited, undoing the closing;
+``case_claim(*, moderator, obj)`` / ``case_release(*, moderator, obj)``
 take and give back a case for an hour (``CLAIM_FOR``); ``claim_holder(obj)`` says who holds it now.
 
 Reports (``moderation.services.reports``):
@@ -56,15 +58,26 @@ from moderation.services.penalties import (
     report_uphold,
     void_refusal,
 )
-from moderation.services.queue import case_claim, case_close_as_duplicate, case_release, claim_holder
+from moderation.services.queue import (
+    REOPENABLE,
+    case_accounts,
+    case_claim,
+    case_close_as_duplicate,
+    case_release,
+    case_reopen,
+    claim_holder,
+)
 from moderation.services.reports import report_create
 from moderation.services.standing import player_note_add, player_warn
 
 __all__ = [
+    "REOPENABLE",
     "bans_expired_lift",
+    "case_accounts",
     "case_claim",
     "case_close_as_duplicate",
     "case_release",
+    "case_reopen",
     "claim_holder",
     "flag_dismiss",
     "games_void",

@@ -6,9 +6,10 @@ needs no call into matchmaking (and works the same with or without it installed)
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -18,6 +19,7 @@ from arena.game_rows import games_void_mark
 from arena.models import Game, Player, Seat
 from arena.players import player_status_ban, player_status_unban
 from infra import handoffs
+from infra.db import retry_transient
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, BanTerm, Flag, Report
 from ratings.config import elo_config
@@ -26,6 +28,20 @@ from ratings.rebuild import title_rebuild
 from ratings.resets import rating_reset
 
 Action = AuditEntry.Action
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def retried(service: F) -> F:
+    """Run a moderator action that locks games or players again when the database aborts it for a transient reason
+    (a deadlock victim while workers rate those rows), as recording does (``infra.db.retry_transient``): the
+    moderator's valid request must not end in a 500 (issue 27 §1; docs/moderation.md, "Under rating load"). The
+    action is one transaction, so a retry starts from scratch and re-reads every row under its locks."""
+
+    @functools.wraps(service)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return retry_transient(lambda: service(*args, **kwargs))
+
+    return run  # type: ignore[return-value]
 
 
 def moderator_name(moderator: AbstractBaseUser | None) -> str:
@@ -86,6 +102,7 @@ def _lock_statuses(players: Sequence[Player]) -> None:
 # Multiple accounts
 # ---------------------------------------------------------------------------------------------------------------
 
+@retried
 def multiple_accounts_confirm(*, moderator: AbstractBaseUser | None, primary: Player,
                               accounts: Sequence[Player] | None = None, flag: Flag | None = None,
                               report: Report | None = None, note: str = "") -> AuditEntry:
@@ -139,6 +156,7 @@ def multiple_accounts_confirm(*, moderator: AbstractBaseUser | None, primary: Pl
 # Ban, unban, reset
 # ---------------------------------------------------------------------------------------------------------------
 
+@retried
 def player_ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
         duration: timedelta | None = None) -> AuditEntry:
     """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody.
@@ -161,6 +179,7 @@ def player_ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
         return entry
 
 
+@retried
 def player_unban(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Lift a ban (with a note: the audit log says why); the player's games from now on are rated again."""
     note = _need_note(note)
@@ -199,6 +218,7 @@ def bans_expired_lift(*, now: datetime | None = None) -> list[AuditEntry]:
     return lifted
 
 
+@retried
 def player_reset(*, moderator: AbstractBaseUser | None, player: Player, titles: Sequence[str] | None = None,
           note: str = "") -> AuditEntry:
     """Reset a player's Elo to R0 in every title (or ``titles``) as ``reset`` history entries."""
@@ -276,6 +296,7 @@ def void_refusal(*, games: Sequence[Game]) -> Conflict | None:
 void_rebuilds = handoffs.HandOff("moderation: rebuild the voided titles")
 
 
+@retried
 def games_void(*, moderator: AbstractBaseUser | None, games: Sequence[Game], note: str = "") -> AuditEntry:
     """Void games played with a banned account; every affected title is rebuilt in a worker, never here.
 

@@ -1,4 +1,5 @@
-"""Working the queue: closing a flag or report as a duplicate of another, and claiming one (docs/moderation.md).
+"""Working the queue: closing a flag or report as a duplicate of another, reopening one closed by mistake, and
+claiming one (docs/moderation.md, "Working the queue").
 
 A ring often raises two flags (one per title) and several reports: "duplicate of #N" closes the copies without
 calling anyone "not guilty", and the case is judged once, on #N. A claim (as in Discourse's review queue) says who
@@ -32,9 +33,20 @@ def _players(obj: Flag | Report) -> list:
     return list(obj.accused.all())
 
 
+def case_accounts(obj: Flag | Report) -> set[int]:
+    """The accounts a case is about: a flag's beneficiary and feeders, a report's accused."""
+    if isinstance(obj, Flag):
+        return {obj.beneficiary_id, *obj.feeders.values_list("feeder_id", flat=True)}
+    return set(obj.accused.values_list("pk", flat=True))
+
+
 def case_close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | Report, of: int,
                        note: str = "") -> AuditEntry:
-    """Close ``obj`` (open) as the same case as flag or report ``of`` (the same kind, not itself)."""
+    """Close ``obj`` (open) as the same case as flag or report ``of`` (the same kind, not itself).
+
+    Only a related case is accepted: one that shares an account with ``obj`` (docs/moderation.md, "Mistakes the
+    panel refuses"). A typo naming an unrelated ring is refused (400 ``duplicate_of_unrelated``), nothing closed.
+    """
     model = type(obj)
     if of == obj.pk:
         raise InvalidInput("duplicate_of_itself", f"A {model.__name__.lower()} cannot duplicate itself.",
@@ -45,6 +57,10 @@ def case_close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | R
         if original is None:
             raise InvalidInput("duplicate_of_not_found", f"No {model.__name__.lower()} #{of}.",
                                {"duplicate_of": "Unknown id."})
+        if not case_accounts(locked) & case_accounts(original):
+            raise InvalidInput("duplicate_of_unrelated",
+                               f"{model.__name__} #{of} shares no account with this one: not the same case.",
+                               {"duplicate_of": "Pick one of the related cases listed on this page."})
         _resolve(locked, model.Status.DUPLICATE, moderator, note)
         locked.duplicate_of = original
         locked.claimed_by, locked.claimed_until = None, None
@@ -52,6 +68,47 @@ def case_close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | R
         return _audit(moderator=moderator, action=AuditEntry.Action.CLOSE_DUPLICATE, note=note,
                       players=_players(locked), details={"duplicate_of": original.pk},
                       **_targets(locked, original))
+
+
+# What each closing did that reopening undoes (docs/moderation.md, "Reopening a case"). A ban or a reset a verdict
+# made is not undone here: it has its own audited action (unban), which the moderator is told to take.
+REOPENABLE = {Flag: (Flag.Status.DUPLICATE, Flag.Status.DISMISSED, Flag.Status.CONFIRMED),
+              Report: (Report.Status.DUPLICATE, Report.Status.DISMISSED, Report.Status.UPHELD)}
+
+
+def case_reopen(*, moderator: AbstractBaseUser | None, obj: Flag | Report, note: str) -> AuditEntry:
+    """Open again a case closed by mistake (as a duplicate, dismissed, or confirmed/upheld), audited.
+
+    Undone: the duplicate link; the resolver, date and closing note (kept in the audit entry's details); for a
+    report, its weight in the reporter's track record (which counts upheld and dismissed reports only). Refused for
+    an open case (409 ``not_closed``), a case detection withdrew (409 ``not_reopenable``), and a flag whose
+    beneficiary already has an open flag in the title (409 ``open_flag_exists``: one open flag per title).
+    """
+    model = type(obj)
+    note = (note or "").strip()
+    if not note:
+        raise InvalidInput("note_required", "Say why the case is reopened.", {"note": "Required."})
+    with transaction.atomic():
+        locked = model.objects.select_for_update().get(pk=obj.pk)
+        if locked.status == model.Status.OPEN:
+            raise Conflict("not_closed", f"This {model.__name__.lower()} is open.")
+        if locked.status not in REOPENABLE[model]:
+            raise Conflict("not_reopenable", f"A {locked.status} {model.__name__.lower()} is not reopened by hand.")
+        if isinstance(locked, Flag) and Flag.objects.filter(
+                beneficiary_id=locked.beneficiary_id, title=locked.title, status=Flag.Status.OPEN).exists():
+            raise Conflict("open_flag_exists", "This player already has an open flag in this title; work that one.")
+        was = {"was": locked.status, "duplicate_of": locked.duplicate_of_id,
+               "resolved_by": locked.resolved_by.get_username() if locked.resolved_by else None,
+               "resolved_at": locked.resolved_at.isoformat() if locked.resolved_at else None,
+               "closing_note": locked.note}
+        undone = ["status"] + (["duplicate_of"] if locked.duplicate_of_id else [])
+        if isinstance(locked, Report) and locked.status in (Report.Status.DISMISSED, Report.Status.UPHELD):
+            undone.append("reporter_track_record")
+        locked.status, locked.duplicate_of = model.Status.OPEN, None
+        locked.resolved_by, locked.resolved_at, locked.note = None, None, ""
+        locked.save(update_fields=["status", "duplicate_of", "resolved_by", "resolved_at", "note"])
+        return _audit(moderator=moderator, action=AuditEntry.Action.REOPEN, note=note, players=_players(locked),
+                      details={**was, "undone": undone}, **_targets(locked))
 
 
 def claim_holder(obj: Flag | Report, *, now: datetime | None = None) -> AbstractBaseUser | None:

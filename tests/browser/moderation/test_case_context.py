@@ -52,7 +52,7 @@ def test_a_flag_names_the_other_open_flags_and_is_closed_as_a_duplicate(page, li
     expect(page.locator("#related-flags li")).to_have_text(f"flag #{first.pk}: kim in tokaido (score 5.00)")
 
     page.click("a.action-duplicate")
-    page.fill("input[name=duplicate_of]", str(first.pk))
+    page.select_option("select[name=duplicate_of]", str(first.pk))
     page.fill("textarea[name=note]", "same ring, seen in nile")
     page.click("#moderation-action-form input[type=submit]")
     expect(page.locator("ul.messagelist li.success")).to_contain_text(
@@ -73,8 +73,10 @@ def test_a_flag_closed_as_a_duplicate_of_itself_is_refused_on_the_form(page, liv
     _, second = two_flags
     login(page, live_server, moderator)
     page.goto(f"{live_server.url}/admin/moderation/flag/{second.pk}/duplicate/")
-    page.fill("input[name=duplicate_of]", str(second.pk))
+    # The form offers the related cases only, never the flag itself, and preselects none (issue 27 §1).
+    expect(page.locator(f"select[name=duplicate_of] option[value='{second.pk}']")).to_have_count(0)
     page.click("#moderation-action-form input[type=submit]")
+    expect(page.locator("select[name=duplicate_of]:invalid")).to_have_count(1)  # required, nothing chosen
     expect(page.locator("ul.messagelist li.success")).to_have_count(0)
     second.refresh_from_db()
     assert second.status == "open" and second.duplicate_of_id is None

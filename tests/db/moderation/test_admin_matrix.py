@@ -37,8 +37,8 @@ MODERATED = {"arena.player", "arena.game", "moderation.flag", "moderation.report
 ACTION_PAGES = {
     "arena.player": {"ban", "unban", "reset", "warn", "note", "lift_cooldown"},
     "arena.game": {"void"},
-    "moderation.flag": {"confirm", "dismiss", "duplicate", "void", "claim", "release"},
-    "moderation.report": {"uphold", "confirm", "dismiss", "duplicate", "claim", "release"},
+    "moderation.flag": {"confirm", "dismiss", "duplicate", "reopen", "void", "claim", "release"},
+    "moderation.report": {"uphold", "confirm", "dismiss", "duplicate", "reopen", "claim", "release"},
 }
 CHANGELIST_ACTIONS = {"arena.game": {"void_selected"}}  # the only bulk action a moderator takes
 SITE_PAGES_FOR_ANY_STAFF = {"index", "password_change", "password_change_done", "jsi18n"}

@@ -190,7 +190,8 @@ def test_a_confirm_page_reads_its_candidates_once_per_request(arena, mod_client,
     url = f"/admin/moderation/flag/{Flag.objects.get().pk}/confirm/"
     assert "kim_alt" in _text(mod_client.get(url))
     assert len(calls) == 1
-    assert "This field is required" in _text(mod_client.post(url, {"note": "no primary chosen"}))
+    refused = _text(mod_client.post(url, {"note": "no primary chosen"}))
+    assert "Choose the account that is kept (the primary)." in refused
     assert len(calls) == 2
     arena.game([("olga", fresh_ip()), ("oleg", fresh_ip())])
     report = arena.report(reporter="olga", accused=["kim", "kim_alt"], reason="multiple_accounts", description="x")
@@ -269,7 +270,11 @@ def test_ban_needs_a_note_then_bans_and_unban_lifts_it(arena, mod_client):
     page = _text(mod_client.post(url, {"note": "  "}))
     assert "This field is required." in page or "Say why" in page
     assert player("kim").status == Player.Status.ACTIVE
-    response = mod_client.post(url, {"note": "abusive alt"})
+    # No length chosen: refused with the reason, nobody banned (issue 27 §1: "until lifted" is never a default).
+    page = _text(mod_client.post(url, {"note": "abusive alt"}))
+    assert "Choose how long the ban lasts." in page
+    assert player("kim").status == Player.Status.ACTIVE and not AuditEntry.objects.exists()
+    response = mod_client.post(url, {"note": "abusive alt", "duration": "0"})
     assert response.status_code == 302 and response["Location"] == f"/admin/arena/player/{kim.pk}/change/"
     assert player("kim").status == Player.Status.BANNED
     # A second ban is offered no more: the page redirects with the reason.
@@ -315,12 +320,18 @@ def test_confirm_from_a_report_with_the_chosen_primary(arena, mod_client):
     url = f"/admin/moderation/report/{report['id']}/confirm/"
     confirm = _text(mod_client.get(url))
     assert "kim shares no address or device with the other accounts." in confirm  # nothing links them
+    assert "checked" not in confirm.split('name="primary"')[1].split("</ul>")[0]  # no account preselected
     response = mod_client.post(url, {"primary": str(player("kim2").pk), "note": "admitted"})
     assert response.status_code == 302
     assert player("kim").status == Player.Status.BANNED and player("kim2").status == Player.Status.ACTIVE
     assert Report.objects.get(pk=report["id"]).status == Report.Status.UPHELD
     entry = AuditEntry.objects.get()
     assert entry.action == AuditEntry.Action.CONFIRM_MULTIPLE_ACCOUNTS and entry.details["primary"] == "kim2"
+    # A second report on the same ring says it was judged already, and where (issue 27 §1).
+    again = arena.report(reporter="olga", accused=["kim", "kim2"], reason="multiple_accounts", description="again")
+    shown = _text(mod_client.get(f"/admin/moderation/report/{again['id']}/confirm/"))
+    assert f"Already confirmed on report #{report['id']} by mod on " in shown
+    assert ": kim and kim2." in shown
 
 
 def test_uphold_a_report(arena, mod_client):
@@ -340,7 +351,7 @@ def test_void_a_rings_games_at_once_from_the_games_list(arena, mod_client, djang
     the six games, kim gives back exactly what kim_alt gets back."""
     build_ring(arena, main="kim", alts=("kim_alt",), games=6)
     settle()
-    mod_client.post(f"/admin/arena/player/{player('kim_alt').pk}/ban/", {"note": "alt"})
+    mod_client.post(f"/admin/arena/player/{player('kim_alt').pk}/ban/", {"note": "alt", "duration": "0"})
     ids = [g.pk for g in Game.objects.filter(seats__player__handle="kim_alt")]
     assert len(ids) == 6
     listing = _text(mod_client.get("/admin/arena/game/", {"q": "kim_alt"}))

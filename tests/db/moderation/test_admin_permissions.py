@@ -149,7 +149,7 @@ def test_the_hanabot_table_and_keys_stay_with_superusers(moderator, world):
 
 
 ACTION_URLS = [
-    ("/admin/arena/player/{kim}/ban/", {"note": "n"}),
+    ("/admin/arena/player/{kim}/ban/", {"note": "n", "duration": "0"}),
     ("/admin/arena/player/{kim}/reset/", {"note": "n"}),
     ("/admin/arena/game/{game}/void/", {"note": "n"}),
     ("/admin/moderation/flag/{flag}/confirm/", {"primary": "{kim}", "note": "n"}),
