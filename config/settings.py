@@ -117,6 +117,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
     "corsheaders.middleware.CorsMiddleware",
+    "infra.api.abuse.FailedAuthMiddleware",  # 401s counted per client network, 429 past API_FAILED_AUTH_RATE
     "arena.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -343,6 +344,13 @@ API_MAX_JSON_DEPTH = 40
 API_WRITE_THROTTLE_RATE = env.str("API_WRITE_THROTTLE_RATE", default="6000/min")
 if API_WRITE_THROTTLE_RATE.lower() == "none":
     API_WRITE_THROTTLE_RATE = None
+# Issue 25 §2 (infra/api/abuse.py): a history page with ?explain=true costs ~30 ms of CPU, so it has its own lower
+# rate per client network; and failed API authentications (401) per client network, past which an API request
+# carrying a key is 429 before any lookup. "none" lifts either.
+PUBLIC_EXPLAIN_THROTTLE_RATE = env.str("PUBLIC_EXPLAIN_THROTTLE_RATE", default="120/min")
+API_FAILED_AUTH_RATE = env.str("API_FAILED_AUTH_RATE", default="60/min")
+PUBLIC_EXPLAIN_THROTTLE_RATE = None if PUBLIC_EXPLAIN_THROTTLE_RATE.lower() == "none" else PUBLIC_EXPLAIN_THROTTLE_RATE
+API_FAILED_AUTH_RATE = None if API_FAILED_AUTH_RATE.lower() == "none" else API_FAILED_AUTH_RATE
 # Issue 25 §1.9: every non-API body (the admin's forms; the API's have the caps above) is refused over 256 KiB by
 # its declared length before it is read (infra/http_guard.py), and Django refuses more fields than the largest
 # admin form sends (an action on a full change-list page: 100 rows and a few controls).
