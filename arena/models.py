@@ -13,7 +13,8 @@ _PLAYER_ID = re.compile(PLAYER_ID_PATTERN)
 
 def is_player_id(value: object) -> bool:
     """Whether ``value`` can be a player id; anything else names no player, so lookups need not ask the database."""
-    return isinstance(value, str) and _PLAYER_ID.fullmatch(value) is not None
+    # "." and ".." are refused (issue 25 §2): a browser or a proxy rewrites /players/../ into another URL.
+    return isinstance(value, str) and _PLAYER_ID.fullmatch(value) is not None and value not in (".", "..")
 
 
 class Player(models.Model):

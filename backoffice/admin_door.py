@@ -7,12 +7,22 @@ Only the person who was handed that URI can produce such a code, so confirming a
 who merely knows the password.
 
 A wrong code after a right password counts as a failed login for django-axes, like a wrong password: the code
-cannot be guessed past the lockout either (django-otp's own per-device delay applies too).
+cannot be guessed past the lockout either (django-otp's own per-device delay applies too). A wrong password, a
+right password with a wrong code and a staff account with no authenticator all answer the same message: which of
+them it was is written to the server's log only (issue 25 §1.5), so the form never confirms a guessed password.
+
+django-axes locks a username *from one address* (and an address that fails too often, whatever the usernames):
+someone elsewhere cannot lock a moderator out (issue 25 §1.2). Axes keeps an address column; Arena gives it a
+pseudonym, never the address (``client_pseudonym``).
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
+import ipaddress
 from typing import Any
 
+import structlog
 from axes.backends import AxesStandaloneBackend
 from django import forms
 from django.conf import settings
@@ -22,6 +32,14 @@ from django.db import transaction
 from django.http import HttpRequest
 
 DEVICE_NAME = "authenticator"
+# The longest username Django's User can have: axes writes what it is given into a varchar(255), and a longer
+# one was a 500 on PostgreSQL (issue 25 §1.4). No real account is longer, so nothing is lost by cutting.
+USERNAME_MAX = 150
+# One message for every refused login (Django's own wording, with the code added).
+REFUSED_MESSAGE = ("Please enter the correct username, password and authenticator code for a staff account. "
+                   "Note that the fields may be case-sensitive.")
+
+log = structlog.get_logger(__name__)
 
 
 class LockoutBackend(AxesStandaloneBackend):
@@ -38,10 +56,39 @@ class LockoutBackend(AxesStandaloneBackend):
         return super().authenticate(request, *args, **kwargs)
 
 
-def no_client_address(request: HttpRequest) -> None:
-    """``AXES_CLIENT_IP_CALLABLE``: axes locks by username only and never stores an address (its column holds a
-    raw IP, which docs/moderation.md keeps out of the database)."""
-    return None
+def client_pseudonym(request: HttpRequest) -> str:
+    """``AXES_CLIENT_IP_CALLABLE``: the client's network as a pseudonymous IPv6 address in fd00::/8.
+
+    Axes's column is an IP address; docs/moderation.md keeps raw addresses out of the database. So axes is given
+    ``fd`` followed by 120 bits of ``HMAC-SHA256(IP_HASH_KEY, "axes:" + network)`` (the network is the IPv4
+    address or the IPv6 /64, as for every address hash): one client is always the same pseudonym, which is all a
+    lock needs, and the pseudonym cannot be matched against any other stored hash (its own domain). The address
+    is the one DRF's throttles use (``REMOTE_ADDR``, or the ``NUM_PROXIES``-th from the right of
+    ``X-Forwarded-For``).
+    """
+    from rest_framework.throttling import BaseThrottle
+
+    from infra.hashing import ip_network
+
+    raw = BaseThrottle().get_ident(request) or "unknown"  # a request built in code (force_login) has none
+    try:
+        network = ip_network(raw)
+    except ValueError:  # not an address (a proxy's "unknown"): still hashed, never kept raw
+        network = raw
+    digest = hmac.new(settings.IP_HASH_KEY.encode(), f"axes:{network}".encode(), hashlib.sha256).digest()
+    return str(ipaddress.IPv6Address(b"\xfd" + digest[:15]))
+
+
+def bounded_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:
+    """``AXES_USERNAME_CALLABLE``: the username as typed, cut to ``USERNAME_MAX`` characters (and without NUL,
+    which PostgreSQL's text refuses), so what axes writes always fits its column."""
+    field = getattr(settings, "AXES_USERNAME_FORM_FIELD", "username")
+    value = (credentials or {}).get(field) if credentials else None
+    if value is None:
+        value = request.POST.get(field) if request.method == "POST" else None
+    if value is None:
+        return None
+    return str(value).replace("\x00", "")[:USERNAME_MAX]
 
 
 def lockout_response(request: HttpRequest, original_response: Any = None, credentials: Any = None) -> Any:
@@ -96,12 +143,19 @@ class PanelLoginForm(AdminAuthenticationForm):
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
     )
 
-    no_device_message = ("This account has no authenticator enrolled; ask an operator to run "
-                         "manage.py enrol_totp USERNAME and scan the printed URI.")
-    bad_code_message = "Please enter the current code of your authenticator."
+    # Django's "wrong password", "inactive" and "not staff" messages, and ours for the code, are all this one:
+    # a different answer to a right password would confirm it (issue 25 §1.5).
+    error_messages = {**AdminAuthenticationForm.error_messages, "invalid_login": REFUSED_MESSAGE,
+                      "inactive": REFUSED_MESSAGE}
+    no_device_message = REFUSED_MESSAGE
+    bad_code_message = REFUSED_MESSAGE
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()  # username, password, is_staff: Django's checks and messages
+        try:
+            cleaned = super().clean()  # username, password, is_staff: Django's checks
+        except forms.ValidationError as refusal:
+            log.info("admin_login_refused", reason=getattr(refusal, "code", None) or "invalid_login")
+            raise
         user = self.get_user()
         token = (cleaned.get("otp_token") or "").strip()
         if user is None or (not token and not settings.ADMIN_REQUIRE_OTP):
@@ -109,13 +163,18 @@ class PanelLoginForm(AdminAuthenticationForm):
         from django_otp.plugins.otp_totp.models import TOTPDevice
 
         if not TOTPDevice.objects.filter(user=user).exists():
-            raise forms.ValidationError(self.no_device_message, code="no_device")
+            self._refuse(user, "no_device")
         device = totp_verify(user, token)
         if device is None:
-            # Counted by django-axes like a wrong password (the same username lock).
-            user_login_failed.send(sender=__name__, credentials={"username": user.get_username()},
-                                   request=self.request)
-            raise forms.ValidationError(self.bad_code_message, code="invalid_token")
+            self._refuse(user, "invalid_token")
         # django-otp's user_logged_in handler stores the device in the session: request.user.is_verified().
         user.otp_device = device
         return cleaned
+
+    def _refuse(self, user: Any, reason: str) -> None:
+        """A right password without a valid code: counted by django-axes like a wrong password (the same lock),
+        answered with the same message; the reason and the account's id go to the log only."""
+        log.info("admin_login_refused", reason=reason, user_id=user.pk)
+        user_login_failed.send(sender=__name__, credentials={"username": user.get_username()},
+                               request=self.request)
+        raise forms.ValidationError(REFUSED_MESSAGE, code=reason)

@@ -31,6 +31,17 @@ def _shared() -> list[Any]:
     ]
 
 
+class RefusedHostFilter(logging.Filter):
+    """Django logs a request for a host outside ``ALLOWED_HOSTS`` at ERROR with its traceback: a scanner's every
+    probe would read as Arena's bug (and fire error alerts). It is the client's mistake, refused with a 400: one
+    WARNING line, without the traceback (issue 25 §2)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
+
+
 def configure(*, log_format: str, level: str) -> dict[str, Any]:
     """Configure structlog and return Django's ``LOGGING`` dict that renders every record in ``log_format``."""
     if log_format not in FORMATS:
@@ -55,6 +66,7 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,
+        "filters": {"refused_host": {"()": RefusedHostFilter}},
         "formatters": {"structured": {
             "()": structlog.stdlib.ProcessorFormatter,
             "processors": [structlog.stdlib.ProcessorFormatter.remove_processors_meta, *renderer],
@@ -67,6 +79,7 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
             # and "Internal Server Error: ..." would say it a second time (the failure's stack is in
             # django-structlog's request_failed).
             "django.request": {"level": "CRITICAL"},
+            "django.security.DisallowedHost": {"level": "WARNING", "filters": ["refused_host"]},
             # infra.task_log's task_finished is the one line per task run; Celery's "received" and "succeeded"
             # lines would double it (its failures, at ERROR with their stack, still come through).
             "celery.app.trace": quiet,

@@ -111,10 +111,14 @@ MIDDLEWARE = [
     "infra.api.request_log.RequestIdMiddleware",
     "django_structlog.middlewares.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # CSP and Permissions-Policy on every answer; NUL, too many parameters and oversized forms refused first
+    # (infra/http_guard.py, issue 25).
+    "infra.http_guard.HttpGuardMiddleware",
     # Serves admin and API-docs assets from the app itself, so gunicorn alone is a complete deployment.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
     "corsheaders.middleware.CorsMiddleware",
+    "infra.api.abuse.FailedAuthMiddleware",  # 401s counted per client network, 429 past API_FAILED_AUTH_RATE
     "infra.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -165,16 +169,18 @@ LANGUAGE_CODE = "en-us"
 # =============================================================================
 # django-axes first: a locked username is refused before its password is even checked.
 AUTHENTICATION_BACKENDS = ["backoffice.admin_door.LockoutBackend", "django.contrib.auth.backends.ModelBackend"]
-# Locked by username alone, from one address or from many, whether or not the account exists (the page is the
-# same). The address is never looked at nor stored: docs/moderation.md keeps raw addresses out of the database,
-# and axes's column holds a raw IP (backoffice/admin_door.py answers None). A lock lifts after the cool-off, or
-# when a superuser deletes it in the admin (Axes -> Access attempts).
+# Issue 25 §1.2: a username is locked *from one address* (10 failures), and an address is locked after 10
+# failures whatever the usernames (the rate limit by address): someone elsewhere can no longer lock a moderator
+# out. The "address" axes stores is a keyed pseudonym in fd00::/8, never the address (admin_door.client_pseudonym;
+# docs/moderation.md keeps raw addresses out of the database). Failures during a lock are not counted, so a lock
+# is never extended: it lifts an hour after the failure that set it, or at once by a superuser's "Unlock" action
+# (Users, or Axes -> Access attempts); `manage.py axes_reset` remains for the worst case.
 AXES_FAILURE_LIMIT = 10
-# axes.W006 asks for the address among the lockout parameters; a username lock needs none (rotating addresses,
-# agents or cookies still hits the same username's lock), and Arena keeps no raw address.
-SILENCED_SYSTEM_CHECKS = ["axes.W006"]
-AXES_LOCKOUT_PARAMETERS = ["username"]
-AXES_CLIENT_IP_CALLABLE = "backoffice.admin_door.no_client_address"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "backoffice.admin_door.client_pseudonym"
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# What axes writes into its varchar(255) username column: the typed name cut to 150 (issue 25 §1.4).
+AXES_USERNAME_CALLABLE = "backoffice.admin_door.bounded_username"
 AXES_COOLOFF_TIME = timedelta(hours=1)
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
@@ -195,6 +201,8 @@ OTP_TOTP_ISSUER = "Arena"
 # renews the expiry) and at a password change (Django checks the session's password hash on every request).
 SESSION_COOKIE_AGE = 8 * 3600
 SESSION_SAVE_EVERY_REQUEST = True
+# An unsafe or missing ?next= after the login lands on the admin's index, not on Django's /accounts/profile/ 404.
+LOGIN_REDIRECT_URL = "/admin/"
 
 # =============================================================================
 # Database: SQLite file by default, PostgreSQL via DATABASE_URL
@@ -324,13 +332,31 @@ GAMES_BATCH_MAX = 500
 # docs/security.md, the limits: the API's parser caps a body before reading it whole (DATA_UPLOAD_MAX_MEMORY_SIZE
 # never applies: DRF reads the stream); 413 body_too_large beyond. A game is kilobytes, a batch of 500 megabytes.
 API_MAX_BODY_BYTES = env.int("API_MAX_BODY_BYTES", default=256 * 1024)
-API_MAX_BATCH_BODY_BYTES = env.int("API_MAX_BATCH_BODY_BYTES", default=16 * 1024 * 1024)
+# Issue 25 §1.3: 4 MiB holds 500 real games (about 0.3 MiB for 500 six-player games), and what a body expands to
+# is bounded before it is decoded (infra/api/json_budget.py): JSON values per body (a batch's own budget, 500 per
+# game on average) and nesting (a game's own 32 levels, docs/api.md, inside the batch's two); 400
+# body_too_complex beyond. Each game of a batch is held to API_MAX_JSON_VALUES, like a game sent alone.
+API_MAX_BATCH_BODY_BYTES = env.int("API_MAX_BATCH_BODY_BYTES", default=4 * 1024 * 1024)
+API_MAX_JSON_VALUES = env.int("API_MAX_JSON_VALUES", default=20_000)
+API_MAX_BATCH_JSON_VALUES = env.int("API_MAX_BATCH_JSON_VALUES", default=250_000)
+API_MAX_JSON_DEPTH = 40
 # Writes (POST, PUT, DELETE) per game-server key, in PUBLIC_THROTTLE_RATE's syntax; "none" lifts it. 429
 # throttled with Retry-After beyond. A batch is one write.
 API_WRITE_THROTTLE_RATE = env.str("API_WRITE_THROTTLE_RATE", default="6000/min")
 if API_WRITE_THROTTLE_RATE.lower() == "none":
     API_WRITE_THROTTLE_RATE = None
-DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# Issue 25 §2 (infra/api/abuse.py): a history page with ?explain=true costs ~30 ms of CPU, so it has its own lower
+# rate per client network; and failed API authentications (401) per client network, past which an API request
+# carrying a key is 429 before any lookup. "none" lifts either.
+PUBLIC_EXPLAIN_THROTTLE_RATE = env.str("PUBLIC_EXPLAIN_THROTTLE_RATE", default="120/min")
+API_FAILED_AUTH_RATE = env.str("API_FAILED_AUTH_RATE", default="60/min")
+PUBLIC_EXPLAIN_THROTTLE_RATE = None if PUBLIC_EXPLAIN_THROTTLE_RATE.lower() == "none" else PUBLIC_EXPLAIN_THROTTLE_RATE
+API_FAILED_AUTH_RATE = None if API_FAILED_AUTH_RATE.lower() == "none" else API_FAILED_AUTH_RATE
+# Issue 25 §1.9: every non-API body (the admin's forms; the API's have the caps above) is refused over 256 KiB by
+# its declared length before it is read (infra/http_guard.py), and Django refuses more fields than the largest
+# admin form sends (an action on a full change-list page: 100 rows and a few controls).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 
 # =============================================================================
 # Ratings (docs/ratings.md): every constant is a setting. The defaults are defined once, in ratings/elo.py and

@@ -2,7 +2,7 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularSwaggerView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from arena.api import health
 from arena.api.schema_view import CachedSpectacularAPIView
@@ -29,7 +29,9 @@ urlpatterns = [
     # Generated once per process (arena/api/schema_view.py).
     path("api/schema/", CachedSpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
          name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema", authentication_classes=[],
+    # The split view serves Swagger UI's start-up script as a file: the page runs under a CSP without inline
+    # scripts (infra/http_guard.py).
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema", authentication_classes=[],
                                                      permission_classes=[]), name="docs"),
     # With or without the trailing slash: probes are configured by hand, and both spellings are common.
     re_path(r"^healthz/?$", health.healthz, name="healthz"),

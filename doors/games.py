@@ -21,6 +21,7 @@ from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_as_committed, games_present
 from infra.api.errors import refusal_body
+from infra.api.json_budget import game_values
 from infra.api.request_log import bind_games
 from infra.errors import ArenaError, InvalidInput
 from ratings.selectors import rating_changes_by_game
@@ -64,6 +65,7 @@ class GameDetailApi(APIView):
 
 class GameBatchApi(APIView):
     body_limit_setting = "API_MAX_BATCH_BODY_BYTES"  # infra/api/parsers.py: a batch's own, larger cap
+    values_limit_setting = "API_MAX_BATCH_JSON_VALUES"  # and its own budget of JSON values (issue 25 §1.3)
     required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
 
     @extend_schema(operation_id="games_batch", request=schemas.GameBatchIn,
@@ -80,8 +82,12 @@ class GameBatchApi(APIView):
             raise InvalidInput("invalid_input", "The batch carries only \"games\".",
                                dict.fromkeys(unknown, "Unknown field."))
         parsed: list[Any] = []
+        per_game = settings.API_MAX_JSON_VALUES  # each game held to what it could be sent alone (issue 25 §1.3)
         for body in games:
             try:
+                if game_values(body, per_game) > per_game:
+                    raise InvalidInput("body_too_complex", f"A game holds more than {per_game} JSON values.",
+                                       {"body": f"More than {per_game} JSON values."})
                 parsed.append(parse_game(body))
             except ArenaError as refusal:
                 parsed.append(refusal)

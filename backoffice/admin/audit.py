@@ -35,7 +35,14 @@ class AuditEntryAdmin(PanelAdmin):
         return {"summary": reads.void_summary(obj)}
 
     def get_readonly_fields(self, request: HttpRequest, obj: AuditEntry | None = None) -> tuple[str, ...]:
-        return self.readonly_fields
+        return self.get_fields(request, obj)
+
+    def get_fields(self, request: HttpRequest, obj: AuditEntry | None = None) -> tuple[str, ...]:
+        """A superuser's edit of keys, callbacks or the Hanabot table is the superusers' business: moderators see
+        that it happened, by whom and when, never its details (issue 25 §1.8)."""
+        if obj is not None and obj.action == AuditEntry.Action.ADMIN_EDIT and not request.user.is_superuser:
+            return tuple(name for name in self.fields if name != "details")
+        return self.fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[AuditEntry]:
         return super().get_queryset(request).prefetch_related("players", "games", "flags", "reports")

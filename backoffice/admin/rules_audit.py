@@ -28,8 +28,9 @@ from django.http import HttpRequest, HttpResponse
 from moderation.models import AuditEntry
 from moderation.services.penalties import moderator_name
 
-# Fields whose values never reach the log (only that they changed).
-SECRET = re.compile(r"secret|hash|password|token|(^|_)key$", re.IGNORECASE)
+# Fields whose values never reach the log (only that they changed). A key's prefix and a callback's URL too (issue
+# 25 §1.8): a rotation showed 8 characters of the new key, and the URL is where a server's tables are pushed.
+SECRET = re.compile(r"secret|hash|password|token|(^|_)key$|(^|_)key_prefix$|(^|_)url$", re.IGNORECASE)
 HIDDEN = "(changed; value not recorded)"
 
 

@@ -24,7 +24,8 @@ MAX_ID = 2**63 - 1
 # A key lacking the operation's scope is 403 missing_scope (docs/security.md#game-server-keys-and-scopes).
 KEY = {401: ("missing_api_key", "invalid_api_key"), 403: ("missing_scope",)}
 ANY = {406: ("not_acceptable",)}
-BODY = {400: ("invalid_input", "malformed_json"), 413: ("body_too_large",), 415: ("unsupported_media_type",)}
+BODY = {400: ("invalid_input", "malformed_json", "body_too_complex", "duplicate_key"), 413: ("body_too_large",),
+        415: ("unsupported_media_type",)}
 # Writes are throttled per key (API_WRITE_THROTTLE_RATE, infra/api/throttles.py).
 WRITE = {429: ("throttled",), 503: ("busy",)}
 PUBLIC = {429: ("throttled",)}

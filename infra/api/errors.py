@@ -21,7 +21,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from infra.api.parsers import BodyTooLarge
+from infra.api.parsers import BodyTooComplex, BodyTooLarge, DuplicateKeyError
 from infra.db import RETRY_ATTEMPTS, connection_lost, is_transient
 from infra.errors import ArenaError
 
@@ -36,6 +36,8 @@ _DRF_CODES = {
     exceptions.ParseError: "malformed_json",
     exceptions.Throttled: "throttled",
     BodyTooLarge: "body_too_large",
+    BodyTooComplex: "body_too_complex",
+    DuplicateKeyError: "duplicate_key",
 }
 # DRF's own "Authentication credentials were not provided." leaves a new integrator guessing the header.
 MISSING_API_KEY_MESSAGE = "This endpoint needs a game server's key: send the header 'Authorization: Api-Key <key>'."
@@ -148,7 +150,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
     detail = MISSING_API_KEY_MESSAGE if code == "missing_api_key" else getattr(exc, "detail", str(exc))
-    response.data = error_body(code, str(detail))
+    response.data = error_body(code, str(detail), {exc.key: "Sent more than once."}
+                               if isinstance(exc, DuplicateKeyError) else None)
     return response
 
 

@@ -6,6 +6,11 @@ otherwise at most the cap plus one byte is read, so a body that is longer than i
 chunked body (no ``Content-Length``) reaches the parser through ``infra.api.limits.ChunkedBodyMiddleware``,
 which reads it under the largest cap. The batch endpoint has its own, larger cap: a view names the setting it
 uses in ``body_limit_setting``.
+
+Bytes are not the whole story (issue 25 §1.3): before the body is decoded, ``infra.api.json_budget`` bounds what it
+would expand to, the number of JSON values (``API_MAX_JSON_VALUES``, a batch's ``API_MAX_BATCH_JSON_VALUES``)
+and the nesting (``API_MAX_JSON_DEPTH``): 400 ``body_too_complex`` beyond. A key sent twice in one object is
+400 ``duplicate_key`` naming it (issue 25 §2).
 """
 from __future__ import annotations
 
@@ -16,7 +21,10 @@ from rest_framework import parsers, status
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.utils import json
 
+from infra.api.json_budget import DuplicateKey, over_budget, unique_pairs
+
 DEFAULT_LIMIT_SETTING = "API_MAX_BODY_BYTES"
+DEFAULT_VALUES_SETTING = "API_MAX_JSON_VALUES"
 
 
 class BodyTooLarge(APIException):
@@ -27,6 +35,32 @@ class BodyTooLarge(APIException):
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"The request body is larger than this endpoint's {limit} bytes; nothing was recorded.")
+
+
+class BodyTooComplex(APIException):
+    """400 ``body_too_complex``: more JSON values or deeper nesting than the endpoint takes."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "body_too_complex"
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"The request body holds {why}; nothing was recorded.")
+
+
+class DuplicateKeyError(APIException):
+    """400 ``duplicate_key``: one object names a key twice (``fields`` names it)."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "duplicate_key"
+
+    def __init__(self, key: str) -> None:
+        self.key = key[:64]
+        super().__init__(f"The key {self.key!r} appears more than once in one object; send it once.")
+
+
+def values_limit(view: Any) -> int:
+    """How many JSON values ``view``'s bodies may hold (``values_limit_setting``, or API_MAX_JSON_VALUES)."""
+    return int(getattr(settings, getattr(view, "values_limit_setting", DEFAULT_VALUES_SETTING)))
 
 
 def body_limit(view: Any) -> int:
@@ -52,11 +86,17 @@ class JSONParser(parsers.JSONParser):
         raw = stream.read(limit + 1)
         if len(raw) > limit:
             raise BodyTooLarge(limit)
+        why = over_budget(raw, max_values=values_limit(context.get("view")), max_depth=settings.API_MAX_JSON_DEPTH)
+        if why is not None:
+            raise BodyTooComplex(why)
         encoding = context.get("encoding", settings.DEFAULT_CHARSET)
         # Python's decoder recurses once per nesting level and raises RecursionError (not ValueError, which DRF
         # turns into a 400) a few thousand levels down: a body of 5,000 "[" must be malformed_json, not a 500.
         try:
-            return json.loads(raw.decode(encoding), parse_constant=json.strict_constant if self.strict else None)
+            return json.loads(raw.decode(encoding), parse_constant=json.strict_constant if self.strict else None,
+                              object_pairs_hook=unique_pairs)
+        except DuplicateKey as duplicate:
+            raise DuplicateKeyError(duplicate.key) from None
         except RecursionError:
             raise ParseError("JSON parse error - nested too deeply.") from None
         except ValueError as exc:

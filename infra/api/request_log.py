@@ -55,13 +55,21 @@ def _route(request: HttpRequest) -> str:
     return match.route if match is not None else ""
 
 
+def _request_line(request: HttpRequest) -> str:
+    """Method and path, never the query string: a key sent as ``?api_key=`` is refused, and must not then sit in
+    the log (issue 25 §1.7)."""
+    return f"{request.method} {request.path}"
+
+
 @receiver(signals.bind_extra_request_metadata)
-def _started(request: HttpRequest, **_: Any) -> None:
+def _started(request: HttpRequest, log_kwargs: dict[str, Any], **_: Any) -> None:
     request._log_started = time.perf_counter()  # type: ignore[attr-defined]
+    log_kwargs["request"] = _request_line(request)
 
 
 @receiver(signals.bind_extra_request_finished_metadata)
 def _finished(request: HttpRequest, response: HttpResponse, log_kwargs: dict[str, Any], **_: Any) -> None:
+    log_kwargs["request"] = _request_line(request)
     log_kwargs["route"] = _route(request)
     log_kwargs["server"] = _server_name(request)
     started = getattr(request, "_log_started", None)
@@ -72,6 +80,7 @@ def _finished(request: HttpRequest, response: HttpResponse, log_kwargs: dict[str
 
 @receiver(signals.bind_extra_request_failed_metadata)
 def _failed(request: HttpRequest, log_kwargs: dict[str, Any], **_: Any) -> None:
+    log_kwargs["request"] = _request_line(request)
     log_kwargs["route"] = _route(request)
     log_kwargs["server"] = _server_name(request)
 

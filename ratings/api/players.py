@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from arena.api.schemas import ErrorOut
 from arena.games import get_game
+from infra.api.abuse import ExplainThrottle
 from infra.api.caching import PublicCache
 from infra.api.throttles import PublicThrottle
 from infra.errors import InvalidInput
@@ -44,6 +45,8 @@ class PublicReadApi(PublicCache, APIView):
 class PlayerHistoryApi(PublicReadApi):
     # A page of history grows only at its newest end, and older pages (``before=``) never change.
     cache_max_age, cache_stale_while_revalidate = 10, 60
+    # ?explain=true has its own lower rate beside the public one (infra/api/abuse.py, issue 25 §2).
+    throttle_classes = [*PublicReadApi.throttle_classes, ExplainThrottle]
 
     @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE, EXPLAIN],
                    responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})

@@ -57,22 +57,24 @@ def test_nine_failures_still_let_the_right_password_in():
     assert _logged_in(_post_login(client, moderator.username, PASSWORD))
 
 
-def test_ten_failures_from_many_addresses_lock_the_username_and_the_page_says_nothing_of_existence():
+def test_ten_failures_lock_the_username_from_that_address_and_the_page_says_nothing_of_existence():
     make_moderator()
-    for index in range(10):
-        # Each attempt from another address and another client: the lock is the username's.
-        _post_login(Client(), "mod", "wrong password!", address=f"198.51.100.{index + 1}")
-        _post_login(Client(), "nobody-here", "wrong password!", address=f"2001:db8:{index}::1")
-    locked = _post_login(Client(), "mod", PASSWORD, address="192.0.2.1")  # the right password, a new address
-    ghost = _post_login(Client(), "nobody-here", PASSWORD, address="192.0.2.2")
+    for _ in range(10):
+        _post_login(Client(), "mod", "wrong password!", address="198.51.100.1")
+        _post_login(Client(), "nobody-here", "wrong password!", address="2001:db8:1::1")
+    locked = _post_login(Client(), "mod", PASSWORD, address="198.51.100.1")  # the right password, same address
+    ghost = _post_login(Client(), "nobody-here", PASSWORD, address="2001:db8:1::1")
     assert locked.status_code == ghost.status_code == 429
     assert locked.content == ghost.content  # the same page: nothing says whether the account exists
     page = locked.content.decode()
     assert "Login locked" in page and "Arena moderation" in page and 'href="/static/admin/css/base.css"' in page
     assert "mod" not in re.sub(r"<[^>]+>", "", page).replace("moderation", "")
-    # No address stored, raw or otherwise (docs/moderation.md).
-    assert AccessAttempt.objects.filter(username="mod", failures_since_start__gte=10).exists()
-    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {None}
+    # Issue 25 §1.2: from elsewhere, the moderator still gets in (the lock is username *and* address).
+    assert _logged_in(_post_login(Client(), "mod", PASSWORD, address="192.0.2.1"))
+    # No raw address stored (docs/moderation.md): axes's column holds a keyed pseudonym in fd00::/8.
+    stored = set(AccessAttempt.objects.values_list("ip_address", flat=True))
+    assert stored and all(value.startswith("fd") for value in stored)
+    assert not {"198.51.100.1", "2001:db8:1::1"} & stored
 
 
 def test_a_superuser_sees_the_lockout_and_lifts_it():
@@ -82,13 +84,14 @@ def test_a_superuser_sees_the_lockout_and_lifts_it():
     assert _post_login(Client(), "mod", PASSWORD).status_code == 429
     User.objects.create_superuser("root", "root@example.com", PASSWORD)
     root = Client()
-    assert _logged_in(_post_login(root, "root", PASSWORD))
+    # From another address: the failures' address is itself locked (the rate limit by address, issue 25 §1.2).
+    assert _logged_in(_post_login(root, "root", PASSWORD, address="192.0.2.50"))
     listing = root.get("/admin/axes/accessattempt/")
     assert listing.status_code == 200 and b"mod" in listing.content
     attempt = AccessAttempt.objects.get(username="mod")
     assert root.post(f"/admin/axes/accessattempt/{attempt.pk}/delete/", {"post": "yes"}).status_code == 302
     assert _logged_in(_post_login(Client(), "mod", PASSWORD))
-    assert set(AccessLog.objects.values_list("ip_address", flat=True)) == {None}
+    assert not {"203.0.113.7", "192.0.2.50"} & set(AccessLog.objects.values_list("ip_address", flat=True))
 
 
 def test_a_moderator_cannot_see_or_lift_lockouts():
@@ -178,7 +181,8 @@ def test_a_moderator_without_a_device_is_kept_out(otp_required):
     moderator = make_moderator()
     client = Client()
     refused = _post_login(client, moderator.username, PASSWORD, token="123456")
-    assert refused.status_code == 200 and b"no authenticator enrolled" in refused.content
+    # The same message as a wrong password (issue 25 §1.5); the reason is in the server's log only.
+    assert refused.status_code == 200 and b"correct username, password and authenticator code" in refused.content
     assert client.get("/admin/").status_code == 302
     # Even a session logged in some other way (force_login: password only) reaches no page.
     client.force_login(moderator)

@@ -441,12 +441,18 @@ def test_the_dashboard_tells_how_far_detection_is_behind(arena, mod_client):
     assert "Abuse detection: up to date." in _text(mod_client.get("/admin/"))
 
 
-@pytest.mark.parametrize("query", [{"title": "x\x00"}, {"title": "chess"}, {"q": "T\x00-1"}])
+@pytest.mark.parametrize("query", [{"title": "chess"}])
 def test_the_games_list_answers_an_odd_filter_or_search_with_no_game_not_a_500(arena, mod_client, query):
     arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
     response = mod_client.get("/admin/arena/game/", query)
     assert response.status_code == 200
     assert "kim" not in _text(response)
+
+
+@pytest.mark.parametrize("query", [{"title": "x\x00"}, {"q": "T\x00-1"}])
+def test_a_nul_byte_in_a_filter_or_search_is_400(arena, mod_client, query):
+    # Refused at the door for every path since issue 25 (infra/http_guard.py): no page ever sees a NUL.
+    assert mod_client.get("/admin/arena/game/", query).status_code == 400
 
 
 def test_a_forged_selection_is_refused_with_a_message_not_a_500(arena, mod_client):

@@ -75,16 +75,16 @@ def test_a_callback_is_audited_without_its_secret(root, public_dns):
               {"server": server.pk, "url": "https://tables.example.com/v2", "enabled": ""})
     added, changed = edits()
     assert added["operation"] == "add" and added["changes"]["secret"] == {"before": HIDDEN, "after": HIDDEN}
-    assert added["changes"]["url"] == {"before": None, "after": "https://tables.example.com/push"}
+    # Issue 25 §1.8: where a server's tables go is recorded as changed, never as the URL.
+    assert added["changes"]["url"] == {"before": HIDDEN, "after": HIDDEN}
     # The rotation's fields (previous_secret and its expiry) are secret-named too: recorded only as changed.
     assert all(v == {"before": HIDDEN, "after": HIDDEN} for k, v in added["changes"].items() if "secret" in k)
-    assert changed["changes"] == {"url": {"before": "https://tables.example.com/push",
-                                          "after": "https://tables.example.com/v2"},
+    assert changed["changes"] == {"url": {"before": HIDDEN, "after": HIDDEN},
                                   "enabled": {"before": True, "after": False}}
     root.post(f"/admin/matchmaking/servercallback/{server.pk}/delete/", {"post": "yes"})
     deleted = edits()[-1]
-    assert deleted["operation"] == "delete" and deleted["changes"]["url"]["after"] is None
-    assert secret not in json.dumps(edits())
+    assert deleted["operation"] == "delete" and deleted["changes"]["url"]["after"] == HIDDEN
+    assert secret not in json.dumps(edits()) and "tables.example.com" not in json.dumps(edits())
 
 
 def test_an_admin_action_on_game_servers_is_audited_per_row(root):
