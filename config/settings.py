@@ -115,12 +115,15 @@ MIDDLEWARE = [
     # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
     "corsheaders.middleware.CorsMiddleware",
     "arena.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # The admin's five layers (session, CSRF, login, TOTP, messages) run under /admin/ only; everywhere else they
+    # pass through (infra/api/admin_layers.py: Django's and django-otp's own classes; docs/testing.md, the
+    # request path).
+    "infra.api.admin_layers.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): logged in with a TOTP code
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "infra.api.admin_layers.CsrfViewMiddleware",
+    "infra.api.admin_layers.AuthenticationMiddleware",
+    "infra.api.admin_layers.OTPMiddleware",  # request.user.is_verified(): logged in with a TOTP code
+    "infra.api.admin_layers.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A lost database connection outside DRF is a 503 page, not a 500 (docs/observability.md).
     "arena.api.errors.DatabaseUnavailableMiddleware",
@@ -282,7 +285,8 @@ CELERY_BEAT_SCHEDULE = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["arena.api.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["arena.api.auth.HasScope"],  # a key and the scope the view names
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # DRF's JSON, written by orjson (infra/api/renderers.py; docs/testing.md, the request path).
+    "DEFAULT_RENDERER_CLASSES": ["infra.api.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["infra.api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "arena.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
