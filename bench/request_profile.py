@@ -4,7 +4,7 @@ Run by hand:  .venv/bin/python -m bench.request_profile [--requests 200]
               DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_x REDIS_URL=redis://127.0.0.1:6379/N \\
                   .venv/bin/python -m bench.request_profile   (the production shape's PostgreSQL and Redis)
 
-A scratch test database (created and dropped, as the test runner does) gets one game server and a few hundred
+A scratch test database (created and dropped, as the test runner does) gets one game server and ``--games``
 recorded Wizard games; then three requests (a single game POST, the top-50 board, a player page) are timed through
 Django's test client, ``--requests`` each, first with the whole request path and then with one layer removed at a
 time: each middleware, the throttle, and the renderer swapped for DRF's own. A layer's share is the mean time with
@@ -31,6 +31,7 @@ os.environ.setdefault("LOG_LEVEL", "WARNING")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="timed requests per case and variant")
+    parser.add_argument("--games", type=int, default=300, help="games recorded before the timing")
     args = parser.parse_args()
 
     import django
@@ -54,21 +55,23 @@ def main() -> None:
         auth = {"HTTP_AUTHORIZATION": f"Api-Key {key}"}
         client = Client()
         counter = iter(range(10**9))
+        seated: list[int] = []
 
         def game() -> dict:
             seats = rng.sample(range(300), 4)
+            seated.extend(seats)
             return {"table_id": f"P-{next(counter)}", "game": "wizard",
                     "players": [{"player": f"p{x}", "ip": f"203.0.113.{x % 250}", "score": rng.randint(0, 300)}
                                 for x in seats]}
 
-        for _ in range(300):
+        for _ in range(args.games):
             assert client.post("/api/v1/games/", game(), content_type="application/json", **auth).status_code in (
                 200, 201)
         cases: dict[str, Callable[[], object]] = {
             "single game POST": lambda: client.post("/api/v1/games/", game(), content_type="application/json",
                                                     **auth),
             "top-50 board": lambda: client.get("/api/v1/leaderboards/wizard/?limit=50"),
-            "player page": lambda: client.get(f"/api/v1/players/p{rng.randrange(300)}/"),
+            "player page": lambda: client.get(f"/api/v1/players/p{rng.choice(seated)}/"),
         }
         full = list(settings.MIDDLEWARE)
         variants: dict[str, dict] = {"whole path": {}}
