@@ -40,9 +40,11 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 # This process loads the data through Django in production mode (no DEBUG), which refuses to start without its
-# keys: a throwaway pair, so the command above runs as written on a fresh checkout. The server gets its own (serve).
+# keys and hosts: throwaway keys and the loopback, so the command above runs as written on a fresh checkout.
+# The server gets its own (serve).
 os.environ.setdefault("SECRET_KEY", secrets.token_hex(32))
 os.environ.setdefault("IP_HASH_KEY", secrets.token_hex(32))
+os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
 
 from bench.harness import start_gunicorn  # noqa: E402
 
