@@ -19,6 +19,14 @@ from config import logs
 _env = environ.Env()
 
 accesslog = None
+# Slow clients (issue 25 item 1; docs/security.md): gthread, but a request's headers are read in the worker's event
+# loop, never in a thread, and a client has HEADER_TIMEOUT seconds to send them (config/http_worker.py).
+worker_class = "config.http_worker.HeaderBufferingWorker"
+# gunicorn's own caps on what a request line and its headers may be (400 or 431 beyond): nginx's defaults'
+# size (large_client_header_buffers 4 8k), and 50 header lines (a client sends a dozen; the proxy adds a few).
+limit_request_line = 4094
+limit_request_fields = 50
+limit_request_field_size = 8190
 # An idle keep-alive connection is held 75 s, longer than a client pool or a load balancer keeps one idle (nginx's
 # 75 s, an AWS load balancer's 60 s): with gunicorn's 2 s, a client that sends every 2-3 s races the close and
 # gets "connection reset" (the capacity run at 10 requests/s saw 152 of them; docs/testing.md). gthread keeps

@@ -9,6 +9,7 @@ may hold a key or an address).
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import structlog
@@ -21,6 +22,21 @@ def default_format(*, debug: bool) -> str:
     return "console" if debug else "json"
 
 
+# gunicorn's "Invalid request from ip=203.0.113.9: ..." (a malformed request: 431, a request line too long, a NUL
+# in a header, Content-Length with Transfer-Encoding) names the client's raw address (issue 25, item 6). The address
+# is what follows "ip=" up to the ": " before the reason (an IPv6 address has colons of its own, never ": ").
+_GUNICORN_ADDRESS = re.compile(r"\bip=\[?[0-9A-Fa-f.:]+?\]?(?=: |\s|$)")
+MASKED = "ip=<masked>"
+
+
+def mask_client_addresses(logger: Any, method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """gunicorn's own lines without the client's raw address: never a raw address in a log (docs/observability.md)."""
+    event = event_dict.get("event")
+    if isinstance(event, str) and "ip=" in event and str(event_dict.get("logger", "")).startswith("gunicorn"):
+        event_dict["event"] = _GUNICORN_ADDRESS.sub(MASKED, event)
+    return event_dict
+
+
 def _shared() -> list[Any]:
     return [
         structlog.contextvars.merge_contextvars,  # request_id, and a recording's game ids
@@ -28,6 +44,7 @@ def _shared() -> list[Any]:
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.stdlib.PositionalArgumentsFormatter(),  # "%s" arguments of the standard library's records
+        mask_client_addresses,
     ]
 
 

@@ -120,12 +120,15 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "infra.api.abuse.FailedAuthMiddleware",  # 401s counted per client network, 429 past API_FAILED_AUTH_RATE
     "infra.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # The admin's layers (session, login, TOTP, messages) run under /admin/ only; everywhere else they pass through
+    # (infra/api/admin_layers.py: Django's and django-otp's own classes; docs/testing.md, the request path). CSRF
+    # stays Django's own, by name, as `check --deploy` asks (security.W003); on DRF's exempt views it is a no-op.
+    "infra.api.admin_layers.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): logged in with a TOTP code
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "infra.api.admin_layers.AuthenticationMiddleware",
+    "infra.api.admin_layers.OTPMiddleware",  # request.user.is_verified(): logged in with a TOTP code
+    "infra.api.admin_layers.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A lost database connection outside DRF is a 503 page, not a 500 (docs/observability.md).
     "infra.api.errors.DatabaseUnavailableMiddleware",
@@ -291,7 +294,8 @@ CELERY_BEAT_SCHEDULE = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["infra.api.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["infra.api.auth.HasScope"],  # a key and the scope the view names
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # DRF's JSON, written by orjson (infra/api/renderers.py; docs/testing.md, the request path).
+    "DEFAULT_RENDERER_CLASSES": ["infra.api.renderers.OrjsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["infra.api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "infra.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -1,12 +1,14 @@
 """Throttles: the public reads (player pages, rating history, leaderboards) per client network, and every
-key-authenticated write per key (docs/security.md, the limits). Both are fixed windows, one INCR per request."""
+key-authenticated write per key (docs/security.md, the limits). Both are fixed windows, one Redis round trip
+(INCR and EXPIRE NX in one pipeline) per request."""
 from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import ImproperlyConfigured
 from redis.exceptions import RedisError
 from rest_framework.request import Request
@@ -28,7 +30,23 @@ def parse_rate(rate: str) -> tuple[int, int]:
 
 
 def _count(key: str, window: int) -> int:
-    """This window's count after this request: one INCR, or the window's first request."""
+    """This window's count after this request, in one Redis round trip.
+
+    Django's ``cache.incr`` is two round trips on Redis (EXISTS, then INCR) and the window's first request two
+    more (ADD, then INCR on a race). On Redis one MULTI/EXEC pipeline does all of it: INCR creates the counter at
+    1, and ``EXPIRE ... NX`` gives it its lifetime only when it has none (Redis 7), so a window's counter always
+    dies after it. The key and the stored integer are the cache's own (``make_and_validate_key``; Django's Redis
+    serializer keeps an int as a plain integer), so ``cache.get`` reads the same count. Other caches (the
+    embedded shape's local memory) keep the cache API.
+    """
+    backend = caches["default"]  # the backend itself: ``cache`` is a proxy, never an instance of one
+    if isinstance(backend, RedisCache):
+        full_key = backend.make_and_validate_key(key)
+        pipe = backend._cache.get_client(full_key, write=True).pipeline(transaction=True)
+        pipe.incr(full_key)
+        pipe.expire(full_key, window + 1, nx=True)
+        count, _ = pipe.execute()
+        return int(count)
     try:
         return cache.incr(key)
     except ValueError:  # first request of this window

@@ -9,10 +9,13 @@ worker boot, the signal, shutdown) are among the JSON ones.
 from __future__ import annotations
 
 import json
+import socket
+import time
 
 import pytest
 
 from arena.servers import game_server_create
+from config.logs import MASKED
 from tests.services.test_raw_addresses_nowhere import Web, _free_port, _production_env, processes
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,3 +58,43 @@ def test_every_line_gunicorn_writes_is_json_with_one_line_per_request(tmp_path, 
     own = [r["event"] for r in records if r["logger"] == "gunicorn.error"]
     for said in ("Starting gunicorn", "Booting worker", "Handling signal: term", "Shutting down: Master"):
         assert any(event.startswith(said) for event in own), (said, own)
+
+
+# Malformed requests gunicorn refuses itself, before Django (issue 25, item 6): each answered 4xx, and each logged
+# as "Invalid request from ip=...", which named the client's raw address. (request, the status expected)
+MALFORMED = [
+    (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431),  # a header too long
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400),  # a request line too long
+    (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Nul: a\x00b\r\n\r\n", 400),  # a NUL in a header
+    (b"POST /api/v1/games/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+     b"0\r\n\r\n", 400),  # Content-Length and Transfer-Encoding both
+]
+
+
+def _raw_status(port: int, request: bytes) -> int:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while b"\r\n" not in answer:
+            part = sock.recv(4096)
+            if not part:
+                break
+            answer += part
+    return int(answer.split(b" ", 2)[1])
+
+
+def test_malformed_requests_are_refused_and_logged_without_the_clients_address(tmp_path, redis_conn):
+    port = _free_port()
+    env = _production_env(tmp_path, port)
+    env.pop("LOG_FORMAT", None)
+    with processes(["web"], env, tmp_path):
+        Web(port, "").wait_up(tmp_path / "web.log")
+        statuses = [_raw_status(port, request) for request, _ in MALFORMED]
+        time.sleep(0.5)  # the worker's log lines are written after its answers
+    assert statuses == [status for _, status in MALFORMED]
+    records = [json.loads(line) for line in (tmp_path / "web.log").read_text().splitlines() if line.strip()]
+    invalid = [r["event"] for r in records if r["event"].startswith("Invalid request from")]
+    assert len(invalid) == len(MALFORMED), invalid
+    assert all(event.startswith(f"Invalid request from {MASKED}: ") for event in invalid), invalid
+    # The connecting address is 127.0.0.1 here: nowhere in those lines, in any spelling gunicorn uses.
+    assert not [event for event in invalid if "127.0.0.1" in event or "ip=127" in event]

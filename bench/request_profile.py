@@ -1,0 +1,112 @@
+"""Where a request's milliseconds go: each layer of the request path taken out in turn, in one process.
+
+Run by hand:  .venv/bin/python -m bench.request_profile [--requests 200]
+              DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_x REDIS_URL=redis://127.0.0.1:6379/N \\
+                  .venv/bin/python -m bench.request_profile   (the production shape's PostgreSQL and Redis)
+
+A scratch test database (created and dropped, as the test runner does) gets one game server and ``--games``
+recorded Wizard games; then three requests (a single game POST, the top-50 board, a player page) are timed through
+Django's test client, ``--requests`` each, first with the whole request path and then with one layer removed at a
+time: each middleware, the throttle, and the renderer swapped for DRF's own. A layer's share is the mean time with
+it minus the mean time without it, in the same run (the cases take turns, so a neighbour's load weighs on all).
+A share within the run's noise (about 0.02 ms here) reads as nothing. Figures: docs/testing.md, the request path.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")  # development mode unless DEBUG is set
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=200, help="timed requests per case and variant")
+    parser.add_argument("--games", type=int, default=300, help="games recorded before the timing")
+    args = parser.parse_args()
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+    from django.test import Client, override_settings
+    from django.test.utils import setup_test_environment
+
+    from arena.models import SCOPES
+    from arena.servers import game_server_create
+
+    setup_test_environment()
+    settings.DEBUG = False
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0)
+    try:
+        key = game_server_create(name="profile", scopes=SCOPES).key
+        rng = random.Random(5)
+        auth = {"HTTP_AUTHORIZATION": f"Api-Key {key}"}
+        client = Client()
+        counter = iter(range(10**9))
+        seated: list[int] = []
+
+        def game() -> dict:
+            seats = rng.sample(range(300), 4)
+            seated.extend(seats)
+            return {"table_id": f"P-{next(counter)}", "game": "wizard",
+                    "players": [{"player": f"p{x}", "ip": f"203.0.113.{x % 250}", "score": rng.randint(0, 300)}
+                                for x in seats]}
+
+        for _ in range(args.games):
+            assert client.post("/api/v1/games/", game(), content_type="application/json", **auth).status_code in (
+                200, 201)
+        cases: dict[str, Callable[[], object]] = {
+            "single game POST": lambda: client.post("/api/v1/games/", game(), content_type="application/json",
+                                                    **auth),
+            "top-50 board": lambda: client.get("/api/v1/leaderboards/wizard/?limit=50"),
+            "player page": lambda: client.get(f"/api/v1/players/p{rng.choice(seated)}/"),
+        }
+        full = list(settings.MIDDLEWARE)
+        variants: dict[str, dict] = {"whole path": {}}
+        for name in full:
+            variants[f"- {name.rsplit('.', 1)[1]}"] = {"MIDDLEWARE": [m for m in full if m != name]}
+        rest = settings.REST_FRAMEWORK
+        variants["- throttles"] = {"REST_FRAMEWORK": {**rest, "DEFAULT_THROTTLE_CLASSES": [],
+                                                      "DEFAULT_THROTTLE_RATES": {"public": None}}}
+        variants["renderer: DRF's json"] = {"REST_FRAMEWORK": {
+            **rest, "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]}}
+        means: dict[str, dict[str, list[float]]] = {v: {c: [] for c in cases} for v in variants}
+        for _ in range(3):  # rounds: every variant in each, so slow spells weigh on all
+            for variant, overrides in variants.items():
+                with override_settings(**overrides):
+                    for case, call in cases.items():
+                        call()  # warm
+                        samples = []
+                        for _ in range(args.requests // 3):
+                            started = time.perf_counter()
+                            call()
+                            samples.append(time.perf_counter() - started)
+                        means[variant][case].append(statistics.fmean(samples) * 1000)
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+    shape = "PostgreSQL + Redis" if "postgres" in os.environ.get("DATABASE_URL", "") else "embedded (SQLite)"
+    print(f"\n{shape}; mean ms per request ({args.requests} per case and variant); a layer's share = whole - without")
+    print(f"{'variant':40}" + "".join(f"{c:>22}" for c in cases))
+    whole = {c: statistics.median(means["whole path"][c]) for c in cases}
+    for variant in variants:
+        cells = []
+        for case in cases:
+            value = statistics.median(means[variant][case])
+            cells.append(f"{value:10.2f}" + ("" if variant == "whole path" else f" ({whole[case] - value:+6.2f})"))
+        print(f"{variant:40}" + "".join(f"{cell:>22}" for cell in cells))
+
+
+if __name__ == "__main__":
+    main()
