@@ -306,7 +306,8 @@ SPECTACULAR_SETTINGS = {
     # The push of a formed table to a game server, as an OpenAPI 3.1 webhook (matchmaking/api/webhooks.py):
     # webhooks exist from 3.1 on.
     "OAS_VERSION": "3.1.0",
-    "WEBHOOKS": ["matchmaking.api.webhooks.table_formed"],
+    "WEBHOOKS": [f"matchmaking.api.webhooks.{name}" for name in (
+        "table_formed", "ticket_expired", "ticket_cancelled", "player_warned", "tournament_table_formed", "ping")],
     # arena/api/contract.py: every status with its codes, each game's body, links (issue 16 §3).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "arena.api.contract.postprocess",
                              "matchmaking.api.webhooks.with_push_headers"],

@@ -27,7 +27,7 @@ from arena.players import players_fetch_or_create
 from infra import dispatch
 from infra.errors import ArenaError, Conflict, Forbidden, InvalidInput
 from infra.gc_pause import gc_paused
-from matchmaking import engine, metrics, store
+from matchmaking import engine, events, metrics, store
 from matchmaking.models import Delivery, OpenSeat, Pool, Ticket, TicketSeat
 from matchmaking.selectors import ticket_get_for_server
 from matchmaking.sizes import pool_sizes, table_name
@@ -39,9 +39,10 @@ log = logging.getLogger(__name__)
 # docs/matchmaking.md: "a ticket may bring up to 3 friends".
 PARTY_MAX = 3
 
-# The formed (or due, or retried) tables' deliveries, handed over after the commit: matchmaking/tasks.py queues one
-# push task per delivery id, so a worker never reads a delivery before it is committed.
-tables_push = dispatch.HandOff("matchmaking: push the tables")
+# The formed (or due, or retried) tables' deliveries, and every other event's, handed over after the commit:
+# matchmaking/tasks.py queues one push task per delivery id, so a worker never reads a delivery before it is
+# committed. Declared in matchmaking/events.py, beside the events.
+tables_push = events.tables_push
 
 
 @dataclass(frozen=True)
@@ -322,6 +323,7 @@ def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
         status=status, closed_at=now, cancel_reason=reason)
     if closed:
         OpenSeat.objects.filter(ticket_id__in=ticket_ids).delete()
+        _pushes_due(events.ticket_closed_deliveries(ticket_ids=ticket_ids, now=now))  # ticket.cancelled
     return closed
 
 

@@ -74,6 +74,16 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "leaderboards_retrieve": _merge(ANY, PUBLIC, {
         400: ("invalid_input",),
         404: ("unknown_game", "no_leaderboard", "player_not_found", "player_not_ranked")}),
+    # A game server's callback and deliveries (matchmaking/api/callbacks.py, docs/api.md "Callbacks and events").
+    "callback_retrieve": _merge(KEY, ANY, {404: ("callback_not_found",)}),
+    "callback_update": _merge(KEY, ANY, BODY, WRITE),
+    "callback_destroy": _merge(KEY, ANY, WRITE, {404: ("callback_not_found",)}),
+    "callback_rotate_secret": _merge(KEY, ANY, BODY, WRITE, {404: ("callback_not_found",)}),
+    "callback_ping": _merge(KEY, ANY, WRITE, {404: ("callback_not_found",), 409: ("callback_disabled",)}),
+    "deliveries_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
+    "deliveries_retrieve": _merge(KEY, ANY, {404: ("delivery_not_found",)}),
+    "deliveries_redeliver": _merge(KEY, ANY, WRITE, {404: ("delivery_not_found", "callback_not_found"),
+                                                     409: ("callback_disabled",)}),
 }
 
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before sending the same request again.",
@@ -84,6 +94,7 @@ PATH_PARAMETERS: dict[str, dict[str, Any]] = {
     "game_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "report_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "ticket_id": {"type": "string", "format": "uuid"},
+    "delivery_id": {"type": "string", "format": "uuid"},
     "player": {"type": "string", "pattern": PLAYER_ID},
     "game": {"type": "string", "enum": [game.title for game in all_games()]},
 }
