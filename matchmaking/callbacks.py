@@ -150,8 +150,8 @@ def callback_ping(*, server: GameServer) -> Delivery:
 def delivery_redeliver(*, server: GameServer, delivery_id: Any, now: datetime | None = None) -> Delivery:
     """POST redeliver: the same event (same id, same body for a frozen event) sent again, to the URL the callback
     has now, with a fresh allowance of attempts; a delivered one too (a receiver that lost it asks again)."""
-    _pushing_callback(server)
     delivery = delivery_for_server(server=server, delivery_id=delivery_id)
+    _pushing_callback(server)
     moment = now or timezone.now()
     with transaction.atomic():
         Delivery.objects.filter(pk=delivery.pk).update(
