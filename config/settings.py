@@ -115,6 +115,7 @@ MIDDLEWARE = [
     # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
     "corsheaders.middleware.CorsMiddleware",
     "arena.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
+    "infra.api.ratelimit.RateLimitHeadersMiddleware",  # RateLimit-Policy / RateLimit where a throttle counted
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -6,14 +6,15 @@ from drf_spectacular.views import SpectacularSwaggerView
 
 from arena.api import health
 from arena.api.errors import endpoint_not_found
+from arena.api.game_read import GameReadApi, GamesApi
 from arena.api.schema_view import CachedSpectacularAPIView
-from arena.api.views import GameBatchApi, GameCreateApi, GameDetailApi
+from arena.api.views import GameBatchApi
 from infra.api import metrics
 
 api_v1 = [
-    path("games/", GameCreateApi.as_view(), name="games-create"),
+    path("games/", GamesApi.as_view(), name="games-create"),  # POST records, GET lists (arena/api/game_read.py)
     path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
-    path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
+    path("games/<int:game_id>/", GameReadApi.as_view(), name="games-detail"),
     path("", include("ratings.api.players")),
     path("", include("ratings.api.explain")),
     path("", include("leaderboards.api")),

@@ -54,6 +54,8 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "games_create": _merge(KEY, ANY, BODY, WRITE, {400: GAME_BODY, 409: ("table_conflict",)}),
     "games_batch": _merge(KEY, ANY, BODY, WRITE),
     "games_retrieve": _merge(KEY, ANY, {404: ("game_not_found",)}),
+    "games_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
+    "matchmaking_tickets_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
     "matchmaking_tickets_create": _merge(KEY, ANY, BODY, WRITE, {
         400: ("unknown_game", "player_count", "party_too_large", "duplicate_player", "variant_not_rated",
               "unknown_variant_option", "invalid_variant"),

@@ -9,10 +9,11 @@ from matchmaking.api.callbacks import (
     DeliveryDetailApi,
     DeliveryRedeliverApi,
 )
-from matchmaking.api.views import PreferencesApi, TicketCreateApi, TicketDetailApi
+from matchmaking.api.ticket_reads import TicketsApi
+from matchmaking.api.views import PreferencesApi, TicketDetailApi
 
 urlpatterns = [
-    path("matchmaking/tickets/", TicketCreateApi.as_view(), name="matchmaking-tickets"),
+    path("matchmaking/tickets/", TicketsApi.as_view(), name="matchmaking-tickets"),
     path("matchmaking/tickets/<str:ticket_id>/", TicketDetailApi.as_view(), name="matchmaking-ticket"),
     path("players/<str:player>/preferences/", PreferencesApi.as_view(), name="players-preferences"),
     path("callback/", CallbackApi.as_view(), name="callback"),

@@ -136,6 +136,8 @@ def _report(world: World) -> dict[str, Any]:
 MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/games/": {
         "POST": Keyed("games", owner=(201, None), other=(201, None), body=_game, rows=(Game,)),
+        # Each server lists its own games (docs/api.md "Reading games back"): another's list is its own, 200.
+        "GET": Keyed("games", owner=(200, None), other=(200, None)),
     },
     "api/v1/games/batch/": {
         "POST": Keyed("games", owner=(200, None), other=(200, None), body=_batch, rows=(Game,)),
@@ -152,6 +154,7 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/matchmaking/tickets/": {
         "POST": Keyed("matchmaking", owner=(201, None), other=(409, "open_ticket"), body=_ticket_for_waiting_player,
                       rows=(Ticket,)),
+        "GET": Keyed("matchmaking", owner=(200, None), other=(200, None)),
     },
     "api/v1/matchmaking/tickets/<str:ticket_id>/": {
         "GET": Keyed("matchmaking", owner=(200, None), other=(404, "ticket_not_found")),

@@ -57,9 +57,12 @@ def test_get_returns_the_same_shape(api):
     created = api.post("/api/v1/games/", wizard(30, 20, 10), format="json").json()
     fetched = api.get(f"/api/v1/games/{created['id']}/")
     assert fetched.status_code == 200
-    assert {k: v for k, v in fetched.json().items() if k != "status"} == {
+    # The POST's answer, and what was recorded beside it (issue 26 §2: variant, finished_at, players, details).
+    read = fetched.json()
+    assert {k: v for k, v in read.items() if k in created and k != "status"} == {
         k: v for k, v in created.items() if k != "status"
     }
+    assert set(read) - set(created) == {"variant", "finished_at", "players", "details"}
 
 
 def test_identical_resend_returns_200_and_changes_nothing(api):
@@ -511,7 +514,7 @@ def test_an_unexpected_failure_is_a_json_500_on_api_paths(api, monkeypatch, sett
         raise RuntimeError("boom")
 
     settings.DEBUG = False
-    monkeypatch.setattr("arena.api.views.game_get_for_server", broken)
+    monkeypatch.setattr("arena.api.game_read.game_get_for_server", broken)
     api.raise_request_exception = False
     response = api.get("/api/v1/games/1/")
     assert response.status_code == 500
