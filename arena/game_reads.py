@@ -96,7 +96,7 @@ def since_parse(raw: str) -> datetime:
 
 def games_page(*, server: GameServer, table_id: str | None = None, since: datetime | None = None,
                cursor: str | None = None, limit: int = GAMES_LIMIT_DEFAULT) -> tuple[list[Game], str | None]:
-    """The server's games, oldest ``finished_at`` first (the order they are rated in: docs/ratings.md), from
+    """The server's games, oldest ``finished_at`` first (a server's own clock, which it reconciles by), from
     ``since`` on, after ``cursor``; ``table_id`` finds the one game of that id. Returns the page and the next
     cursor (None at the end)."""
     rows = Game.objects.filter(server=server)
