@@ -311,6 +311,7 @@ SPECTACULAR_SETTINGS = {
         "table_formed", "ticket_expired", "ticket_cancelled", "player_warned", "tournament_table_formed", "ping")],
     # arena/api/contract.py: every status with its codes, each game's body, links (issue 16 §3).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "arena.api.contract.postprocess",
+                             "arena.api.openapi31.postprocess",  # 3.1 null types, one Error model
                              "matchmaking.api.webhooks.with_push_headers"],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
