@@ -8,6 +8,9 @@ runs after ``arena.api.contract.postprocess``.
 - **One ``Error`` model**: every error response references ``#/components/schemas/Error`` (its ``code`` an enum of
   every code the API answers), and names the codes of that status in its description and in ``x-error-codes``.
   Before, each response carried its own inline copy, and a generated client had one model class per copy.
+- **Tags by resource**: an operation's tag is the first word of its id (``games_explain`` is a ``games``
+  operation, not a ``players`` one), the callback and its deliveries together as ``callbacks``; a generated
+  client has one module per tag.
 """
 from __future__ import annotations
 
@@ -77,8 +80,20 @@ def _one_error_model(result: dict[str, Any]) -> None:
     }
 
 
+TAG_OF_WORD = {"callback": "callbacks", "deliveries": "callbacks"}
+
+
+def _tags(result: dict[str, Any]) -> None:
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "operationId" in operation:
+                word = operation["operationId"].split("_", 1)[0]
+                operation["tags"] = [TAG_OF_WORD.get(word, word)]
+
+
 def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """POSTPROCESSING_HOOKS, after the contract's: one Error model, then every ``nullable`` as 3.1 writes it."""
+    """POSTPROCESSING_HOOKS, after the contract's: tags, one Error model, then every ``nullable`` as 3.1 has it."""
+    _tags(result)
     _one_error_model(result)
     _denull(result)
     return result

@@ -55,3 +55,10 @@ def test_each_event_type_is_a_webhook(schema):
         envelope = schema["components"]["schemas"][body]
         assert set(envelope["required"]) == {"id", "type", "created_at", "api_version", "data"}, name
         assert envelope["properties"]["type"]["enum"] == [name]
+
+
+def test_tags_are_the_resource_of_each_operation(schema):
+    tags = {o["operationId"]: o["tags"] for item in schema["paths"].values() for o in item.values()}
+    assert tags["games_explain"] == tags["games_create"] == tags["games_batch"] == ["games"]
+    assert tags["reports_create"] == ["reports"] and tags["deliveries_list"] == tags["callback_ping"] == ["callbacks"]
+    assert tags["players_history"] == ["players"] and tags["matchmaking_tickets_list"] == ["matchmaking"]
