@@ -62,3 +62,9 @@ def test_tags_are_the_resource_of_each_operation(schema):
     assert tags["games_explain"] == tags["games_create"] == tags["games_batch"] == ["games"]
     assert tags["reports_create"] == ["reports"] and tags["deliveries_list"] == tags["callback_ping"] == ["callbacks"]
     assert tags["players_history"] == ["players"] and tags["matchmaking_tickets_list"] == ["matchmaking"]
+
+
+def test_team_only_where_a_title_has_teams(schema):
+    player_of = {name: schema["components"]["schemas"][f"GameIn_{name}"]["properties"]["players"]["items"]
+                 for name in ("tokaido", "nile", "wizard", "railroad_ink", "spades", "hanabi")}
+    assert [name for name, item in player_of.items() if "team" in item["properties"]] == ["spades", "hanabi"]
