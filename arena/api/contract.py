@@ -108,6 +108,12 @@ QUERY_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("leaderboards_retrieve", "around"): {"type": "string", "pattern": PLAYER_ID},
     ("players_history", "limit"): {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ("players_history", "before"): {"type": "integer", "minimum": 0, "maximum": MAX_ID},
+    # Issue 26: the lists a game server reads back (arena/api/game_read.py, matchmaking/api/*).
+    ("games_list", "limit"): {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
+    ("games_list", "table_id"): {"type": "string", "minLength": 1, "maxLength": 64},
+    ("games_list", "since"): {"type": "string", "format": "date-time"},
+    ("matchmaking_tickets_list", "limit"): {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
+    ("deliveries_list", "limit"): {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
 }
 
 LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {

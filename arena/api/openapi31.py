@@ -91,9 +91,16 @@ def _tags(result: dict[str, Any]) -> None:
                 operation["tags"] = [TAG_OF_WORD.get(word, word)]
 
 
+# Request bodies of issue 26's doors refuse unknown fields, as their views do.
+CLOSED = ("CallbackInRequest", "RotateSecretInRequest")
+
+
 def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     """POSTPROCESSING_HOOKS, after the contract's: tags, one Error model, then every ``nullable`` as 3.1 has it."""
     _tags(result)
+    for name in CLOSED:
+        if name in result.get("components", {}).get("schemas", {}):
+            result["components"]["schemas"][name]["additionalProperties"] = False
     _one_error_model(result)
     _denull(result)
     return result

@@ -107,8 +107,8 @@ def test_a_client_generated_from_the_schema_records_reads_queues_and_cancels(liv
     monkeypatch.syspath_prepend(str(tmp_path))
     client_module = importlib.import_module("arena_client")
     models = importlib.import_module("arena_client.models")
-    games_create = importlib.import_module("arena_client.api.v1.games_create")
-    games_retrieve = importlib.import_module("arena_client.api.v1.games_retrieve")
+    games_create = importlib.import_module("arena_client.api.games.games_create")
+    games_retrieve = importlib.import_module("arena_client.api.games.games_retrieve")
     tickets_create = importlib.import_module("arena_client.api.matchmaking.matchmaking_tickets_create")
     tickets_cancel = importlib.import_module("arena_client.api.matchmaking.matchmaking_tickets_cancel")
 
