@@ -87,7 +87,10 @@ def _after(cursor: str) -> tuple[datetime, int]:
 
 def since_parse(raw: str) -> datetime:
     """``?since=``: ISO 8601 with a timezone (``Z`` or an offset), as ``finished_at`` is sent."""
-    moment = parse_datetime(raw.replace(" ", "+")) if len(raw) <= 40 else None  # "+" arrives as " " unencoded
+    try:  # "+" arrives as " " when not encoded; RFC 3339 allows a lower-case "t" and "z"
+        moment = parse_datetime(raw.replace(" ", "+").upper()) if len(raw) <= 40 else None
+    except ValueError:  # well formed, no such time (a 61st second)
+        moment = None
     if moment is None or moment.tzinfo is None:
         raise InvalidInput("invalid_input", "since must be a time in ISO 8601 with a timezone.",
                            {"since": "Must be ISO 8601 with a timezone, e.g. 2026-12-01T00:00:00Z."})
