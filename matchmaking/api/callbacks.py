@@ -88,6 +88,8 @@ class CallbackRotateApi(APIView):
     def post(self, request: Request) -> Response:
         body = _object(request.data, {"previous_secret_expires_in"})
         overlap = body.get("previous_secret_expires_in", callbacks.ROTATION_OVERLAP_DEFAULT)
+        if isinstance(overlap, float) and overlap.is_integer():  # JSON Schema's integer: 60.0 is 60
+            overlap = int(overlap)
         if (not isinstance(overlap, int) or isinstance(overlap, bool)
                 or not 0 <= overlap <= callbacks.ROTATION_OVERLAP_MAX):
             raise InvalidInput("invalid_input", "previous_secret_expires_in is out of range.", {
