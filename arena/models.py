@@ -124,6 +124,8 @@ class Game(models.Model):
                 condition=models.Q(status="rated", trueskill_done=False),
             ),
             models.Index(fields=["title", "rating_seq"], name="game_rated_order"),
+            # GET /api/v1/games/?since=: a server's games in finished_at order, by cursor (arena/game_reads.py).
+            models.Index(fields=["server", "finished_at", "id"], name="game_server_finished"),
         ]
 
     def __str__(self) -> str:

@@ -120,6 +120,7 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "infra.api.abuse.FailedAuthMiddleware",  # 401s counted per client network, 429 past API_FAILED_AUTH_RATE
     "infra.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
+    "infra.api.ratelimit.RateLimitHeadersMiddleware",  # RateLimit-Policy / RateLimit where a throttle counted
     # The admin's layers (session, login, TOTP, messages) run under /admin/ only; everywhere else they pass through
     # (infra/api/admin_layers.py: Django's and django-otp's own classes; docs/testing.md, the request path). CSRF
     # stays Django's own, by name, as `check --deploy` asks (security.W003); on DRF's exempt views it is a no-op.
@@ -319,9 +320,11 @@ SPECTACULAR_SETTINGS = {
     # The push of a formed table to a game server, as an OpenAPI 3.1 webhook (matchmaking/api/webhooks.py):
     # webhooks exist from 3.1 on.
     "OAS_VERSION": "3.1.0",
-    "WEBHOOKS": ["matchmaking.api.webhooks.table_formed"],
+    "WEBHOOKS": [f"matchmaking.api.webhooks.{name}" for name in (
+        "table_formed", "ticket_expired", "ticket_cancelled", "player_warned", "tournament_table_formed", "ping")],
     # infra/api/contract.py, with arena/api/contract.py's tables: every status and its codes, bodies, links (issue 16).
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "infra.api.contract.postprocess",
+                             "arena.api.openapi31.postprocess",  # 3.1 null types, one Error model
                              "matchmaking.api.webhooks.with_push_headers"],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.

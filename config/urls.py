@@ -6,14 +6,15 @@ from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from arena.api import health
 from arena.api.schema_view import CachedSpectacularAPIView
-from doors.games import GameBatchApi, GameCreateApi, GameDetailApi
+from doors.game_read import GameReadApi, GamesApi
+from doors.games import GameBatchApi
 from infra.api import metrics
 from infra.api.errors import endpoint_not_found
 
 api_v1 = [
-    path("games/", GameCreateApi.as_view(), name="games-create"),
+    path("games/", GamesApi.as_view(), name="games-create"),  # POST records, GET lists (arena/api/game_read.py)
     path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
-    path("games/<int:game_id>/", GameDetailApi.as_view(), name="games-detail"),
+    path("games/<int:game_id>/", GameReadApi.as_view(), name="games-detail"),
     path("", include("doors.players")),
     path("", include("ratings.api.players")),
     path("", include("doors.explain")),

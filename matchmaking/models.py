@@ -234,7 +234,11 @@ class Delivery(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     server = models.ForeignKey(GameServer, on_delete=models.CASCADE, related_name="deliveries")
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="deliveries")
+    # Null for an event that is not a formed table (matchmaking/events.py): its ``data`` is kept instead.
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="deliveries", null=True, blank=True)
+    event_type = models.CharField(max_length=40, default="table.formed")
+    data = models.JSONField(null=True, blank=True, help_text="The event's data, frozen when it happened; a "
+                                                             "table.formed push reads its table at each send.")
     url = models.URLField(max_length=500)
     tickets = models.JSONField(default=list, help_text="The server's own tickets at the table.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
@@ -251,7 +255,9 @@ class Delivery(models.Model):
         verbose_name_plural = "deliveries"
         constraints = [models.UniqueConstraint(fields=["table", "server"], name="mm_delivery_once")]
         indexes = [models.Index(fields=["next_attempt_at"], name="mm_delivery_due",
-                                condition=models.Q(status="pending"))]
+                                condition=models.Q(status="pending")),
+                   # The deliveries list (GET /api/v1/deliveries/): a server's newest first, by cursor.
+                   models.Index(fields=["server", "-created_at", "-id"], name="mm_delivery_server_recent")]
 
     def __str__(self) -> str:
         return f"delivery {self.id} ({self.status})"

@@ -28,7 +28,7 @@ from django.db.models import Max
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
-from matchmaking import metrics, push_net
+from matchmaking import events, metrics, push_net
 from matchmaking.models import Delivery, DeliveryAttempt, ServerCallback, Ticket
 from matchmaking.selectors import table_present
 
@@ -103,15 +103,23 @@ def signing_secrets(callback: ServerCallback, *, now: datetime | None = None) ->
     return keys
 
 
-def payload(delivery: Delivery) -> bytes:
-    """The body (docs/matchmaking.md "Pushes"): the table, and which of the server's own tickets it seats, each
-    with the server's ``request_id``; times as the API writes them (ISO 8601, ``T`` and ``Z``), by the API's own
-    encoder."""
+def event_data(delivery: Delivery) -> Any:
+    """The event's ``data``: a ``table.formed`` is the table and which of the server's own tickets it seats, each
+    with the server's ``request_id`` (docs/matchmaking.md "Pushes"), read at the send; any other event keeps the
+    data it was created with (matchmaking/events.py)."""
+    if delivery.event_type != events.TABLE_FORMED or delivery.table_id is None:
+        return delivery.data
     ids = list(delivery.tickets)
     request_ids = dict(Ticket.objects.filter(pk__in=ids).values_list("pk", "request_id"))
     tickets = [{"id": str(ticket_id), "request_id": request_ids.get(uuid.UUID(str(ticket_id)))} for ticket_id in ids]
-    body: dict[str, Any] = {"delivery": str(delivery.pk), "table": table_present(table=delivery.table),
-                            "tickets": tickets}
+    return {"table": table_present(table=delivery.table), "tickets": tickets}
+
+
+def payload(delivery: Delivery) -> bytes:
+    """The body: the event envelope (``events.envelope``) around the event's data; times as the API writes them
+    (ISO 8601, ``T`` and ``Z``), by the API's own encoder."""
+    body = events.envelope(event_id=str(delivery.pk), event_type=delivery.event_type,
+                           created_at=delivery.created_at, data=event_data(delivery))
     return json.dumps(body, separators=(",", ":"), cls=JSONEncoder, ensure_ascii=False).encode()
 
 
@@ -157,6 +165,7 @@ def delivery_attempt(*, delivery_id: Any) -> AttemptOutcome:
             "User-Agent": "Arena-Matchmaker/1",
             SIGNATURE_HEADER: sign(keys, int(time.time()), body),
             DELIVERY_HEADER: str(delivery.pk),
+            events.EVENT_HEADER: delivery.event_type,
         })
     elapsed = int((time.perf_counter() - started) * 1000)
     delivered = answer.status is not None and 200 <= answer.status < 300

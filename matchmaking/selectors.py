@@ -5,10 +5,11 @@ import logging
 import uuid
 from typing import Any
 
+from django.urls import reverse
 from django.utils import timezone
 
 from arena.games import get_game
-from arena.models import GameServer
+from arena.models import Game, GameServer
 from arena.selectors import player_handle_check
 from infra.errors import NotFound
 from matchmaking import engine, store
@@ -56,18 +57,33 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
     if ticket.status == Ticket.Status.CANCELLED and ticket.cancel_reason:
         body["reason"] = ticket.cancel_reason  # deleted, player_banned or server_revoked
     if ticket.status == Ticket.Status.WAITING:
-        waited = max(0.0, (timezone.now() - ticket.created_at).total_seconds())
-        body["waiting"] = {
-            "seconds": round(waited, 1),
-            "elo_tolerance": round(engine.tolerance(waited), 1),
-            "pool_waiting": OpenSeat.objects.filter(pool=pool, position=0).count(),
-            "expires_in": round(max(0.0, engine.EXPIRES_AFTER - waited), 1),
-        }
+        body["waiting"] = waiting_figures(ticket=ticket, now=timezone.now(),
+                                          pool_waiting=OpenSeat.objects.filter(pool=pool, position=0).count())
         if ticket.min_reputation is not None:
             body["waiting"]["min_reputation"] = _minimum_holding(ticket)
     if ticket.status == Ticket.Status.MATCHED and ticket.table is not None:
         body["table"] = table_present(table=ticket.table)
+        body["recorded_game"] = recorded_games(server_id=ticket.server_id,
+                                               table_ids=[str(ticket.table_id)]).get(str(ticket.table_id))
     return body
+
+
+def waiting_figures(*, ticket: Ticket, now: Any, pool_waiting: int) -> dict[str, Any]:
+    """A waiting ticket's wait as shown: the seconds at display precision (0.1 s), and the tolerance and expiry
+    computed from those shown seconds, so the three agree by hand (150 + 10 x seconds: 0.0 s shows 150.0, never
+    150.1; docs/matchmaking.md)."""
+    seconds = round(max(0.0, (now - ticket.created_at).total_seconds()), 1)
+    return {"seconds": seconds, "elo_tolerance": round(engine.tolerance(seconds), 1), "pool_waiting": pool_waiting,
+            "expires_in": round(max(0.0, engine.EXPIRES_AFTER - seconds), 1)}
+
+
+def recorded_games(*, server_id: int, table_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """table id -> ``{"id", "url"}`` of the game this server recorded under the table's id (``table_id`` = the
+    table's ``id``: the one id both sides hold), in one query; docs/api.md "Reading tickets back"."""
+    if not table_ids:
+        return {}
+    rows = Game.objects.filter(server_id=server_id, table_id__in=table_ids).values_list("table_id", "pk")
+    return {table_id: {"id": pk, "url": reverse("games-detail", kwargs={"game_id": pk})} for table_id, pk in rows}
 
 
 def _minimum_holding(ticket: Ticket) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from django.utils.dateparse import parse_datetime
 
 from arena.models import Player
 from infra.db import pg_cursor
-from matchmaking import engine
+from matchmaking import engine, events
 from matchmaking.ids import uuid7_texts
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat
 from ratings.config import elo_config
@@ -179,6 +179,8 @@ def pass_write(*, pool: Pool, loaded: Loaded, tables: Sequence[engine.Table], ex
     written = PassWritten()
     if rows:
         written.deliveries = _deliveries(rows, loaded, now)
+    if closed_expired:  # ticket.expired, pushed with the tables after the pass's commit
+        written.deliveries += events.ticket_closed_deliveries(ticket_ids=closed_expired, now=now)
     return written
 
 

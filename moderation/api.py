@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.urls import path
+from django.urls import path, reverse
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -104,6 +104,7 @@ def present(report: Report) -> dict[str, Any]:
         "accused": sorted(report.accused.values_list("handle", flat=True)),
         "reason": report.reason, "reasons": report.reasons, "game_id": report.game_id, "move": report.move,
         "status": report.status, "created_at": report.created_at.isoformat().replace("+00:00", "Z"),
+        "description": report.description,  # echoed as filed (issue 26 §2), "" when none was given
     }
     if report.answer:
         body["answer"] = report.answer
@@ -116,6 +117,7 @@ ReportOut = inline_serializer("ReportOut", {
     "reasons": serializers.ListField(child=serializers.CharField()),
     "game_id": serializers.IntegerField(allow_null=True), "move": serializers.IntegerField(allow_null=True),
     "status": serializers.ChoiceField(choices=Report.Status.values), "created_at": serializers.DateTimeField(),
+    "description": serializers.CharField(allow_blank=True, help_text="As filed; empty when none was given."),
     "answer": serializers.CharField(required=False, help_text="The policy's answer when closed at once."),
 })
 _HANDLE = {"type": "string", "pattern": rf"^{PLAYER_ID_PATTERN}$"}
@@ -155,7 +157,8 @@ class ReportCreateApi(APIView):
         report = report_create(server=request.user, reporter=parsed.reporter, accused=parsed.accused,
                                reasons=parsed.reasons, game_id=parsed.game_id, move=parsed.move,
                                description=parsed.description)
-        return Response(present(report), status=status.HTTP_201_CREATED)
+        return Response(present(report), status=status.HTTP_201_CREATED,
+                        headers={"Location": reverse("reports-detail", kwargs={"report_id": report.pk})})
 
 
 class ReportDetailApi(APIView):

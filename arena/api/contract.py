@@ -33,6 +33,8 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "games_create": _merge(KEY, ANY, BODY, WRITE, {400: GAME_BODY, 409: ("table_conflict",)}),
     "games_batch": _merge(KEY, ANY, BODY, WRITE),
     "games_retrieve": _merge(KEY, ANY, {404: ("game_not_found",)}),
+    "games_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
+    "matchmaking_tickets_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
     "matchmaking_tickets_create": _merge(KEY, ANY, BODY, WRITE, {
         400: ("unknown_game", "player_count", "party_too_large", "duplicate_player", "variant_not_rated",
               "unknown_variant_option", "invalid_variant"),
@@ -53,6 +55,16 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "leaderboards_retrieve": _merge(ANY, PUBLIC, {
         400: ("invalid_input",),
         404: ("unknown_game", "no_leaderboard", "player_not_found", "player_not_ranked")}),
+    # A game server's callback and deliveries (matchmaking/api/callbacks.py, docs/api.md "Callbacks and events").
+    "callback_retrieve": _merge(KEY, ANY, {404: ("callback_not_found",)}),
+    "callback_update": _merge(KEY, ANY, BODY, WRITE),
+    "callback_destroy": _merge(KEY, ANY, WRITE, {404: ("callback_not_found",)}),
+    "callback_rotate_secret": _merge(KEY, ANY, BODY, WRITE, {404: ("callback_not_found",)}),
+    "callback_ping": _merge(KEY, ANY, WRITE, {404: ("callback_not_found",), 409: ("callback_disabled",)}),
+    "deliveries_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
+    "deliveries_retrieve": _merge(KEY, ANY, {404: ("delivery_not_found",)}),
+    "deliveries_redeliver": _merge(KEY, ANY, WRITE, {404: ("delivery_not_found", "callback_not_found"),
+                                                     409: ("callback_disabled",)}),
 }
 
 # Path parameters: what each may be (a value outside is a 404, documented as such).
@@ -60,6 +72,7 @@ PATH_PARAMETERS: dict[str, dict[str, Any]] = {
     "game_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "report_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "ticket_id": {"type": "string", "format": "uuid"},
+    "delivery_id": {"type": "string", "format": "uuid"},
     "player": {"type": "string", "pattern": PLAYER_ID},
     "game": {"type": "string", "enum": [game.title for game in all_games()]},
 }
@@ -71,6 +84,12 @@ QUERY_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("leaderboards_retrieve", "around"): {"type": "string", "pattern": PLAYER_ID},
     ("players_history", "limit"): {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ("players_history", "before"): {"type": "integer", "minimum": 0, "maximum": MAX_ID},
+    # Issue 26: the lists a game server reads back (arena/api/game_read.py, matchmaking/api/*).
+    ("games_list", "limit"): {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
+    ("games_list", "table_id"): {"type": "string", "minLength": 1, "maxLength": 64},
+    ("games_list", "since"): {"type": "string", "format": "date-time"},
+    ("matchmaking_tickets_list", "limit"): {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
+    ("deliveries_list", "limit"): {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
 }
 
 LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {

@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from arena.api.field_hints import suggestion, unknown_field
 from arena.games.base import COMMON_ENTRY_KEYS
 from arena.models import is_player_id
 from arena.recording import GameInput, PlayerInput
@@ -39,6 +40,9 @@ def _is_int(value: Any) -> bool:
 
 
 def _string(value: Any, path: str, errors: dict[str, str], *, max_length: int) -> str | None:
+    if value is None:
+        errors[path] = "Required."
+        return None
     if not isinstance(value, str) or not 1 <= len(value) <= max_length:
         errors[path] = f"Must be a string of 1 to {max_length} characters."
         return None
@@ -52,7 +56,12 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
         return None
     before = len(errors)
     player = raw.get("player")
-    if not is_player_id(player):
+    if player is None:
+        errors[f"{path}.player"] = "Required."
+        for key in raw:  # the field meant for it, named (``user``): the rules name the other unknown ones
+            if suggestion(key, {"player"}) == "player":
+                errors[f"{path}.{key}"] = "Unknown field; did you mean player?"
+    elif not is_player_id(player):
         errors[f"{path}.player"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
     ip = raw.get("ip")
     if not isinstance(ip, str):
@@ -183,7 +192,7 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
     refuse_unstorable(body)
     errors: dict[str, str] = {}
     for key in body.keys() - TOP_LEVEL:
-        errors[str(key)] = "Unknown field."
+        errors[str(key)] = unknown_field(key, TOP_LEVEL - body.keys())
     table_id = _string(body.get("table_id"), "table_id", errors, max_length=64)
     game = _string(body.get("game"), "game", errors, max_length=32)
     variant = body.get("variant", {})

@@ -40,9 +40,8 @@ def player_schema(rules: GameRules) -> dict[str, Any]:
                               "nullable": True,
                               "description": "Spades: two teams of two, or none; Hanabi: one team, or none. An "
                                              "integer is read as its digits."}
-    else:
-        properties["team"] = {"enum": [None], "nullable": True,
-                              "description": f"{rules.name} is not played in teams: null or left out."}
+    # A game not played in teams has no ``team`` in its schema at all (issue 26 §3), so a generated client's
+    # model has no such field and sends none; the parser still reads a ``team: null`` as left out (docs/games.md).
     required = ["player", "ip"]
     if rules.score_required:
         required.append("score")

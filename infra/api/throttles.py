@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
+from infra.api import ratelimit
 from infra.hashing import hash_client_network
 
 if TYPE_CHECKING:  # rest_framework.views imports this module (DEFAULT_THROTTLE_CLASSES) while it loads
@@ -94,6 +95,8 @@ class PublicThrottle(BaseThrottle):
             # Redis unreachable: a limit guards against floods and is not a record of anything, so it fails open;
             # failing closed would turn a Redis outage into an outage of every write (docs/security.md, limits).
             return True
+        ratelimit.note(request, ratelimit.Counted(self.scope, limit, window, max(0, limit - count),
+                                                  (slot + 1) * window - now))  # the RateLimit headers
         if count <= limit:
             return True
         self.wait_seconds = (slot + 1) * window - now

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from arena.api.field_hints import unknown_field
 from arena.api.game_payload import refuse_unstorable
 from arena.models import is_player_id
 from infra.errors import InvalidInput
@@ -42,10 +43,12 @@ def _seat(raw: Any, path: str, errors: dict[str, str]) -> SeatInput | None:
         return None
     prefix = f"{path}." if path else ""
     for key in raw.keys() - {"player", "ip", "min_reputation"} if path else ():
-        errors[f"{prefix}{key}"] = "Unknown field."
+        errors[f"{prefix}{key}"] = unknown_field(key, {"player", "ip", "min_reputation"} - raw.keys())
     least = _min_reputation(raw.get("min_reputation"), f"{prefix}min_reputation", errors)
     player, ip = raw.get("player"), raw.get("ip")
-    if not is_player_id(player):
+    if player is None:
+        errors[f"{prefix}player"] = "Required."
+    elif not is_player_id(player):
         errors[f"{prefix}player"] = "Must be 1 to 64 letters, digits, '_', '.' or '-'."
     if not isinstance(ip, str):
         errors[f"{prefix}ip"] = "Required: the player's IPv4 or IPv6 address."
@@ -65,10 +68,12 @@ def parse_ticket(body: Any) -> TicketInput:
     refuse_unstorable(body)
     errors: dict[str, str] = {}
     for key in body.keys() - TOP_LEVEL:
-        errors[str(key)[:100]] = "Unknown field."
+        errors[str(key)[:100]] = unknown_field(key, TOP_LEVEL - body.keys())
     owner = _seat(body, "", errors)
     game = body.get("game")
-    if not isinstance(game, str) or not 1 <= len(game) <= 32:
+    if game is None:
+        errors["game"] = "Required."
+    elif not isinstance(game, str) or not 1 <= len(game) <= 32:
         errors["game"] = "Must be one of the games, e.g. tokaido (docs/games.md lists them)."
     variant = body.get("variant", {})
     if variant is None:
@@ -88,7 +93,9 @@ def parse_ticket(body: Any) -> TicketInput:
     party: list[SeatInput] = []
     if raw_party is None:
         raw_party = []
-    if not isinstance(raw_party, list) or len(raw_party) > PARTY_MAX:
+    # A list longer than PARTY_MAX is the service's party_too_large (docs/api.md), with the game's own limit;
+    # only a list beyond any table (MAX_COUNT) is refused here.
+    if not isinstance(raw_party, list) or len(raw_party) > MAX_COUNT:
         errors["party"] = f"Must be a list of at most {PARTY_MAX} friends, each {{\"player\", \"ip\"}}."
     else:
         for index, raw in enumerate(raw_party):

@@ -62,6 +62,11 @@ class TicketWaitOut(serializers.Serializer):
                                                                      "how many waiting tickets it keeps away.")
 
 
+class RecordedGameLinkOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.CharField(help_text="/api/v1/games/{id}/")
+
+
 class TicketOut(serializers.Serializer):
     id = serializers.CharField()
     status = serializers.ChoiceField(choices=["waiting", "matched", "cancelled", "expired"])
@@ -77,6 +82,9 @@ class TicketOut(serializers.Serializer):
     min_reputation = serializers.FloatField(allow_null=True)
     waiting = TicketWaitOut(required=False, help_text="Only while waiting.")
     table = MatchTableOut(required=False, help_text="Only when matched.")
+    recorded_game = RecordedGameLinkOut(required=False, allow_null=True,
+                                        help_text="Only when matched: the game you recorded under the table's id "
+                                                  "(table_id = table.id), once there is one; null until then.")
     reason = serializers.ChoiceField(choices=["deleted", "player_banned", "server_revoked"], required=False,
                                      help_text="Only when cancelled: by the server's DELETE, a ban, or the "
                                                "server's key revoked.")

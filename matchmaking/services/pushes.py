@@ -12,11 +12,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from infra import handoffs, mode
+from matchmaking import events
 from matchmaking.models import Delivery
 
 # The formed (or due, or retried) tables' deliveries, handed over after the commit: matchmaking/tasks.py queues one
 # push task per delivery id, so a worker never reads a delivery before it is committed.
-tables_push = handoffs.HandOff("matchmaking: push the tables")
+# Declared in matchmaking/events.py, beside the events every push carries.
+tables_push = events.tables_push
 
 
 def pushes_due(delivery_ids: Sequence[Any]) -> None:

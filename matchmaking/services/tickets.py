@@ -21,10 +21,11 @@ from arena.models import GameServer, Player
 from arena.players import players_fetch_or_create
 from infra import mode
 from infra.errors import ArenaError, Conflict, Forbidden, InvalidInput
+from matchmaking import events
 from matchmaking.models import OpenSeat, Pool, Ticket, TicketSeat
 from matchmaking.selectors import ticket_get_for_server
 from matchmaking.services.passes import pool_run
-from matchmaking.services.pushes import deliveries_abandon
+from matchmaking.services.pushes import deliveries_abandon, pushes_due
 from matchmaking.sizes import pool_sizes, table_name
 from ratings import reputation
 from ratings.models import Reputation
@@ -299,4 +300,5 @@ def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
         status=status, closed_at=now, cancel_reason=reason)
     if closed:
         OpenSeat.objects.filter(ticket_id__in=ticket_ids).delete()
+        pushes_due(events.ticket_closed_deliveries(ticket_ids=ticket_ids, now=now))  # ticket.cancelled
     return closed

@@ -65,4 +65,4 @@ def test_the_secret_copied_after_adding_a_callback_verifies_a_real_push(page, li
                 assert response.status_code == 201, response.text
         (got,) = box.wait_for(1)
     assert push.verify(copied, got.headers["X-Arena-Signature"], got.body)
-    assert got.json["table"]["players"] == ["a", "b", "c", "d"]
+    assert got.json["data"]["table"]["players"] == ["a", "b", "c", "d"]

@@ -83,7 +83,8 @@ def test_the_shape_records_rates_matches_pushes_serves_and_stops(shape: Shape):
         assert sorted(table["players"]) == ["c", "d", "e", "f"]
         pushes = local.wait_for(1, timeout=30)
         assert len(pushes) == 1, "no push reached the receiver"
-        pushed = pushes[0].json
+        assert pushes[0].json["type"] == "table.formed" == pushes[0].headers["Arena-Event"]
+        pushed = pushes[0].json["data"]  # the event envelope's data (docs/api.md, "Events")
         assert pushed["table"]["id"] == table["id"]
         assert sorted(t["id"] for t in pushed["tickets"]) == sorted([friends.json()["id"], lone.json()["id"]])
         assert pushes[0].headers["X-Arena-Signature"].startswith("t=")

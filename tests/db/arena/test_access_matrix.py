@@ -31,7 +31,7 @@ from rest_framework.test import APIClient
 
 from arena.models import SCOPES, Game
 from arena.servers import game_server_create, game_server_revoke
-from matchmaking.models import Preferences, Ticket
+from matchmaking.models import Delivery, Preferences, ServerCallback, Ticket
 from moderation.models import Report
 from tests.conftest import game_body, player
 
@@ -70,6 +70,7 @@ class World:
     game_id: int = 0
     ticket_id: str = ""
     report_id: int = 0
+    delivery_id: str = ""
 
 
 Body = Callable[[World], Any]
@@ -122,6 +123,10 @@ def _preferences_patch(world: World) -> dict[str, Any]:
     return {"refuse_same_ip": False}
 
 
+def _callback(world: World) -> dict[str, Any]:
+    return {"url": "http://127.0.0.1:9/matrix"}
+
+
 def _report(world: World) -> dict[str, Any]:
     return {"reporter": "alice", "accused": ["bob"], "reason": "other", "description": "Rude in the chat."}
 
@@ -131,6 +136,8 @@ def _report(world: World) -> dict[str, Any]:
 MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/games/": {
         "POST": Keyed("games", owner=(201, None), other=(201, None), body=_game, rows=(Game,)),
+        # Each server lists its own games (docs/api.md "Reading games back"): another's list is its own, 200.
+        "GET": Keyed("games", owner=(200, None), other=(200, None)),
     },
     "api/v1/games/batch/": {
         "POST": Keyed("games", owner=(200, None), other=(200, None), body=_batch, rows=(Game,)),
@@ -147,6 +154,7 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/matchmaking/tickets/": {
         "POST": Keyed("matchmaking", owner=(201, None), other=(409, "open_ticket"), body=_ticket_for_waiting_player,
                       rows=(Ticket,)),
+        "GET": Keyed("matchmaking", owner=(200, None), other=(200, None)),
     },
     "api/v1/matchmaking/tickets/<str:ticket_id>/": {
         "GET": Keyed("matchmaking", owner=(200, None), other=(404, "ticket_not_found")),
@@ -166,6 +174,26 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/reports/<int:report_id>/": {
         "GET": Keyed("reports", owner=(200, None), other=(404, "report_not_found")),
     },
+    # A server's own callback and pushes (docs/api.md "Callbacks and events"); the other server has none.
+    "api/v1/callback/": {
+        "GET": Keyed("matchmaking", owner=(200, None), other=(404, "callback_not_found")),
+        "PUT": Keyed("matchmaking", owner=(200, None), other=(201, None), body=_callback, rows=(ServerCallback,)),
+        "DELETE": Keyed("matchmaking", owner=(204, None), other=(404, "callback_not_found"),
+                        rows=(ServerCallback,)),
+    },
+    "api/v1/callback/rotate-secret/": {
+        "POST": Keyed("matchmaking", owner=(200, None), other=(404, "callback_not_found")),
+    },
+    "api/v1/callback/ping/": {
+        "POST": Keyed("matchmaking", owner=(202, None), other=(404, "callback_not_found"), rows=(Delivery,)),
+    },
+    "api/v1/deliveries/": {"GET": Keyed("matchmaking", owner=(200, None), other=(200, None))},
+    "api/v1/deliveries/<str:delivery_id>/": {
+        "GET": Keyed("matchmaking", owner=(200, None), other=(404, "delivery_not_found")),
+    },
+    "api/v1/deliveries/<str:delivery_id>/redeliver/": {
+        "POST": Keyed("matchmaking", owner=(202, None), other=(404, "delivery_not_found")),
+    },
     "api/v1/^(?P<unmatched>.*)$": {"*": Public(404, "not_found")},
     "api/schema/": {"GET": Public(200)},
     "api/docs/": {"GET": Public(200)},
@@ -180,7 +208,7 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
 def concrete(route: str, world: World) -> str:
     """A URL for the route, naming the owner's objects."""
     url = (route.replace("<int:game_id>", str(world.game_id)).replace("<str:ticket_id>", world.ticket_id)
-           .replace("<int:report_id>", str(world.report_id))
+           .replace("<int:report_id>", str(world.report_id)).replace("<str:delivery_id>", world.delivery_id)
            .replace("<str:player>", "alice").replace("<str:game>", "tokaido")
            .replace("^(?P<unmatched>.*)$", "no-such-endpoint/").replace("^healthz/?$", "healthz/")
            .replace("^readyz/?$", "readyz/"))
@@ -208,7 +236,8 @@ def _client(header: str | None) -> APIClient:
 
 
 @pytest.fixture
-def world(db) -> World:
+def world(db, settings) -> World:
+    settings.PUSH_ALLOW_PRIVATE_NETWORKS = True  # the owner's callback points at the loopback (nothing is sent)
     owner_issued = game_server_create(name="matrix-owner", scopes=SCOPES)
     other_issued = game_server_create(name="matrix-other", scopes=SCOPES)
     revoked = game_server_create(name="matrix-revoked", scopes=SCOPES)
@@ -227,6 +256,10 @@ def world(db) -> World:
     filed = world.owner.post("/api/v1/reports/", _report(world), format="json")
     assert filed.status_code == 201, filed.content
     world.report_id = filed.json()["id"]
+    assert world.owner.put("/api/v1/callback/", _callback(world), format="json").status_code == 201
+    pinged = world.owner.post("/api/v1/callback/ping/")
+    assert pinged.status_code == 202, pinged.content
+    world.delivery_id = pinged.json()["id"]
     return world
 
 

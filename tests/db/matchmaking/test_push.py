@@ -39,14 +39,18 @@ def test_a_formed_table_is_pushed_signed_with_a_delivery_id(api, server_key):
         (got,) = box.wait_for(1)
     delivery = Delivery.objects.get()
     assert delivery.status == "delivered" and delivery.attempts == 1
-    assert got.headers["X-Arena-Delivery"] == str(delivery.pk) == got.json["delivery"]
+    # The event envelope (docs/api.md, "Events"): its id is the delivery's, its type also in Arena-Event.
+    assert got.headers["X-Arena-Delivery"] == str(delivery.pk) == got.json["id"]
+    assert got.json["type"] == "table.formed" == got.headers["Arena-Event"]
+    assert got.json["api_version"] == "v1" and got.json["created_at"].endswith("Z")
     assert push.verify(callback.secret, got.headers["X-Arena-Signature"], got.body)
-    assert got.json["table"]["players"] == ["a", "b", "c", "d"]
-    assert got.json["table"]["id"] == tickets[-1]["table"]["id"]
+    data = got.json["data"]
+    assert data["table"]["players"] == ["a", "b", "c", "d"]
+    assert data["table"]["id"] == tickets[-1]["table"]["id"]
     # Each of the server's tickets with its own request_id (none sent here); the time as the API writes it.
-    assert got.json["tickets"] == [{"id": t["id"], "request_id": None} for t in sorted(tickets, key=lambda t: t["id"])]
-    assert got.json["table"]["formed_at"] == tickets[-1]["table"]["formed_at"]
-    assert "T" in got.json["table"]["formed_at"] and got.json["table"]["formed_at"].endswith("Z")
+    assert data["tickets"] == [{"id": t["id"], "request_id": None} for t in sorted(tickets, key=lambda t: t["id"])]
+    assert data["table"]["formed_at"] == tickets[-1]["table"]["formed_at"]
+    assert "T" in data["table"]["formed_at"] and data["table"]["formed_at"].endswith("Z")
     (attempt,) = DeliveryAttempt.objects.all()
     assert attempt.status_code == 200 and attempt.number == 1
 
@@ -75,7 +79,7 @@ def test_each_server_is_pushed_only_its_own_tickets_and_servers_without_a_url_no
     assert len(received) == 2
     by_delivery = {r.headers["X-Arena-Delivery"]: r.json for r in received}
     servers = dict(Delivery.objects.values_list("pk", "server_id"))
-    tickets = {servers[uuid.UUID(k)]: [t["id"] for t in v["tickets"]] for k, v in by_delivery.items()}
+    tickets = {servers[uuid.UUID(k)]: [t["id"] for t in v["data"]["tickets"]] for k, v in by_delivery.items()}
     assert tickets[server_key[0].pk] == sorted(t["id"] for t in mine)
     assert tickets[other.server.pk] == [theirs["id"]]
 
@@ -200,9 +204,9 @@ def test_the_push_body_and_headers_are_the_schemas_webhook(api, server_key, anon
     import jsonschema
 
     schema = anon.get("/api/schema/?format=json").json()
-    operation = schema["webhooks"]["table_formed"]["post"]
-    assert {p["name"] for p in operation["parameters"] if p["in"] == "header"} == {"X-Arena-Signature",
-                                                                                 "X-Arena-Delivery"}
+    operation = schema["webhooks"]["table.formed"]["post"]
+    assert {p["name"] for p in operation["parameters"] if p["in"] == "header"} == {
+        "X-Arena-Signature", "X-Arena-Delivery", "Arena-Event"}
     body_ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     with receiver() as box:
         ServerCallback.objects.create(server=server_key[0], url=box.url)
@@ -210,6 +214,7 @@ def test_the_push_body_and_headers_are_the_schemas_webhook(api, server_key, anon
                   for name in "abcd"]
         (got,) = box.wait_for(1)
     jsonschema.Draft202012Validator({"$ref": body_ref, "components": schema["components"]}).validate(got.json)
-    assert sorted(got.json["tickets"], key=lambda t: t["request_id"]) == [
+    assert sorted(got.json["data"]["tickets"], key=lambda t: t["request_id"]) == [
         {"id": body["id"], "request_id": f"req-{name}"} for name, body in zip("abcd", bodies, strict=True)]
-    assert set(got.json) == {"delivery", "table", "tickets"}
+    assert set(got.json) == {"id", "type", "created_at", "api_version", "data"}
+    assert set(got.json["data"]) == {"table", "tickets"}

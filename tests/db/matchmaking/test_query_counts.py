@@ -65,8 +65,9 @@ def pass_forming_none() -> int:
 
 
 def pass_expiring() -> int:
-    """SQLite: UPDATE the expired tickets, DELETE their open seats, UPDATE the pool; PostgreSQL: the one write."""
-    return PASS_BASE + by_backend(sqlite=3, postgresql=PG_WORK_MEM + 1)
+    """SQLite: UPDATE the expired tickets, DELETE their open seats, UPDATE the pool; PostgreSQL: the one write.
+    Both then read which expired tickets' servers take pushes (ticket.expired; none here: no push written)."""
+    return PASS_BASE + by_backend(sqlite=3, postgresql=PG_WORK_MEM + 1) + 1
 
 
 def fill_pool(server, n: int, *, apart: float = 0.0, created_at=None) -> Pool:

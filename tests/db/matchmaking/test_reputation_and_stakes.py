@@ -144,5 +144,5 @@ def test_the_push_carries_the_same_stakes(api, server_key):
     stored = Table.objects.get(pk=table["id"])
     delivery = Delivery(server=server_key[0], table=stored, url="http://127.0.0.1:9/", tickets=[],
                         created_at=timezone.now())
-    assert json.loads(push.payload(delivery))["table"]["stakes"] == table["stakes"] == table_present(
+    assert json.loads(push.payload(delivery))["data"]["table"]["stakes"] == table["stakes"] == table_present(
         table=stored)["stakes"]
