@@ -82,6 +82,17 @@ def elo_settledness(games: int, days: int = 0, config: EloConfig = DEFAULT) -> S
     return Settledness(provisional=provisional, band=band, games_to_settle=to_settle)
 
 
+def on_board(games: int, config: EloConfig = DEFAULT) -> dict[str, object]:
+    """A leaderboard entry's three fields, from its games alone, as of the player's last game (``days`` 0).
+
+    Every ranked player played within the board's 90 days, and 90 days cannot make a settled rating provisional
+    (``sqrt(60² + 25 × 90) = 76.49``), so ``provisional`` and ``games_to_settle`` are exactly the player page's;
+    only the band may show up to that much less growth. Boards carry no last-game time (the Redis board answers
+    without a query), which is why.
+    """
+    return present(elo_settledness(games, 0, config))
+
+
 def trueskill_settledness(sigma: float | None, days: int = 0) -> Settledness:
     """TrueSkill's band is sigma grown by tau² per day away, capped at the starting sigma; None means unrated."""
     base = TS_SIGMA0 if sigma is None else sigma

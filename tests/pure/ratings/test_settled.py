@@ -83,3 +83,11 @@ def test_provisional_exactly_when_games_to_settle_is_positive(games: int, days: 
     found = elo_settledness(games, days)
     assert found.provisional == (found.games_to_settle > 0)
     assert found.provisional == (found.band > 110)
+
+
+def test_on_board_is_as_of_the_last_game_and_90_days_never_unsettle() -> None:
+    from ratings.settled import on_board
+    assert on_board(5) == {"provisional": True, "band": 180.0, "games_to_settle": 15}
+    assert on_board(20) == {"provisional": False, "band": 60.0, "games_to_settle": 0}
+    # The board's 90-day window: sqrt(3600 + 2250) = 76.49, still settled.
+    assert present(elo_settledness(20, days=90)) == {"provisional": False, "band": 76.49, "games_to_settle": 0}
