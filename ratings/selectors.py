@@ -18,7 +18,7 @@ from arena.games import GAMES
 from arena.models import Game, Player, Seat
 from arena.selectors import player_get, player_handle_check, player_not_found
 from infra.errors import Conflict, NotFound
-from ratings import elo, explain, hanabi, reputation, settled
+from ratings import elo, explain, hanabi, ledger, reputation, settled
 from ratings.config import elo_config
 from ratings.lag import rating_lag as rating_lag
 from ratings.models import RatingChange
@@ -198,7 +198,7 @@ def explanation_present(explanation: explain.Explanation) -> dict[str, Any]:
         "recommended_sides": explanation.recommended_sides,
         "multiplier": explanation.multiplier,
         "rules": list(explanation.rules),
-        "seats": [seat_present(seat) for seat in explanation.seats],
+        "seats": [seat_present(seat, cooperative=explanation.hanabot is not None) for seat in explanation.seats],
     }
     if explanation.hanabot is not None:
         row = explanation.hanabot
@@ -209,7 +209,9 @@ def explanation_present(explanation: explain.Explanation) -> dict[str, Any]:
     return body
 
 
-def seat_present(seat: explain.SeatExplanation) -> dict[str, Any]:
+def seat_present(seat: explain.SeatExplanation, *, cooperative: bool = False) -> dict[str, Any]:
+    """A seat's explanation; ``sources`` names each part's ledger source (docs/ratings.md, "Where rating points
+    come from"): the parts add up to ``delta``."""
     return {
         "player": seat.player, "before": seat.before, "k": seat.k, "k_reason": seat.k_reason,
         "games_before": seat.games_before, "place": seat.place, "quit": seat.quit,
@@ -218,6 +220,8 @@ def seat_present(seat: explain.SeatExplanation) -> dict[str, Any]:
                    "expected": t.expected, "score": t.score, "term": t.term} for t in seat.terms],
         "quit_penalty": seat.quit_penalty, "floor": seat.floor, "delta": seat.delta, "terms_sum": seat.terms_sum,
         "rules": list(seat.rules),
+        "sources": ledger.game_parts(delta=seat.delta, unfloored=seat.delta - seat.floor, penalty=-seat.quit_penalty,
+                                     cooperative=cooperative),
     }
 
 
