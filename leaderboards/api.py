@@ -21,6 +21,8 @@ from infra.errors import InvalidInput
 from infra.replica import on_replica
 from leaderboards.board import DEFAULT_AROUND_LIMIT, DEFAULT_PAGE_LIMIT, MAX_LIMIT
 from leaderboards.selectors import board_around, board_page, board_title
+from ratings.config import elo_config
+from ratings.settled import on_board
 
 # Far beyond any board, and small enough for every store to take as an integer.
 _MAX_OFFSET = 1_000_000_000
@@ -68,6 +70,10 @@ class LeaderboardEntryOut(serializers.Serializer):
     player = serializers.CharField()
     elo = serializers.FloatField(help_text="Rounded to 2 decimals.")
     games = serializers.IntegerField(help_text="Rated games in this game.")
+    provisional = serializers.BooleanField(help_text="Fewer than 20 rated games (docs/ratings.md, \"How settled is "
+                                                     "a rating\"): shown marked.")
+    band = serializers.FloatField(help_text="± points, one standard deviation, as of the player's last game.")
+    games_to_settle = serializers.IntegerField(help_text="Rated games until not provisional.")
 
 
 class LeaderboardOut(serializers.Serializer):
@@ -120,7 +126,9 @@ class LeaderboardApi(PublicCache, APIView):
             page = board_around(title=title, player=query.around, limit=query.limit)
         else:
             page = board_page(title=title, offset=query.offset, limit=query.limit)
-        return Response({"game": title, "total": page.total, "entries": [e.as_json() for e in page.entries]})
+        config = elo_config()
+        entries = [{**e.as_json(), **on_board(e.games, config)} for e in page.entries]
+        return Response({"game": title, "total": page.total, "entries": entries})
 
 
 urlpatterns = [

@@ -14,7 +14,7 @@ from arena.selectors import player_handle_check
 from infra.errors import NotFound
 from matchmaking import engine, store
 from matchmaking.models import OpenSeat, Preferences, Ticket, TicketSeat
-from ratings import hanabi, stages, stakes
+from ratings import hanabi, settled, stages, stakes
 from ratings.config import elo_config
 from ratings.elo import Standing, k_factor
 
@@ -134,7 +134,9 @@ def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
         found = stakes.competitive_stakes(players, rules.recommended_players, config)
         names = ("if_first", "if_last")
     return [{"player": handle, "rating": standing.rating, "games": standing.games,
-             "k": k_factor(standing.games, config), names[0]: found[handle].best, names[1]: found[handle].worst}
+             "k": k_factor(standing.games, config), names[0]: found[handle].best, names[1]: found[handle].worst,
+             # docs/ratings.md, "How settled is a rating": from the games at formation, as a board shows it.
+             **settled.on_board(standing.games, config)}
             for handle, standing in players]
 
 

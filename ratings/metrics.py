@@ -9,7 +9,7 @@ from prometheus_client.core import Metric
 
 from arena.games import all_games
 from infra import metrics
-from ratings import lag
+from ratings import economy, lag
 
 BATCH_SECONDS = Histogram("arena_rating_batch_seconds", "Duration of one Elo batch (one transaction), seconds.",
                           buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0))
@@ -31,3 +31,10 @@ def _gauges(prefix: str, stage: str, rows: list[lag.Lag]) -> Iterator[Metric]:
 def lag_gauges() -> Iterator[Metric]:
     yield from _gauges("arena_rating", "Elo", lag.rating_lag())
     yield from _gauges("arena_trueskill", "TrueSkill", lag.trueskill_lag())
+
+
+@metrics.scrape
+def economy_gauges() -> Iterator[Metric]:
+    """docs/observability.md: the median rating of each title's active players (its drift is deflation)."""
+    yield metrics.gauge("arena_rating_active_median", "Median Elo of the players with a rated game in the title "
+                        "within 90 days.", economy.active_medians(), label="title")

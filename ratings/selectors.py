@@ -18,7 +18,7 @@ from arena.games import GAMES
 from arena.models import Game, Player, Seat
 from arena.selectors import player_get, player_handle_check, player_not_found
 from infra.errors import Conflict, NotFound
-from ratings import elo, explain, hanabi, reputation
+from ratings import elo, explain, hanabi, ledger, reputation, settled
 from ratings.config import elo_config
 from ratings.lag import rating_lag as rating_lag
 from ratings.models import RatingChange
@@ -50,14 +50,17 @@ def player_profile(*, handle: str) -> dict[str, Any]:
         raise player_not_found(handle)
     player_id, status = rows[0][0], rows[0][1]
     ratings: dict[str, dict[str, Any]] = {}
-    initial = elo_config().initial
+    config = elo_config()
+    now = timezone.now()
     for _, _, title, rating, games, _, _, last_game_at in rows:
         if title is None:
             continue
         ratings[title] = {
             "elo": _round2(rating),
-            "level": elo.level(rating, initial=initial),
+            "level": elo.level(rating, initial=config.initial),
             "games": games,
+            # docs/ratings.md, "How settled is a rating": worked out here at read time, nothing written.
+            **settled.present(settled.elo_settledness(games, settled.days_away(last_game_at, now), config)),
             "last_game_at": last_game_at,  # for the door's not_ranked; not shown as such
         }
     return {"player": handle, "id": player_id, "status": status, "ratings": ratings,
@@ -89,7 +92,7 @@ def rating_history(*, player: Player, title: str, limit: int, before: int | None
         changes = changes.filter(seq__lt=before)
     rows = list(
         changes.order_by("-seq").values_list(
-            "seq", "game_id", "finished_at", "before", "after", "delta", "place", "kind"
+            "seq", "game_id", "finished_at", "before", "after", "delta", "place", "kind", "games_before"
         )[: limit + 1]
     )
     more = len(rows) > limit
@@ -97,6 +100,7 @@ def rating_history(*, player: Player, title: str, limit: int, before: int | None
     game = GAMES.get(title)
     # Cooperative games (Hanabi) have no places: the team wins or loses together.
     placed = game is None or not game.cooperative
+    config = elo_config()
     entries = [
         {
             "game_id": game_id,
@@ -106,8 +110,11 @@ def rating_history(*, player: Player, title: str, limit: int, before: int | None
             "delta": _round2(delta),
             "place": place if placed else None,
             "kind": kind,
+            # How settled the rating was right after this change (docs/ratings.md, "How settled is a rating"):
+            # a game counts one more game played; a reset keeps the games.
+            **settled.present(settled.elo_settledness(games_before + (kind == RatingChange.Kind.GAME), 0, config)),
         }
-        for _seq, game_id, finished_at, before_, after, delta, place, kind in rows
+        for _seq, game_id, finished_at, before_, after, delta, place, kind, games_before in rows
     ]
     return {"entries": entries, "next": rows[-1][0] if more else None}
 
@@ -191,7 +198,7 @@ def explanation_present(explanation: explain.Explanation) -> dict[str, Any]:
         "recommended_sides": explanation.recommended_sides,
         "multiplier": explanation.multiplier,
         "rules": list(explanation.rules),
-        "seats": [seat_present(seat) for seat in explanation.seats],
+        "seats": [seat_present(seat, cooperative=explanation.hanabot is not None) for seat in explanation.seats],
     }
     if explanation.hanabot is not None:
         row = explanation.hanabot
@@ -202,7 +209,9 @@ def explanation_present(explanation: explain.Explanation) -> dict[str, Any]:
     return body
 
 
-def seat_present(seat: explain.SeatExplanation) -> dict[str, Any]:
+def seat_present(seat: explain.SeatExplanation, *, cooperative: bool = False) -> dict[str, Any]:
+    """A seat's explanation; ``sources`` names each part's ledger source (docs/ratings.md, "Where rating points
+    come from"): the parts add up to ``delta``."""
     return {
         "player": seat.player, "before": seat.before, "k": seat.k, "k_reason": seat.k_reason,
         "games_before": seat.games_before, "place": seat.place, "quit": seat.quit,
@@ -211,6 +220,8 @@ def seat_present(seat: explain.SeatExplanation) -> dict[str, Any]:
                    "expected": t.expected, "score": t.score, "term": t.term} for t in seat.terms],
         "quit_penalty": seat.quit_penalty, "floor": seat.floor, "delta": seat.delta, "terms_sum": seat.terms_sum,
         "rules": list(seat.rules),
+        "sources": ledger.game_parts(delta=seat.delta, unfloored=seat.delta - seat.floor, penalty=-seat.quit_penalty,
+                                     cooperative=cooperative),
     }
 
 

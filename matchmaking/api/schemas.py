@@ -40,6 +40,10 @@ class StakeOut(serializers.Serializer):
     if_last = serializers.FloatField(required=False, help_text="Change if this seat places last alone.")
     at_threshold = serializers.FloatField(required=False, help_text="Hanabi: change at the threshold score.")
     at_perfect = serializers.FloatField(required=False, help_text="Hanabi: change at a perfect score.")
+    provisional = serializers.BooleanField(help_text="docs/ratings.md, \"How settled is a rating\", from the games "
+                                                     "at formation.")
+    band = serializers.FloatField(help_text="± points, one standard deviation, as of the seat's last game.")
+    games_to_settle = serializers.IntegerField(help_text="Rated games until not provisional.")
 
 
 class MatchTableOut(serializers.Serializer):

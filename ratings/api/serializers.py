@@ -23,7 +23,16 @@ class NotRankedOut(serializers.Serializer):
     window_days = serializers.IntegerField(help_text="A ranked player's last rated game is this recent: 90 days.")
 
 
-class PlayerRatingOut(serializers.Serializer):
+class SettledOut(serializers.Serializer):
+    """docs/ratings.md, "How settled is a rating": three fields beside every shown rating, computed when read."""
+
+    provisional = serializers.BooleanField(help_text="True while the band is above 110.")
+    band = serializers.FloatField(help_text="± rating points, one standard deviation: 3 × K of the next game, grown "
+                                            "by the days since the last rated game (cap 180).")
+    games_to_settle = serializers.IntegerField(allow_null=True, help_text="Rated games until not provisional.")
+
+
+class PlayerRatingOut(SettledOut):
     elo = serializers.FloatField(help_text="Current Elo, rounded to 2 decimals.")
     level = serializers.ChoiceField(
         choices=["Beginner", "Apprentice", "Average", "Good", "Strong", "Expert", "Master"],
@@ -54,7 +63,7 @@ class PlayerOut(serializers.Serializer):
     cooldown = CooldownOut(allow_null=True, help_text="A running quit cool-down (docs/matchmaking.md), else null.")
 
 
-class HistoryEntryOut(serializers.Serializer):
+class HistoryEntryOut(SettledOut):
     game_id = serializers.IntegerField(allow_null=True, help_text="Null for a reset.")
     finished_at = serializers.DateTimeField(help_text="The game's finish, or the time of the reset.")
     before = serializers.FloatField()

@@ -146,7 +146,8 @@ def test_flushdb_then_the_next_request_answers_correctly(anon, redis_conn):
     sync(Rating.objects.get(player__handle="late"))
     after = board(anon, limit=200).json()
     assert after["total"] == before["total"] + 1
-    assert after["entries"][0] == {"rank": 1, "player": "late", "elo": 3000.0, "games": 5}
+    assert after["entries"][0] == {"rank": 1, "player": "late", "elo": 3000.0, "games": 5,
+                                  "provisional": True, "band": 180.0, "games_to_settle": 15}
     assert after["entries"][1:] == [{**e, "rank": e["rank"] + 1} for e in before["entries"]]
     assert redis_conn.exists(K.ready)
     assert board(anon, limit=200).json() == after

@@ -22,12 +22,15 @@ def test_ties_share_a_rank(anon):
     assert ranks(response) == [1, 2, 2, 4]
     # Equal Elo: by player id (the order the players were created), the same order in the Redis board.
     assert names(response) == ["zed", "bob", "amy", "dan"]
-    assert body["entries"][0] == {"rank": 1, "player": "zed", "elo": 2012.4, "games": 5}
+    assert body["entries"][0] == {"rank": 1, "player": "zed", "elo": 2012.4, "games": 5,
+                                  # docs/ratings.md, "How settled is a rating": 5 games, K 60 → 180, 15 to go.
+                                  "provisional": True, "band": 180.0, "games_to_settle": 15}
 
 
 def test_elo_is_rounded_to_two_decimals(anon):
     rate("a", 1534.56789, games=12)
-    assert board(anon).json()["entries"] == [{"rank": 1, "player": "a", "elo": 1534.57, "games": 12}]
+    assert board(anon).json()["entries"] == [{"rank": 1, "player": "a", "elo": 1534.57, "games": 12,
+                                                   "provisional": True, "band": 120.0, "games_to_settle": 8}]
 
 
 @pytest.mark.parametrize(("games", "days_ago", "ranked"), [
@@ -210,3 +213,11 @@ def test_many_banned_players_are_excluded_by_a_subquery(anon, monkeypatch):
     Player.objects.filter(handle="cheat").update(status=Player.Status.BANNED)
     response = board(anon)
     assert names(response) == ["fair"] and response.json()["total"] == 1
+
+
+def test_provisional_players_are_marked_and_settled_ones_not(anon):
+    # docs/ratings.md, "How settled is a rating": 19 games → next K 40 → band 120, one game to go; 20 → K 20 → 60.
+    rate("nearly", 1700, games=19)
+    rate("settled", 1600, games=20)
+    marks = [(e["player"], e["provisional"], e["band"], e["games_to_settle"]) for e in board(anon).json()["entries"]]
+    assert marks == [("nearly", True, 120.0, 1), ("settled", False, 60.0, 0)]

@@ -88,6 +88,14 @@ def test_a_tables_stakes_by_hand(api):
         ("s1", 60, 45.0, -45.0), ("s2", 60, 45.0, -45.0), ("s3", 60, 45.0, -45.0), ("s4", 60, 45.0, -45.0)]
 
 
+def test_stakes_say_how_settled_each_seat_is(api):
+    # docs/ratings.md, "How settled is a rating": 25 games → K 20 → band 60, settled; 12 → K 40 → 120, 8 to go;
+    # 3 → K 60 → 180, 17 to go; 0 → 180, 20 to go.
+    table = _table_of_four(api, {"b1": (1560.25, 25), "b2": (1498.5, 12), "b3": (1540.0, 3), "b4": (1455.75, 0)})
+    marks = {s["player"]: (s["provisional"], s["band"], s["games_to_settle"]) for s in table["stakes"]}
+    assert marks == {"b1": (False, 60.0, 0), "b2": (True, 120.0, 8), "b3": (True, 180.0, 17), "b4": (True, 180.0, 20)}
+
+
 def test_recording_the_first_place_case_gives_exactly_the_stake_quoted(api):
     standings = {"a1": (1560.25, 25), "a2": (1498.5, 12), "a3": (1540.0, 3), "a4": (1455.75, 0)}
     table = _table_of_four(api, standings)

@@ -18,7 +18,8 @@ from tests.db.observability.metrics_text import TOKEN, scrape
 
 OPS = Path(__file__).resolve().parents[3] / "ops"
 METRIC = re.compile(r"\b((?:arena|django)_[a-z0-9_]+)\b")
-ALERTS = {"ArenaRatingLag", "ArenaServerErrors", "ArenaPushFailures", "ArenaSlowMatchmakingPass", "ArenaBeatStopped"}
+ALERTS = {"ArenaRatingLag", "ArenaServerErrors", "ArenaPushFailures", "ArenaSlowMatchmakingPass", "ArenaBeatStopped",
+          "ArenaRatingDrift"}
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,6 +40,7 @@ def test_the_five_alerts_of_the_issue_are_there():
     assert "> 60" in exprs["ArenaRatingLag"] and "arena_rating_oldest_pending_seconds" in exprs["ArenaRatingLag"]
     assert "> 0.01" in exprs["ArenaServerErrors"] and '"5.."' in exprs["ArenaServerErrors"]
     assert "> 1" in exprs["ArenaSlowMatchmakingPass"] and "> 10" in exprs["ArenaBeatStopped"]
+    assert "offset 30d) > 25" in exprs["ArenaRatingDrift"]
 
 
 @pytest.fixture

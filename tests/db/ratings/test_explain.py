@@ -101,6 +101,19 @@ def test_example_7_quit_through_the_api(api):
     seats = {s["player"]: s for s in APIClient().get(f"/api/v1/games/{pk}/explain/").json()["seats"]}
     assert (seats["q4"]["quit"], seats["q4"]["terms_sum"], seats["q4"]["quit_penalty"], seats["q4"]["delta"]) == (
         True, -45.0, -10.0, -55.0)
+    # docs/ratings.md, "Where rating points come from": each part named by its source.
+    assert seats["q4"]["sources"] == {"duel": -45.0, "quit_penalty": -10.0}
+    assert seats["q1"]["sources"] == {"duel": 45.0}
+
+
+def test_example_7_with_a_floor_names_the_floors_part(api, settings):
+    # With ELO_FLOOR 1450 the quitter's 1500 − 55 = 1445 stops at 1450: delta −50, the floor gave back +5.
+    settings.ELO_FLOOR = 1450.0
+    pk = _rated(api, game_body("wizard", [player("f1", 100), player("f2", 60), player("f3", 40),
+                                          player("f4", 0, quit=True)]))
+    seats = {s["player"]: s for s in APIClient().get(f"/api/v1/games/{pk}/explain/").json()["seats"]}
+    assert (seats["f4"]["delta"], seats["f4"]["sources"]) == (-50.0, {"duel": -45.0, "quit_penalty": -10.0,
+                                                                      "floor": 5.0})
 
 
 def test_example_4_hanabi_through_the_api(api):
@@ -116,6 +129,8 @@ def test_example_4_hanabi_through_the_api(api):
     assert term["against"] == "Hanabot" and term["score"] == 0.5
     assert term["expected"] == pytest.approx(0.545922, abs=1e-6)
     assert term["term"] == pytest.approx(-2.75532, abs=1e-4)
+    (source,) = body["seats"][0]["sources"].items()
+    assert source[0] == "hanabot" and source[1] == pytest.approx(-2.75532, abs=1e-4)
 
 
 def test_history_inlines_each_change_explained(api):

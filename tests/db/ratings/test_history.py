@@ -28,11 +28,13 @@ def test_entries_newest_first_with_rounded_values_and_resets(db, anon, server):
     assert response.json() == {
         "entries": [
             {"game_id": None, "finished_at": "2026-11-03T12:05:00Z", "before": 1497.41, "after": 1500.0,
-             "delta": 2.59, "place": None, "kind": "reset"},
+             "delta": 2.59, "place": None, "kind": "reset",
+             # docs/ratings.md, "How settled is a rating": a reset keeps the 2 games played, K 60 → band 180.
+             "provisional": True, "band": 180.0, "games_to_settle": 18},
             {"game_id": g2.pk, "finished_at": "2026-11-02T12:00:00Z", "before": 1530.0, "after": 1497.41,
-             "delta": -32.59, "place": 2, "kind": "game"},
+             "delta": -32.59, "place": 2, "kind": "game", "provisional": True, "band": 180.0, "games_to_settle": 18},
             {"game_id": g1.pk, "finished_at": "2026-11-01T12:00:00Z", "before": 1500.0, "after": 1530.0,
-             "delta": 30.0, "place": 1, "kind": "game"},
+             "delta": 30.0, "place": 1, "kind": "game", "provisional": True, "band": 180.0, "games_to_settle": 19},
         ],
         "next": None,
     }
@@ -108,7 +110,21 @@ def test_hanabi_entries_have_no_place(db, anon, server):
     make_change(quinn, "hanabi", 1, 1500.0, 1497.244680, game=game, place=1)  # a stray place is never shown
     (entry,) = anon.get(URL.format("quinn", "hanabi")).json()["entries"]
     assert entry == {"game_id": game.pk, "finished_at": "2026-11-01T12:00:00Z", "before": 1500.0,
-                     "after": 1497.24, "delta": -2.76, "place": None, "kind": "game"}
+                     "after": 1497.24, "delta": -2.76, "place": None, "kind": "game", "provisional": True,
+                     "band": 180.0, "games_to_settle": 19}
+
+
+def test_entries_show_how_settled_the_rating_was_right_after_each_change(db, anon, server):
+    # docs/ratings.md, "How settled is a rating": the 10th game leaves 10 played (next K 40 → band 120, 10 to go);
+    # the 20th leaves 20 (K 20 → band 60, settled). No inactivity in history: each entry is as of its change.
+    uma = make_player("uma")
+    tenth = make_game(server, "wizard", T0)
+    twentieth = make_game(server, "wizard", T0 + timedelta(days=1))
+    make_change(uma, "wizard", 10, 1500.0, 1520.0, game=tenth, place=1, games_before=9)
+    make_change(uma, "wizard", 20, 1520.0, 1530.0, game=twentieth, place=1, games_before=19)
+    settled_, mid = anon.get(URL.format("uma", "wizard")).json()["entries"]
+    assert (settled_["provisional"], settled_["band"], settled_["games_to_settle"]) == (False, 60.0, 0)
+    assert (mid["provisional"], mid["band"], mid["games_to_settle"]) == (True, 120.0, 10)
 
 
 def test_known_game_without_history_is_empty(db, anon):

@@ -25,7 +25,9 @@ def test_player_page_shape_with_hand_worked_values(db, anon):
     assert response.status_code == 200
     assert response.json() == {
         "player": "alice", "status": "active",
-        "ratings": {"wizard": {"elo": 1530.0, "level": "Apprentice", "games": 1, "rank": None, "not_ranked": {
+        "ratings": {"wizard": {"elo": 1530.0, "level": "Apprentice", "games": 1, "rank": None,
+                               # docs/ratings.md, "How settled is a rating": K 60 → band 180, 20 − 1 games to go.
+                               "provisional": True, "band": 180.0, "games_to_settle": 19, "not_ranked": {
             "reason": "too_few_games", "message": "1 rated Wizard game so far; 5 are needed to be ranked (4 more).",
             "games": 1, "games_needed": 5, "last_rated_game_at": None, "window_days": 90}}},
         # Ratings made by hand, no game went through the Elo stage: no reputation yet, no cool-down.
@@ -33,7 +35,8 @@ def test_player_page_shape_with_hand_worked_values(db, anon):
     }
     bob_wizard = anon.get(URL.format("bob")).json()["ratings"]["wizard"]
     assert bob_wizard.pop("not_ranked")["reason"] == "too_few_games"
-    assert bob_wizard == {"elo": 1470.0, "level": "Beginner", "games": 1, "rank": None}
+    assert bob_wizard == {"elo": 1470.0, "level": "Beginner", "games": 1, "rank": None, "provisional": True,
+                          "band": 180.0, "games_to_settle": 19}
 
 
 def test_one_entry_per_rated_title_and_nothing_else(db, anon):
@@ -47,8 +50,10 @@ def test_one_entry_per_rated_title_and_nothing_else(db, anon):
     assert [entry.pop("not_ranked")["reason"] for entry in ratings.values()] == ["too_few_games"] * 2
 
     assert ratings == {
-        "tokaido": {"elo": 1485.12, "level": "Beginner", "games": 2, "rank": None},
-        "wizard": {"elo": 1545.0, "level": "Apprentice", "games": 3, "rank": None},
+        "tokaido": {"elo": 1485.12, "level": "Beginner", "games": 2, "rank": None, "provisional": True, "band": 180.0,
+                    "games_to_settle": 18},
+        "wizard": {"elo": 1545.0, "level": "Apprentice", "games": 3, "rank": None, "provisional": True, "band": 180.0,
+                   "games_to_settle": 17},
     }
 
 
@@ -182,3 +187,21 @@ def test_a_handle_no_player_can_have_is_404_not_a_database_error(db, anon):
         assert response.status_code == 404 and response.json()["error"]["code"] == "player_not_found"
     response = anon.get(URL.format("al%00ice") + "history/wizard/")
     assert response.status_code == 404 and response.json()["error"]["code"] == "player_not_found"
+
+
+def test_inactivity_grows_the_band_when_read_and_writes_nothing(db, anon, monkeypatch, django_assert_num_queries):
+    # docs/ratings.md, "How settled is a rating", example 4: 42 games, 365 days away:
+    # sqrt(60² + 25 × 365) = sqrt(12725) = 112.81 > 110, provisional again, one game to settle.
+    monkeypatch.setattr(players_api, "ranks_of", lambda *, titles, player_id: dict.fromkeys(titles, None))
+    monkeypatch.setattr(players_api, "not_ranked", lambda **kwargs: None)
+    vera = make_player("vera")
+    away = timezone.now() - timedelta(days=365, hours=1)
+    Rating.objects.create(player=vera, title="wizard", elo=1600.0, games=42, last_game_at=away)
+    Rating.objects.create(player=vera, title="nile", elo=1600.0, games=42, last_game_at=timezone.now())
+    with django_assert_num_queries(1):  # the one read of the page: no write
+        ratings = anon.get(URL.format("vera")).json()["ratings"]
+    assert {k: ratings["wizard"][k] for k in ("provisional", "band", "games_to_settle")} == {
+        "provisional": True, "band": 112.81, "games_to_settle": 1}
+    assert {k: ratings["nile"][k] for k in ("provisional", "band", "games_to_settle")} == {
+        "provisional": False, "band": 60.0, "games_to_settle": 0}
+    assert Rating.objects.get(player=vera, title="wizard").last_game_at == away
