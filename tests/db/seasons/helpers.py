@@ -52,3 +52,22 @@ def live_state(season: Season) -> dict[int, tuple[Any, ...]]:
 
     return {row[0]: (*row[1:5], round(row[5], 9), row[6]) for row in SeasonEntry.objects.filter(season=season)
             .values_list("player_id", "points", "games", "placement_left", "league", "elo", "elo_games")}
+
+
+_seq = [0]
+
+
+def rated_game(title: str, seats: list[tuple[Player, int, int]], finished_at, *, status: str = "rated") -> Game:
+    """A game written as the rating stage leaves it: rated, with the next rating_seq. seats: (player, side, place)."""
+    from arena.models import GameServer
+
+    server = GameServer.objects.first() or GameServer.objects.create(name="seasons-server", key_prefix="t",
+                                                                     key_hash="seasons-server")
+    _seq[0] += 1
+    sides = 1 + max(side for _, side, _ in seats)
+    game = Game.objects.create(server=server, table_id=f"S-{_seq[0]}", title=title, rated=True,
+                               finished_at=finished_at, status=status, fingerprint="x", recommended_sides=sides,
+                               rating_seq=_seq[0] + 10_000)
+    Seat.objects.bulk_create([Seat(game=game, player=p, position=i, side=side, place=place, ip_hash="h")
+                              for i, (p, side, place) in enumerate(seats)])
+    return game
