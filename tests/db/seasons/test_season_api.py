@@ -63,7 +63,8 @@ def test_errors_and_caching(client, four):
     assert (hanabi.status_code, hanabi.json()["error"]["code"]) == (404, "no_season")
     assert client.get("/api/v1/seasons/chess/").status_code == 404
     bad = client.get("/api/v1/seasons/wizard/?limit=0")
-    assert (bad.status_code, bad.json()["error"]["code"], list(bad.json()["error"]["fields"])) == (400, "invalid_input", ["limit"])
+    error = bad.json()["error"]
+    assert (bad.status_code, error["code"], list(error["fields"])) == (400, "invalid_input", ["limit"])
     missing = client.get("/api/v1/seasons/wizard/?around=zed")
     assert (missing.status_code, missing.json()["error"]["code"]) == (404, "player_not_found")
     assert client.get("/api/v1/seasons/wizard/1/").json()["error"]["code"] == "season_not_found"  # still open
