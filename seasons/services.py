@@ -19,7 +19,7 @@ from arena.models import Game, Player, Seat
 from infra.errors import NotFound
 from ratings.config import elo_config
 from ratings.plan import PlayerState, RatedGame
-from seasons import rules
+from seasons import rules, store
 from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonLine, SeasonRollover
 
 log = logging.getLogger(__name__)
@@ -98,29 +98,24 @@ def _fold(season: Season) -> int:
     carry = _carry(season)
     for games, last_seq in _season_games(season.title, season, season.cursor):
         ids = {seat[0] for game in games for seat in game.seats}
-        stored = {e.player_id: e for e in SeasonEntry.objects.filter(season=season, player_id__in=ids)}
         play = rules.SeasonPlay(rules=config, carry=carry)
-        for pid, e in stored.items():
-            play.entries[pid] = rules.Entry(pid, e.points, e.games, e.placement_left, e.league)
-            play.elo_states[pid] = PlayerState(None, e.elo, e.elo_games)
+        for pid, points, played, left, league, elo, elo_games in SeasonEntry.objects.filter(
+                season=season, player_id__in=ids).values_list("player_id", "points", "games", "placement_left",
+                                                              "league", "elo", "elo_games"):
+            play.entries[pid] = rules.Entry(pid, points, played, left, league)
+            play.elo_states[pid] = PlayerState(None, elo, elo_games)
         for game in games:
             play.apply_game(game)
-        new, changed = [], []
+        rows = []
         for pid in ids:
             entry, state = play.entries[pid], play.elo_states[pid]
             tier, score = rules.order_key(entry.league, entry.points, state.elo)
-            row = stored.get(pid) or SeasonEntry(season=season, player_id=pid)
-            row.points, row.games, row.placement_left, row.league = (entry.points, entry.games,
-                                                                     entry.placement_left, entry.league)
-            row.elo, row.elo_games, row.tier, row.score = state.elo, state.games, tier, score
-            (changed if pid in stored else new).append(row)
-        SeasonEntry.objects.bulk_create(new, batch_size=2000)
-        SeasonEntry.objects.bulk_update(changed, ["points", "games", "placement_left", "league", "elo",
-                                                  "elo_games", "tier", "score"], batch_size=2000)
-        SeasonLine.objects.bulk_create([
-            SeasonLine(season=season, player_id=line.player_id, game_id=line.game_id, finished_at=line.finished_at,
-                       place=line.place, sides=line.sides, opponents=[list(o) for o in line.opponents],
-                       points=line.points, league_after=line.league_after) for line in play.lines], batch_size=2000)
+            rows.append((pid, entry.points, entry.games, entry.placement_left, entry.league, state.elo, state.games,
+                         tier, score))
+        store.entries_upsert(season_id=season.pk, rows=rows)
+        store.lines_insert(season_id=season.pk, rows=[
+            (line.player_id, line.game_id, line.finished_at, line.place, line.sides, [list(o) for o in line.opponents],
+             line.points, line.league_after) for line in play.lines])
         season.cursor = last_seq
         folded += len(games)
     if folded:
