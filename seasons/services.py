@@ -123,15 +123,15 @@ def _fold(season: Season) -> int:
     return folded
 
 
-def _carried_entries(season: Season) -> list[SeasonEntry]:
+def _carried_entries(season: Season) -> list[store.EntryRow]:
     """The entries a season starts with: its carried-over players, placed at their league's threshold."""
     config = season_rules()
+    initial = config.elo.initial
     out = []
     for pid, league in _carry(season).items():
         entry = rules.start_entry(pid, league, config)
-        tier, score = rules.order_key(entry.league, entry.points, config.elo.initial)
-        out.append(SeasonEntry(season=season, player_id=pid, points=entry.points, games=0, placement_left=0,
-                               league=entry.league, elo=config.elo.initial, elo_games=0, tier=tier, score=score))
+        tier, score = rules.order_key(entry.league, entry.points, initial)
+        out.append((pid, entry.points, 0, 0, entry.league, initial, 0, tier, score))
     return out
 
 
@@ -163,7 +163,7 @@ def season_replay_live(*, title: str) -> int:
         season = Season.objects.select_for_update().get(pk=opened.pk)
         SeasonLine.objects.filter(season=season).delete()
         SeasonEntry.objects.filter(season=season).delete()
-        SeasonEntry.objects.bulk_create(_carried_entries(season), batch_size=2000)
+        store.entries_upsert(season_id=season.pk, rows=_carried_entries(season))
         season.cursor = 0
         season.save(update_fields=["cursor"])
         folded = _fold(season)
@@ -194,10 +194,9 @@ def _live_rows(season: Season) -> list[rules.Row]:
 # The rollover --------------------------------------------------------------------------------------------------
 
 
-def _finals(season: Season, rows: list[rules.Row]) -> list[SeasonFinal]:
-    return [SeasonFinal(season=season, player_id=r.player_id, rank=r.rank, league=r.league, points=r.points,
-                        games=r.games, placement_left=r.placement_left, season_elo=r.season_elo,
-                        relegation=r.relegation) for r in rows]
+def _finals(season: Season, rows: list[rules.Row]) -> None:
+    store.finals_insert(season_id=season.pk, rows=[(r.player_id, r.rank, r.league, r.points, r.games,
+                                                    r.placement_left, r.season_elo, r.relegation) for r in rows])
 
 
 def season_rollover(*, title: str, now: datetime | None = None, actor: str | None = None, reason: str = "",
@@ -222,7 +221,7 @@ def season_rollover(*, title: str, now: datetime | None = None, actor: str | Non
         if actor is not None and now < season.ends_at:
             season.ends_at = now
         rows = _live_rows(season)
-        SeasonFinal.objects.bulk_create(_finals(season, rows), batch_size=5000)
+        _finals(season, rows)
         season.final_games = sorted(set(SeasonLine.objects.filter(season=season).values_list("game_id", flat=True)))
         season.closed_at = now
         season.save(update_fields=["ends_at", "closed_at", "final_games"])
@@ -230,7 +229,7 @@ def season_rollover(*, title: str, now: datetime | None = None, actor: str | Non
         following = Season.objects.create(title=title, number=season.number + 1, starts_at=season.ends_at,
                                           ends_at=rules.aligned_end(season.ends_at, length),
                                           carry={str(k): v for k, v in rules.carry_over(rows).items()})
-        SeasonEntry.objects.bulk_create(_carried_entries(following), batch_size=5000)
+        store.entries_upsert(season_id=following.pk, rows=_carried_entries(following))
         if actor is not None:
             SeasonRollover.objects.create(title=title, closed_number=season.number, actor=actor, reason=reason)
     log.info("season closed", extra={"title": title, "season": season.number, "players": len(rows)})
@@ -293,7 +292,7 @@ def season_correct(*, season_id: int, now: datetime | None = None) -> int:
                 corrections.append(SeasonCorrection(season=season, player_id=pid, text=text,
                                                     game_ids=voided + late))
         SeasonFinal.objects.filter(season=season).delete()
-        SeasonFinal.objects.bulk_create(_finals(season, rows), batch_size=5000)
+        _finals(season, rows)
         SeasonCorrection.objects.bulk_create(corrections, batch_size=5000)
         season.final_games = counted
         season.save(update_fields=["final_games"])

@@ -33,7 +33,7 @@ def entries_upsert(*, season_id: int, rows: Sequence[EntryRow]) -> None:
         return
     if _postgres():
         cols = list(zip(*rows, strict=True))
-        with pg_cursor(binary=False) as cur:
+        with pg_cursor() as cur:
             cur.execute(
                 "INSERT INTO seasons_seasonentry (season_id, player_id, points, games, placement_left, league, elo, "
                 "elo_games, tier, score) SELECT %s, * FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], "
@@ -62,3 +62,25 @@ def lines_insert(*, season_id: int, rows: Sequence[LineRow]) -> None:
     SeasonLine.objects.bulk_create([
         SeasonLine(season_id=season_id, player_id=r[0], game_id=r[1], finished_at=r[2], place=r[3], sides=r[4],
                    opponents=r[5], points=r[6], league_after=r[7]) for r in rows], batch_size=2000)
+
+
+# (player_id, rank, league, points, games, placement_left, season_elo, relegation)
+FinalRow = tuple[int, int, "int | None", int, int, int, "float | None", bool]
+
+
+def finals_insert(*, season_id: int, rows: Sequence[FinalRow]) -> None:
+    """A closed season's final standings, written once at the close (and again by a correction)."""
+    if not rows:
+        return
+    if _postgres():
+        with pg_cursor(binary=False) as cur, cur.copy(
+                "COPY seasons_seasonfinal (season_id, player_id, rank, league, points, games, placement_left, "
+                "season_elo, relegation) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row((season_id, *row))
+        return
+    from seasons.models import SeasonFinal
+
+    SeasonFinal.objects.bulk_create([
+        SeasonFinal(season_id=season_id, player_id=r[0], rank=r[1], league=r[2], points=r[3], games=r[4],
+                    placement_left=r[5], season_elo=r[6], relegation=r[7]) for r in rows], batch_size=5000)

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from arena.models import Game, Player
+from seasons import store
 from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonRollover
 from seasons.selectors import corrections_for_games
 from seasons.services import season_follow, season_open, season_replay_live, season_rollover
@@ -76,7 +77,7 @@ def test_a_failure_half_way_leaves_nothing_written(monkeypatch):
     def killed(*args, **kwargs):
         raise RuntimeError("worker killed")
 
-    monkeypatch.setattr(SeasonEntry.objects, "bulk_create", killed)  # after the archive, before the next season
+    monkeypatch.setattr(store, "entries_upsert", killed)  # after the archive, before the next season
     with pytest.raises(RuntimeError):
         season_rollover(title="nile", now=END)
     assert (SeasonFinal.objects.count(), Season.objects.filter(title="nile").count()) == (0, 1)
