@@ -102,9 +102,42 @@ def rollover(entries: int) -> float:
                                 league=league, elo=1500.0 + rnd.random() * 300, elo_games=10, tier=league,
                                 score=float(points)))
     SeasonEntry.objects.bulk_create(rows, batch_size=20000)
+    reads(season, ids, rnd)
     t0 = time.perf_counter()
     season_rollover(title="nile", now=END)
     return time.perf_counter() - t0
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def reads(season: Season, ids: list[int], rnd: random.Random, n: int = 100) -> None:
+    """The season's first page against the leaderboard's first page over the same players, in turns (both from
+    the database: this bench has no Redis, and the season standings have no Redis copy yet)."""
+    from django.utils import timezone
+
+    from leaderboards.selectors import board_page
+    from ratings.models import Rating
+    from seasons.selectors import standings_live
+
+    at = timezone.now()
+    Rating.objects.bulk_create([Rating(player_id=pid, title="nile", elo=1500 + rnd.random() * 400, games=10,
+                                       last_game_at=at) for pid in ids], batch_size=20000)
+    season_times, board_times = [], []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        standings_live(season=season, offset=0, limit=50)
+        t1 = time.perf_counter()
+        board_page(title="nile", offset=0, limit=50)
+        t2 = time.perf_counter()
+        season_times.append(t1 - t0)
+        board_times.append(t2 - t1)
+    sp, bp = percentile(season_times, 0.99), percentile(board_times, 0.99)
+    print(f"read: first page of {len(ids)} players, p50/p99: season {percentile(season_times, 0.5) * 1000:.1f}/"
+          f"{sp * 1000:.1f} ms, board (database) {percentile(board_times, 0.5) * 1000:.1f}/{bp * 1000:.1f} ms; "
+          f"season / board p99 = {sp / bp:.1f}x (limit 2x)")
 
 
 def main() -> None:

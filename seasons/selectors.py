@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, Q, Window
-from django.db.models.functions import Rank, RowNumber
+from django.db.models import Count, Q
 
 from arena.models import Player
 from arena.selectors import player_get
@@ -36,16 +35,12 @@ def _leagues(sizes: dict[int | None, int]) -> list[dict[str, Any]]:
 
 
 def _live(season: Season):
-    return SeasonEntry.objects.filter(season=season).exclude(player__status=_BANNED)
+    """The open season's entries without banned players (few: the players' partial index on banned)."""
+    banned = Player.objects.filter(status=_BANNED).values("id")
+    return SeasonEntry.objects.filter(season=season).exclude(player_id__in=banned)
 
 
-def _live_row(e: dict[str, Any], sizes: dict[int | None, int]) -> dict[str, Any]:
-    league = e["league"]
-    zone = rules.RELEGATION_SHARE * sizes.get(league, 0)
-    relegation = bool(league) and e["in_league"] > sizes[league] - math.ceil(zone)
-    return {"rank": e["rank"], "player": e["player__handle"], "league": rules.league_name(league) if league is not None
-            else None, "points": e["points"], "games": e["games"], "placement_left": e["placement_left"],
-            "season_elo": round(e["elo"], 2) if league == rules.TOP else None, "relegation": relegation}
+_PAGE_FIELDS = ("player__handle", "league", "points", "games", "placement_left", "elo", "tier", "score")
 
 
 def _live_sizes(season: Season) -> tuple[int, dict[int | None, int]]:
@@ -53,20 +48,40 @@ def _live_sizes(season: Season) -> tuple[int, dict[int | None, int]]:
     return sum(sizes.values()), sizes
 
 
+def _page(season: Season, start: int, limit: int, sizes: dict[int | None, int]) -> list[dict[str, Any]]:
+    """``limit`` rows from 0-based position ``start``, in the entries' index order; ranks as the boards give them:
+    one count for the first row (1 + those strictly above), then ties share and any other row's rank is its
+    position + 1. A row's place inside its league is its position less the players of the leagues above it."""
+    rows = list(_live(season).order_by("-tier", "-score", "player_id").values(*_PAGE_FIELDS)[start:start + limit])
+    if not rows:
+        return []
+    first = rows[0]
+    rank = 1 + _live(season).filter(Q(tier__gt=first["tier"]) | Q(tier=first["tier"], score__gt=first["score"])
+                                    ).count()
+    out = []
+    previous = None
+    for i, row in enumerate(rows):
+        key = (row["tier"], row["score"])
+        if i and key != previous:
+            rank = start + i + 1
+        previous = key
+        league = row["league"]
+        relegation = False
+        if league:
+            above = sum(n for lg, n in sizes.items() if lg is not None and lg > league)
+            in_league = start + i + 1 - above
+            relegation = in_league > sizes[league] - math.ceil(rules.RELEGATION_SHARE * sizes[league])
+        out.append({"rank": rank, "player": row["player__handle"], "league": rules.league_name(league)
+                    if league is not None else None, "points": row["points"], "games": row["games"],
+                    "placement_left": row["placement_left"],
+                    "season_elo": round(row["elo"], 2) if league == rules.TOP else None, "relegation": relegation})
+    return out
+
+
 def standings_live(*, season: Season, offset: int, limit: int) -> StandingsPage:
-    """A page of the open season's standings (three queries: league sizes, the page with its ranks)."""
+    """A page of the open season's standings: three queries (league sizes, the page, one count for its rank)."""
     total, sizes = _live_sizes(season)
-    page = _ranked(season).values("rank", "in_league", "player__handle", "league", "points", "games",
-                                  "placement_left", "elo")[offset:offset + limit]
-    return StandingsPage(total, [_live_row(e, sizes) for e in page], _leagues(sizes))
-
-
-def _ranked(season: Season):
-    order = [F("tier").desc(), F("score").desc()]
-    return _live(season).annotate(
-        rank=Window(Rank(), order_by=order),
-        in_league=Window(RowNumber(), partition_by=[F("league")], order_by=[*order, F("player_id").asc()]),
-    ).order_by("-tier", "-score", "player_id")
+    return StandingsPage(total, _page(season, offset, limit, sizes), _leagues(sizes))
 
 
 def standings_live_around(*, season: Season, player: str, limit: int) -> StandingsPage:
@@ -81,9 +96,7 @@ def standings_live_around(*, season: Season, player: str, limit: int) -> Standin
                                     | Q(tier=tier, score=score, player_id__lt=found.id)).count()
     total, sizes = _live_sizes(season)
     start = rules.window_start(position=position, total=total, limit=limit)
-    page = _ranked(season).values("rank", "in_league", "player__handle", "league", "points", "games",
-                                  "placement_left", "elo")[start:start + limit]
-    return StandingsPage(total, [_live_row(e, sizes) for e in page], _leagues(sizes))
+    return StandingsPage(total, _page(season, start, limit, sizes), _leagues(sizes))
 
 
 def _final_row(f: dict[str, Any]) -> dict[str, Any]:
