@@ -74,6 +74,13 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "leaderboards_retrieve": _merge(ANY, PUBLIC, {
         400: ("invalid_input",),
         404: ("unknown_game", "no_leaderboard", "player_not_found", "player_not_ranked")}),
+    # docs/seasons.md (the seasons app's reads)
+    "seasons_current": _merge(ANY, PUBLIC, {
+        400: ("invalid_input",), 404: ("unknown_game", "no_season", "player_not_found", "player_not_in_season")}),
+    "seasons_closed": _merge(ANY, PUBLIC, {
+        400: ("invalid_input",),
+        404: ("unknown_game", "no_season", "season_not_found", "player_not_found", "player_not_in_season")}),
+    "seasons_player": _merge(ANY, PUBLIC, {404: ("unknown_game", "no_season", "player_not_found")}),
 }
 
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before sending the same request again.",
@@ -93,6 +100,12 @@ QUERY_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("leaderboards_retrieve", "limit"): {"type": "integer", "minimum": 1, "maximum": 200},
     ("leaderboards_retrieve", "offset"): {"type": "integer", "minimum": 0, "maximum": 1_000_000_000, "default": 0},
     ("leaderboards_retrieve", "around"): {"type": "string", "pattern": PLAYER_ID},
+    ("seasons_current", "limit"): {"type": "integer", "minimum": 1, "maximum": 200},
+    ("seasons_current", "offset"): {"type": "integer", "minimum": 0, "maximum": 1_000_000_000, "default": 0},
+    ("seasons_current", "around"): {"type": "string", "pattern": PLAYER_ID},
+    ("seasons_closed", "limit"): {"type": "integer", "minimum": 1, "maximum": 200},
+    ("seasons_closed", "offset"): {"type": "integer", "minimum": 0, "maximum": 1_000_000_000, "default": 0},
+    ("seasons_closed", "around"): {"type": "string", "pattern": PLAYER_ID},
     ("players_history", "limit"): {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ("players_history", "before"): {"type": "integer", "minimum": 0, "maximum": MAX_ID},
 }
