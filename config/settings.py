@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "leaderboards",
     "matchmaking",
     "moderation",
+    "seasons",
     "backoffice",  # the project-wide admin (docs/architecture.md): on top of every app
 ]
 
@@ -481,3 +482,10 @@ CORS_ALLOW_METHODS = ("GET", "HEAD", "OPTIONS")
 CORS_ALLOW_CREDENTIALS = False
 CORS_EXPOSE_HEADERS = ("ETag", "Retry-After")
 
+
+# Seasons (docs/seasons.md): length in days (aligned UTC boundaries), placement games; beat closes a season at its
+# end (and folds whatever a lost message left) every SEASON_ROLLOVER_SECONDS.
+SEASON_LENGTH_DAYS = env.int("SEASON_LENGTH_DAYS", default=91)
+SEASON_PLACEMENT_GAMES = env.int("SEASON_PLACEMENT_GAMES", default=3)
+SEASON_ROLLOVER_SECONDS = env.float("SEASON_ROLLOVER_SECONDS", default=60.0)
+CELERY_BEAT_SCHEDULE["season-rollover"] = {"task": "seasons.tasks.rollover_due", "schedule": SEASON_ROLLOVER_SECONDS}

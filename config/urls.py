@@ -21,6 +21,7 @@ api_v1 = [
     path("", include("leaderboards.api")),
     path("", include("matchmaking.api")),
     path("", include("moderation.api")),
+    path("", include("seasons.api")),
     re_path(r"^(?P<unmatched>.*)$", endpoint_not_found),  # last: whatever no endpoint above claimed
 ]
 

@@ -12,10 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from arena.api import schemas
-from doors.games import GameCreateApi, GameDetailApi
 from arena.game_reads import GAMES_LIMIT_DEFAULT, GAMES_LIMIT_MAX, games_page, games_recorded_present, since_parse
 from arena.models import Game
 from arena.selectors import game_get_for_server
+from doors.games import GameCreateApi, GameDetailApi
 from infra.errors import InvalidInput
 from ratings.selectors import rating_changes_by_game
 

@@ -151,6 +151,9 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/players/<str:player>/": {"GET": Public(200)},
     "api/v1/players/<str:player>/history/<str:game>/": {"GET": Public(200)},
     "api/v1/leaderboards/<str:game>/": {"GET": Public(200)},
+    "api/v1/seasons/<str:game>/": {"GET": Public(200)},
+    "api/v1/seasons/<str:game>/<int:season>/": {"GET": Public(404, "season_not_found")},
+    "api/v1/players/<str:player>/seasons/<str:game>/": {"GET": Public(200)},
     "api/v1/matchmaking/tickets/": {
         "POST": Keyed("matchmaking", owner=(201, None), other=(409, "open_ticket"), body=_ticket_for_waiting_player,
                       rows=(Ticket,)),
@@ -209,7 +212,7 @@ def concrete(route: str, world: World) -> str:
     """A URL for the route, naming the owner's objects."""
     url = (route.replace("<int:game_id>", str(world.game_id)).replace("<str:ticket_id>", world.ticket_id)
            .replace("<int:report_id>", str(world.report_id)).replace("<str:delivery_id>", world.delivery_id)
-           .replace("<str:player>", "alice").replace("<str:game>", "tokaido")
+           .replace("<str:player>", "alice").replace("<str:game>", "tokaido").replace("<int:season>", "1")
            .replace("^(?P<unmatched>.*)$", "no-such-endpoint/").replace("^healthz/?$", "healthz/")
            .replace("^readyz/?$", "readyz/"))
     assert "<" not in url and "^" not in url, f"add a sample value for {route}"
@@ -356,6 +359,6 @@ def test_every_app_with_an_api_is_in_the_matrix():
     """The matrix's own sanity: each app's API door has rows (a door mounted under another prefix would show here)."""
     doors = {"arena": "api/v1/games/", "ratings": "api/v1/players/<str:player>/",
              "leaderboards": "api/v1/leaderboards/<str:game>/", "matchmaking": "api/v1/matchmaking/tickets/",
-             "moderation": "api/v1/reports/"}
+             "moderation": "api/v1/reports/", "seasons": "api/v1/seasons/<str:game>/"}
     assert all(apps.is_installed(app) for app in doors)
     assert set(doors.values()) <= set(MATRIX)

@@ -47,7 +47,8 @@ def test_every_key_operation_requires_the_key_and_every_public_one_none(anon, db
     schema = _schema(anon)
     for path, item in schema["paths"].items():
         for method, operation in item.items():
-            public = ((path.startswith(("/api/v1/leaderboards/", "/api/v1/players/")) and "preferences" not in path)
+            public = ((path.startswith(("/api/v1/leaderboards/", "/api/v1/players/", "/api/v1/seasons/"))
+                       and "preferences" not in path)
                       or path.endswith("/explain/"))  # why a rating changed: public like the player pages
             assert operation["security"] == ([{}] if public else [{"ApiKey": []}]), (method, path)
             assert operation["operationId"] in ERRORS, "each operation has its row of statuses and codes"

@@ -1,0 +1,299 @@
+"""Season writes: the live stage, the rollover and the corrections after close (docs/seasons.md).
+
+Every write runs in one transaction under the open season's row lock (``select_for_update``), so two workers
+hearing the same batch fold it once (the ``cursor`` is the highest rating_seq folded), and a rollover killed
+half-way leaves nothing written. The rules are ``seasons/rules.py``; this module only reads games and writes rows.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from arena.games import all_games, get_game
+from arena.models import Game, Player, Seat
+from infra.errors import NotFound
+from ratings.config import elo_config
+from ratings.plan import PlayerState, RatedGame
+from seasons import rules, store
+from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonLine, SeasonRollover
+
+log = logging.getLogger(__name__)
+
+# Games read per query while folding (one query for games, one for their seats).
+_CHUNK = 5000
+_RATED = Game.Status.RATED
+
+
+def season_rules() -> rules.SeasonRules:
+    """``seasons.rules``' defaults with the settings' overrides (read at each call, so tests may change them)."""
+    return rules.SeasonRules(length_days=getattr(settings, "SEASON_LENGTH_DAYS", rules.LENGTH_DAYS),
+                             placement_games=getattr(settings, "SEASON_PLACEMENT_GAMES", rules.PLACEMENT_GAMES),
+                             elo=elo_config())
+
+
+def season_titles() -> list[str]:
+    """Titles that have seasons: those with a leaderboard (all but Hanabi)."""
+    return [game.title for game in all_games() if game.has_leaderboard]
+
+
+def season_title(*, game: str) -> str:
+    """The title the API names ``game``: ``UnknownGame`` (404 ``unknown_game``) or 404 ``no_season`` (Hanabi)."""
+    found = get_game(game)
+    if not found.has_leaderboard:
+        raise NotFound("no_season", f"{found.title} has no seasons: it has no leaderboard.")
+    return found.title
+
+
+def season_open(*, title: str, now: datetime | None = None) -> Season:
+    """The title's open season; the first one is opened on first need, starting at the aligned boundary."""
+    found = Season.objects.filter(title=title, closed_at__isnull=True).first()
+    if found is not None:
+        return found
+    now = now or timezone.now()
+    length = season_rules().length_days
+    with transaction.atomic():
+        Season.objects.bulk_create([Season(title=title, number=1, starts_at=rules.aligned_start(now, length),
+                                           ends_at=rules.aligned_end(now, length))], ignore_conflicts=True)
+    return Season.objects.get(title=title, closed_at__isnull=True)
+
+
+# Reading games ------------------------------------------------------------------------------------------------
+
+
+def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[list[RatedGame], int]]:
+    """The season's rated games with rating_seq > ``after_seq``, in rating order, by chunks; and each chunk's
+    last seq."""
+    while True:
+        rows = list(Game.objects.filter(title=title, status=_RATED, rating_seq__gt=after_seq,
+                                        finished_at__gte=season.starts_at, finished_at__lt=season.ends_at)
+                    .order_by("rating_seq").values_list("id", "recommended_sides", "finished_at", "rating_seq")
+                    [:_CHUNK])
+        if not rows:
+            return
+        seats: dict[int, list] = {row[0]: [] for row in rows}
+        for game_id, player_id, side, place, quit_ in Seat.objects.filter(game_id__in=list(seats)).order_by(
+                "game_id", "position").values_list("game_id", "player_id", "side", "place", "quit"):
+            seats[game_id].append((player_id, side, place, quit_))
+        yield [RatedGame(r[0], r[1], None, r[2], None, seats[r[0]]) for r in rows], rows[-1][3]
+        after_seq = rows[-1][3]
+
+
+def _carry(season: Season) -> dict[int, int]:
+    return {int(pid): int(league) for pid, league in season.carry.items()}
+
+
+# The live stage -----------------------------------------------------------------------------------------------
+
+
+def _fold(season: Season) -> int:
+    """Fold the open season's newly rated games into its entries and lines (caller holds the season's lock).
+    Returns the games folded."""
+    folded = 0
+    config = season_rules()
+    carry = _carry(season)
+    for games, last_seq in _season_games(season.title, season, season.cursor):
+        ids = {seat[0] for game in games for seat in game.seats}
+        play = rules.SeasonPlay(rules=config, carry=carry)
+        for pid, points, played, left, league, elo, elo_games in SeasonEntry.objects.filter(
+                season=season, player_id__in=ids).values_list("player_id", "points", "games", "placement_left",
+                                                              "league", "elo", "elo_games"):
+            play.entries[pid] = rules.Entry(pid, points, played, left, league)
+            play.elo_states[pid] = PlayerState(None, elo, elo_games)
+        for game in games:
+            play.apply_game(game)
+        rows = []
+        for pid in ids:
+            entry, state = play.entries[pid], play.elo_states[pid]
+            tier, score = rules.order_key(entry.league, entry.points, state.elo)
+            rows.append((pid, entry.points, entry.games, entry.placement_left, entry.league, state.elo, state.games,
+                         tier, score))
+        store.entries_upsert(season_id=season.pk, rows=rows)
+        store.lines_insert(season_id=season.pk, rows=[
+            (line.player_id, line.game_id, line.finished_at, line.place, line.sides, [list(o) for o in line.opponents],
+             line.points, line.league_after) for line in play.lines])
+        season.cursor = last_seq
+        folded += len(games)
+    if folded:
+        season.save(update_fields=["cursor"])
+    return folded
+
+
+def _carried_entries(season: Season) -> list[store.EntryRow]:
+    """The entries a season starts with: its carried-over players, placed at their league's threshold."""
+    config = season_rules()
+    initial = config.elo.initial
+    out = []
+    for pid, league in _carry(season).items():
+        entry = rules.start_entry(pid, league, config)
+        tier, score = rules.order_key(entry.league, entry.points, initial)
+        out.append((pid, entry.points, 0, 0, entry.league, initial, 0, tier, score))
+    return out
+
+
+def season_follow(*, title: str, game_ids: Iterable[int] = ()) -> int:
+    """A rating batch committed: fold its games into the open season; games it rated that finished in a closed
+    season settle that season's archive (docs/seasons.md "Late games"). Returns the games folded."""
+    if title not in season_titles():
+        return 0
+    opened = season_open(title=title)
+    with transaction.atomic():
+        season = Season.objects.select_for_update().get(pk=opened.pk)
+        if season.closed_at is not None:  # closed meanwhile: the next one is open now
+            season = Season.objects.select_for_update().get(title=title, closed_at__isnull=True)
+        folded = _fold(season)
+    ids = list(game_ids)
+    if ids and Game.objects.filter(id__in=ids, finished_at__lt=season.starts_at).exists():
+        for closed in Season.objects.filter(title=title, closed_at__isnull=False).order_by("number"):
+            season_correct(season_id=closed.pk)
+    return folded
+
+
+def season_replay_live(*, title: str) -> int:
+    """Ratings rebuilt the title (a void): replay the open season from its rated games, then correct the closed
+    ones whose counted games changed. Returns the games folded."""
+    if title not in season_titles():
+        return 0
+    opened = season_open(title=title)
+    with transaction.atomic():
+        season = Season.objects.select_for_update().get(pk=opened.pk)
+        SeasonLine.objects.filter(season=season).delete()
+        SeasonEntry.objects.filter(season=season).delete()
+        store.entries_upsert(season_id=season.pk, rows=_carried_entries(season))
+        season.cursor = 0
+        season.save(update_fields=["cursor"])
+        folded = _fold(season)
+    for closed in Season.objects.filter(title=title, closed_at__isnull=False).order_by("number"):
+        season_correct(season_id=closed.pk)
+    return folded
+
+
+# Standings as rows ---------------------------------------------------------------------------------------------
+
+
+def _banned(player_ids: Iterable[int] | None = None) -> set[int]:
+    banned = Player.objects.filter(status=Player.Status.BANNED)
+    if player_ids is not None:
+        banned = banned.filter(id__in=list(player_ids))
+    return set(banned.values_list("id", flat=True))
+
+
+def _live_rows(season: Season) -> list[rules.Row]:
+    entries, elo = [], {}
+    for e in SeasonEntry.objects.filter(season=season).values_list(
+            "player_id", "points", "games", "placement_left", "league", "elo").iterator(chunk_size=10000):
+        entries.append(rules.Entry(e[0], e[1], e[2], e[3], e[4]))
+        elo[e[0]] = e[5]
+    return rules.standings(entries, elo, excluded=_banned())
+
+
+# The rollover --------------------------------------------------------------------------------------------------
+
+
+def _finals(season: Season, rows: list[rules.Row]) -> None:
+    store.finals_insert(season_id=season.pk, rows=[(r.player_id, r.rank, r.league, r.points, r.games,
+                                                    r.placement_left, r.season_elo, r.relegation) for r in rows])
+
+
+def season_rollover(*, title: str, now: datetime | None = None, actor: str | None = None, reason: str = "",
+                    number: int | None = None) -> Season | None:
+    """Close the open season (archive its final standings) and open the next, once, in one transaction.
+
+    Beat (``actor`` None) closes only a season whose ``ends_at`` has passed; an operator (``actor`` given) closes it
+    now and writes an audit row. ``number``: close only that season (a retried command does nothing the second
+    time). Returns the closed season, or None when there was nothing to do.
+    """
+    if title not in season_titles():
+        raise NotFound("no_season", f"{title} has no seasons: it has no leaderboard.")
+    now = now or timezone.now()
+    opened = season_open(title=title, now=now)
+    with transaction.atomic():
+        season = Season.objects.select_for_update().get(pk=opened.pk)
+        if season.closed_at is not None or (number is not None and season.number != number):
+            return None
+        if actor is None and now < season.ends_at:
+            return None
+        _fold(season)
+        if actor is not None and now < season.ends_at:
+            season.ends_at = now
+        rows = _live_rows(season)
+        _finals(season, rows)
+        season.final_games = sorted(set(SeasonLine.objects.filter(season=season).values_list("game_id", flat=True)))
+        season.closed_at = now
+        season.save(update_fields=["ends_at", "closed_at", "final_games"])
+        length = season_rules().length_days
+        following = Season.objects.create(title=title, number=season.number + 1, starts_at=season.ends_at,
+                                          ends_at=rules.aligned_end(season.ends_at, length),
+                                          carry={str(k): v for k, v in rules.carry_over(rows).items()})
+        store.entries_upsert(season_id=following.pk, rows=_carried_entries(following))
+        if actor is not None:
+            SeasonRollover.objects.create(title=title, closed_number=season.number, actor=actor, reason=reason)
+    log.info("season closed", extra={"title": title, "season": season.number, "players": len(rows)})
+    return season
+
+
+def seasons_due(*, now: datetime | None = None) -> list[str]:
+    """Beat: close every season whose end has passed. Returns the titles closed."""
+    closed = []
+    for title in season_titles():
+        if season_rollover(title=title, now=now) is not None:
+            closed.append(title)
+    return closed
+
+
+# Corrections after close ---------------------------------------------------------------------------------------
+
+
+def _replay_closed(season: Season) -> tuple[rules.SeasonPlay, list[int]]:
+    config = season_rules()
+    play = rules.SeasonPlay(rules=config, carry=_carry(season))
+    for pid in play.carry:
+        play.entry(pid)
+    counted = []
+    for games, _ in _season_games(season.title, season, 0):
+        for game in games:
+            play.apply_game(game)
+            counted.append(game.id)
+    return play, counted
+
+
+def season_correct(*, season_id: int, now: datetime | None = None) -> int:
+    """Recompute a closed season's archive from its rated games when the games it counts changed (a void, a game
+    rated late); write one correction line per player whose place, league or points moved. Returns the lines."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        season = Season.objects.select_for_update().get(pk=season_id)
+        if season.closed_at is None:
+            return 0
+        play, counted = _replay_closed(season)
+        before_ids = set(season.final_games)
+        voided = sorted(before_ids - set(counted))
+        late = sorted(set(counted) - before_ids)
+        if not voided and not late:
+            return 0
+        reasons = []
+        if voided:
+            reasons.append(rules.void_reason(len(voided), now))
+        if late:
+            reasons.append(rules.late_reason(len(late)))
+        reason = "; ".join(reasons)
+        rows = rules.standings(play.entries.values(), {pid: s.elo for pid, s in play.elo_states.items()},
+                               excluded=_banned(play.entries), initial=play.rules.elo.initial)
+        after = {r.player_id: rules.Final(r.rank, r.league, r.points) for r in rows}
+        corrections = []
+        for pid, rank, league, points in SeasonFinal.objects.filter(season=season).values_list(
+                "player_id", "rank", "league", "points"):
+            text = rules.correction_text(rules.Final(rank, league, points), after.get(pid), reason)
+            if text is not None:
+                corrections.append(SeasonCorrection(season=season, player_id=pid, text=text,
+                                                    game_ids=voided + late))
+        SeasonFinal.objects.filter(season=season).delete()
+        _finals(season, rows)
+        SeasonCorrection.objects.bulk_create(corrections, batch_size=5000)
+        season.final_games = counted
+        season.save(update_fields=["final_games"])
+    return len(corrections)

@@ -1,0 +1,28 @@
+"""Season tasks: thin doors over ``seasons/services.py``. Each is safe to repeat (the season's cursor and row lock
+make a fold or a rollover happen once, whoever runs it and however often)."""
+from __future__ import annotations
+
+from celery import shared_task
+
+from seasons import services
+
+
+@shared_task(name="seasons.tasks.follow")
+def follow(title: str, game_ids: list[int]) -> int:
+    """A rating batch committed: fold it into the open season (and settle a closed one for a late game)."""
+    return services.season_follow(title=title, game_ids=game_ids)
+
+
+@shared_task(name="seasons.tasks.replay")
+def replay(title: str) -> int:
+    """Ratings rebuilt the title (a void): replay the open season, correct the closed ones."""
+    return services.season_replay_live(title=title)
+
+
+@shared_task(name="seasons.tasks.rollover_due")
+def rollover_due() -> list[str]:
+    """Beat, every minute: close the seasons whose end has passed, then fold whatever a lost message left behind."""
+    closed = services.seasons_due()
+    for title in services.season_titles():
+        services.season_follow(title=title)
+    return closed
