@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "leaderboards",
     "matchmaking",
     "moderation",
+    "tournaments",
 ]
 
 MIDDLEWARE = [
