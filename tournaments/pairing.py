@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 EXACT_LIMIT = 12  # players; up to here every partition is searched (branch and bound)
 BUDGET_LIMIT = 40  # players; up to here a budgeted search refines the greedy pairing when it kept repeats
-SEARCH_BUDGET = 200_000  # nodes of that budgeted search
+SEARCH_BUDGET = 20_000  # nodes of that budgeted search (about a second at most here)
 WINDOW = 64  # how far down the ranking the greedy pass looks for a player new to a table
 REPAIR_RADIUS = 8  # tables either side a repeat's swap partner is first looked for
 
