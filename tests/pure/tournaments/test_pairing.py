@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.pairing import Entrant, TablePlan, pair_round, table_plan
+from tournaments.pairing import Entrant, PairingError, TablePlan, pair_round, table_plan
 
 
 def partitions(items: list[int], sizes: list[int]):
@@ -147,3 +147,25 @@ def test_larger_fields_keep_a_repeat_only_when_the_search_proves_it_forced(n):
     entrants = _history(n, 3, 4, 3, seed=n)
     pairing = pair_round(entrants, 4, 3)
     assert pairing.repeats == 0 or (pairing.exact and pairing.notes == ("repeat-free pairing impossible",))
+
+
+def test_too_few_players_for_one_table_are_refused():
+    with pytest.raises(PairingError):
+        pair_round([Entrant(1)], 2, 2)
+    with pytest.raises(PairingError):
+        pair_round([Entrant(1), Entrant(2)], 4, 4)
+
+
+def test_the_docs_eight_player_second_round_explains_its_forced_repeats():
+    # docs/tournaments.md, "Seat order" example: round 1 was (1, 2, 3, 4) and (5, 6, 7, 8), seat 1 to 1 and 5.
+    round_one = [(1, 2, 3, 4), (5, 6, 7, 8)]
+    entrants = [Entrant(p, 0, frozenset(set(t) - {p}), int(p == t[0])) for t in round_one for p in t]
+    pairing = pair_round(entrants, 4, 4)
+    assert pairing.repeats == 4 and pairing.exact
+    assert pairing.notes == ("repeat-free pairing impossible",)
+    for table in pairing.tables:
+        # two of each first-round table, one repeated pair from each
+        assert sorted(sum(1 for p in table.seats if p in t) for t in round_one) == [2, 2]
+        assert len(table.repeats) == 2 and table.reasons[1].startswith("repeats forced: ")
+        # seat 1 goes to a player who had no first seat yet
+        assert table.seats[0] not in (1, 5) and table.reasons[2].endswith("0 first seats before (fewest at the table)")
