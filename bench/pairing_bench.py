@@ -65,6 +65,7 @@ def main() -> None:
                 mates[p].update(q for q in table.seats if q != p)
         spread = max(firsts.values()) - min(firsts.values())
         print(f"round {rnd}: pair_round {elapsed:.3f} s ({len(pairing.tables)} tables, {pairing.repeats} repeats, "
+              f"seat shortfall {pairing.seat_shortfall}, "
               f"first-seat spread {spread}) | baseline top-down fill {base_time:.3f} s, {base_repeats} repeats"
               f" | {'OK' if elapsed <= 1.0 else 'OVER 1 s'}")
 

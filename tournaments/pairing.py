@@ -315,6 +315,45 @@ def _repair(groups: list[list[int]], entrants: Sequence[Entrant]) -> None:
             return
 
 
+def _balance(groups: list[list[int]], entrants: Sequence[Entrant], low: frozenset[int], need: int) -> None:
+    """Give a table without a fewest-first-seats player one from a nearby table holding two or more (else the nearest
+    anywhere), by a swap that adds no repeat (equal points first, so the score groups stay as they were where they
+    can)."""
+    covered = sum(1 for g in groups if any(i in low for i in g))
+    if covered >= need:
+        return
+    players = [e.player for e in entrants]
+    mates = [e.mates for e in entrants]
+
+    def fits(i: int, group: Sequence[int], leaving: int) -> bool:
+        return not any(g != leaving and players[g] in mates[i] for g in group)
+
+    for t, group in enumerate(groups):
+        if covered >= need:
+            return
+        if any(i in low for i in group):
+            continue
+        nearby = sorted((u for u in range(max(0, t - REPAIR_RADIUS), min(len(groups), t + REPAIR_RADIUS + 1))
+                         if u != t), key=lambda u: abs(u - t))
+        options = [(entrants[a].points != entrants[b].points, abs(u - t), a, b, u)
+                   for u in nearby if sum(1 for i in groups[u] if i in low) >= 2
+                   for b in groups[u] if b in low for a in group
+                   if fits(b, group, a) and fits(a, groups[u], b)]
+        if not options:  # none close by: the nearest table anywhere with a short player to spare
+            for u in sorted(range(len(groups)), key=lambda u: abs(u - t)):
+                if u == t or sum(1 for i in groups[u] if i in low) < 2:
+                    continue
+                options = [(True, abs(u - t), a, b, u) for b in groups[u] if b in low for a in group
+                           if fits(b, group, a) and fits(a, groups[u], b)]
+                if options:
+                    break
+        if options:
+            _, _, a, b, u = min(options)
+            group[group.index(a)] = b
+            groups[u][groups[u].index(b)] = a
+            covered += 1
+
+
 def pair_round(entrants: Sequence[Entrant], size: int, low: int) -> Pairing:
     """Pair one round: ``entrants`` in ranking order (best first), tables of ``size`` (``low`` is the title's
     smallest table). Tables come out in board order (the best-ranked player's table is board 1)."""
@@ -331,6 +370,7 @@ def pair_round(entrants: Sequence[Entrant], size: int, low: int) -> Pairing:
     else:
         groups = _greedy(seated, plan.sizes, low_set, need)
         _repair(groups, seated)
+        _balance(groups, seated, low_set, need)
         exact = False
         if len(seated) <= BUDGET_LIMIT and _cost(groups, seated, low_set, need).repeats:
             groups, exact = _exact(seated, plan.sizes, low_set, need, groups, SEARCH_BUDGET)

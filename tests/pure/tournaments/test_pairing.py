@@ -169,3 +169,14 @@ def test_the_docs_eight_player_second_round_explains_its_forced_repeats():
         assert len(table.repeats) == 2 and table.reasons[1].startswith("repeats forced: ")
         # seat 1 goes to a player who had no first seat yet
         assert table.seats[0] not in (1, 5) and table.reasons[2].endswith("0 first seats before (fewest at the table)")
+
+
+@pytest.mark.parametrize("n", [100, 401])
+def test_large_fields_after_six_rounds_keep_strangers_and_seat_balance(n):
+    # Above the exact limit the greedy pass, its swaps and the seat-balance swaps do the work: at 4 seats (range
+    # 3-5) a field this size has strangers enough that no repeat is needed, and short players enough for each table.
+    entrants = _history(n, 6, 4, 3, seed=1)
+    firsts = [e.first_seats for e in entrants]
+    assert max(firsts) - min(firsts) <= 1
+    pairing = pair_round(entrants, 4, 3)
+    assert (pairing.repeats, pairing.seat_shortfall) == (0, 0)
