@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "matchmaking",
     "moderation",
     "seasons",
+    "tournaments",
     "backoffice",  # the project-wide admin (docs/architecture.md): on top of every app
 ]
 
