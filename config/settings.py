@@ -310,6 +310,8 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
+    # A game's status appears in the recording answer and the read-back (GameOut, RecordedGameOut): one enum.
+    "ENUM_NAME_OVERRIDES": {"GameStatusEnum": ["pending", "rated", "unrated", "void"]},
     "TITLE": "Arena API",
     "DESCRIPTION": "Records finished games, rates players, serves leaderboards.",
     "VERSION": "1.0.0",

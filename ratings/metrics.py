@@ -9,7 +9,8 @@ from prometheus_client.core import Metric
 
 from arena.games import all_games
 from infra import metrics
-from ratings import economy, lag
+from ratings import lag
+from ratings.store import economy
 
 BATCH_SECONDS = Histogram("arena_rating_batch_seconds", "Duration of one Elo batch (one transaction), seconds.",
                           buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0))

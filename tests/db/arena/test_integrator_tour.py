@@ -138,6 +138,7 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
     assert shapes == [
         ("KEY=...", "GET"),
         ("curl", "POST"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
+        ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),  # the season: standings, the player's, a closed one
         ("curl", "POST"), ("curl", "GET"), ("curl", "DELETE"), ("curl", "PUT"), ("curl", "PATCH"),
     ]
     setup, *commands = moderator_steps()
@@ -150,7 +151,7 @@ def test_the_api_tour_step_by_step(live_server):
     base = live_server.url.removeprefix("http://")
     key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all four" scopes
     steps = [s for s in api_steps() if s.argv[0] == "curl"]
-    record, game, page, history, board, explain, ticket_new, ticket_get, ticket_delete, put, patch = steps
+    record, game, page, history, board, explain, season, season_player, season_closed, ticket_new, ticket_get, ticket_delete, put, patch = steps
 
     # Record the game as written: 201, the places the tour shows.
     status, created = _curl(record, base, key, None)
@@ -192,6 +193,14 @@ def test_the_api_tour_step_by_step(live_server):
         assert _curl(more, base, key, None)[0] == 201
     status, full = _curl(board, base, key, None)
     assert status == 200 and [e["player"] for e in full["entries"]] == ["alice", "bob"]
+
+    # The season (docs/seasons.md): the five games count for the current one; none has closed yet.
+    status, current = _curl(season, base, key, None)
+    assert status == 200 and {row["player"] for row in current["standings"]} == {"alice", "bob"}
+    status, mine = _curl(season_player, base, key, None)
+    assert status == 200 and mine["games"] == 5
+    status, closed = _curl(season_closed, base, key, None)
+    assert (status, closed["error"]["code"]) == (404, "season_not_found")
 
     # A ticket's life: created (201) and waiting, the same request_id again is the same ticket (200).
     status, ticket = _curl(ticket_new, base, key, None)

@@ -131,8 +131,9 @@ AUTH = 1  # the game server by its key's hash (arena/servers.py)
 # the player (SELECT, INSERT ... ON CONFLICT DO NOTHING / INSERT OR IGNORE, SELECT again), the cool-down check, the
 # open-ticket check, the server's waiting count, and the INSERTs of the ticket, its seats and its open seats.
 CREATE_NEW_PLAYER = 1 + SAVEPOINT + 3 + 1 + 1 + 1 + 3
-# The answer: the seats' handles, and for a waiting ticket the pool's waiting count.
-PRESENT_MATCHED = 1
+# The answer: the seats' handles, and for a waiting ticket the pool's waiting count; a matched ticket also looks up
+# the game recorded from its table (`recorded_game`, one query by the server's table id).
+PRESENT_MATCHED = 2
 PRESENT_WAITING = 2
 REREAD = 1  # after a pass on request, the ticket read again with its pool and table
 

@@ -81,7 +81,7 @@ def test_an_error_is_one_line_with_its_stack_and_no_key(server_key, lines, monke
     def broken(**_):
         raise RuntimeError("the selector broke")
 
-    monkeypatch.setattr("doors.games.game_get_for_server", broken)
+    monkeypatch.setattr("doors.game_read.game_get_for_server", broken)
     client = _client(server_key[1])
     client.raise_request_exception = False
     answer = client.get("/api/v1/games/5/")

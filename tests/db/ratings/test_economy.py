@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import pytest
 from django.utils import timezone
 
-from ratings import economy
-from ratings.economy import active_medians
 from ratings.models import Rating
+from ratings.store import economy
+from ratings.store.economy import active_medians
 from tests.db.ratings.builders import make_player
 
 

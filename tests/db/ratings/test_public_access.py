@@ -68,9 +68,11 @@ def test_schema_documents_the_player_reads(db, anon):
     components = schema["components"]["schemas"]
     assert set(components["HistoryEntryOut"]["properties"]) == {
         "game_id", "finished_at", "before", "after", "delta", "place", "kind", "explanation",
+        "provisional", "band", "games_to_settle",  # docs/ratings.md, "How settled is a rating"
     }
     assert set(components["PlayerOut"]["properties"]) == {"player", "status", "ratings", "reputation", "cooldown"}
-    assert set(components["PlayerRatingOut"]["properties"]) == {"elo", "level", "games", "rank", "not_ranked"}
+    assert set(components["PlayerRatingOut"]["properties"]) == {"elo", "level", "games", "rank", "not_ranked",
+                                                            "provisional", "band", "games_to_settle"}
     assert set(components["HistoryOut"]["properties"]) == {"entries", "next"}
     ok = paths["/api/v1/players/{player}/"]["get"]["responses"]
     assert {"200", "404", "429"} <= set(ok)
