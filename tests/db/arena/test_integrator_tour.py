@@ -151,7 +151,8 @@ def test_the_api_tour_step_by_step(live_server):
     base = live_server.url.removeprefix("http://")
     key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all four" scopes
     steps = [s for s in api_steps() if s.argv[0] == "curl"]
-    record, game, page, history, board, explain, season, season_player, season_closed, ticket_new, ticket_get, ticket_delete, put, patch = steps
+    (record, game, page, history, board, explain, season, season_player, season_closed,
+     ticket_new, ticket_get, ticket_delete, put, patch) = steps
 
     # Record the game as written: 201, the places the tour shows.
     status, created = _curl(record, base, key, None)
