@@ -30,7 +30,7 @@ def _submit(page: Page, live_server, username: str, password: str, code: str = "
 def test_ten_failed_logins_lock_the_username_even_for_the_right_password(page, live_server, moderator):
     for _ in range(9):
         assert _submit(page, live_server, "mod", "not the password at all").status == 200
-        expect(page.locator(".errornote")).to_contain_text("enter the correct username and password")
+        expect(page.locator(".errornote")).to_contain_text("authenticator code for a staff account")
     # The tenth failure is answered with the lockout page, and so is the right password after it.
     assert _submit(page, live_server, "mod", "not the password at all").status == 429
     expect(page.locator("#locked-out")).to_have_text("Login locked")
@@ -53,7 +53,8 @@ def test_enrolment_then_login_with_a_totp_code(page, live_server, settings, monk
 
     # The password alone is not enough.
     _submit(page, live_server, "ann", PASSWORD)
-    expect(page.locator(".errornote")).to_contain_text("current code of your authenticator")
+    # One message for every refusal (issue 25 §1.5): a right password never shows through.
+    expect(page.locator(".errornote")).to_contain_text("authenticator code for a staff account")
     # The code the app shows (computed from the device's key, as the app does from the URI) logs in.
     _submit(page, live_server, "ann", PASSWORD, totp_code(device))
     expect(page).to_have_url(f"{live_server.url}/admin/")
@@ -67,7 +68,7 @@ def test_enrolment_then_login_with_a_totp_code(page, live_server, settings, monk
 def test_a_moderator_without_a_device_is_kept_out(page, live_server, settings, moderator):
     settings.ADMIN_REQUIRE_OTP = True
     _submit(page, live_server, "mod", PASSWORD, "123456")
-    expect(page.locator(".errornote")).to_contain_text("no authenticator enrolled")
+    expect(page.locator(".errornote")).to_contain_text("authenticator code for a staff account")
     for path in ("/admin/", "/admin/arena/player/", "/admin/moderation/flag/", "/admin/moderation/auditentry/"):
         page.goto(f"{live_server.url}{path}")
         expect(page).to_have_url(re.compile(r"/admin/login/\?next="))
