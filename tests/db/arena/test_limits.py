@@ -198,8 +198,8 @@ def test_the_public_throttle_counts_per_network_under_a_hashed_key(fresh_cache, 
 
 
 @pytest.mark.xfail(bool(__import__("os").environ.get("REDIS_URL")), strict=False,
-                   reason="known after the merge of the one-round-trip throttle (issue 24): on Redis the write got 429; "
-                          "the closing note lists it to fix first")
+                   reason="known after the merge of the one-round-trip throttle (issue 24): on Redis the write got 429;"
+                          " the closing note lists it to fix first")
 def test_a_write_is_not_refused_while_the_cache_is_unreachable(api, make_game, fresh_cache, settings, monkeypatch):
     """The throttles fail open (docs/security.md): with Redis down a game is still recorded; the fault suite's
     Redis test proves it against a stopped redis-server."""
