@@ -13,11 +13,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.api.paging import window_parse
 from arena.api.schemas import ErrorOut
-from arena.models import is_player_id
 from infra.api.caching import PublicCache
 from infra.api.throttles import PublicThrottle
-from infra.errors import InvalidInput
 from infra.replica import on_replica
 from leaderboards.board import DEFAULT_AROUND_LIMIT, DEFAULT_PAGE_LIMIT, MAX_LIMIT
 from leaderboards.selectors import board_around, board_page, board_title
@@ -25,7 +24,6 @@ from ratings.config import elo_config
 from ratings.settled import on_board
 
 # Far beyond any board, and small enough for every store to take as an integer.
-_MAX_OFFSET = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -40,29 +38,9 @@ def parse_query(params: QueryDict) -> LeaderboardQuery:
 
     Raises InvalidInput with one message per bad field.
     """
-    fields: dict[str, str] = {}
-
-    def integer(name: str, low: int, high: int) -> int | None:
-        raw = params.get(name)
-        if raw is None:
-            return None
-        if not (raw.isascii() and raw.isdigit() and len(raw) <= 12) or not low <= int(raw) <= high:
-            fields[name] = f"Must be an integer from {low} to {high}."
-            return None
-        return int(raw)
-
-    limit = integer("limit", 1, MAX_LIMIT)
-    offset = integer("offset", 0, _MAX_OFFSET)
-    around = params.get("around")
-    if around is not None:
-        if not is_player_id(around):
-            fields["around"] = "Must be a player id."
-        if "offset" in params:
-            fields["offset"] = "Not allowed with around: the window places itself."
-    if fields:
-        raise InvalidInput("invalid_input", "Some query parameters are invalid; see fields.", fields)
-    default = DEFAULT_PAGE_LIMIT if around is None else DEFAULT_AROUND_LIMIT
-    return LeaderboardQuery(limit=limit or default, offset=offset or 0, around=around)
+    limit, offset, around = window_parse(params, max_limit=MAX_LIMIT, default_page=DEFAULT_PAGE_LIMIT,
+                                         default_around=DEFAULT_AROUND_LIMIT)
+    return LeaderboardQuery(limit=limit, offset=offset, around=around)
 
 
 class LeaderboardEntryOut(serializers.Serializer):
