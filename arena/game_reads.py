@@ -102,7 +102,8 @@ def games_page(*, server: GameServer, table_id: str | None = None, since: dateti
     """The server's games, oldest ``finished_at`` first (a server's own clock, which it reconciles by), from
     ``since`` on, after ``cursor``; ``table_id`` finds the one game of that id. Returns the page and the next
     cursor (None at the end)."""
-    rows = Game.objects.filter(server=server)
+    # finished_at is never null: the condition names the partial index game_server_finished (arena/models.py).
+    rows = Game.objects.filter(server=server, finished_at__isnull=False)
     if table_id is not None:
         rows = rows.filter(table_id=table_id)
     if since is not None:

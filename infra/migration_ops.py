@@ -7,8 +7,8 @@ one migration serves both. A migration using it must say ``atomic = False``.
 """
 from __future__ import annotations
 
-from django.contrib.postgres.operations import AddIndexConcurrently
-from django.db.migrations import AddIndex
+from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndexConcurrently
+from django.db.migrations import AddIndex, RemoveIndex
 
 
 class AddIndexOnline(AddIndexConcurrently):
@@ -25,3 +25,19 @@ class AddIndexOnline(AddIndexConcurrently):
             super().database_backwards(app_label, schema_editor, from_state, to_state)
         else:
             AddIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)
+
+
+class RemoveIndexOnline(RemoveIndexConcurrently):
+    """``DROP INDEX CONCURRENTLY`` on PostgreSQL, a plain ``DROP INDEX`` on other databases."""
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:  # type: ignore[override]
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_forwards(app_label, schema_editor, from_state, to_state)
+        else:
+            RemoveIndex.database_forwards(self, app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:  # type: ignore[override]
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_backwards(app_label, schema_editor, from_state, to_state)
+        else:
+            RemoveIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)

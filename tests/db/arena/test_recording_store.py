@@ -126,8 +126,6 @@ def test_the_store_stores_the_status_the_rule_gives_from_the_statuses_it_read():
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="plans are PostgreSQL's")
 @pytest.mark.parametrize("statement", ["_SINGLE_SQL", "_BATCH_PLAYERS_SQL"])
-@pytest.mark.xfail(strict=False, reason="known after the merge of the games read-back index (issue 26): the planner's "
-                                        "choice on an unanalysed database changed; the closing note lists it")
 def test_the_prepared_lookups_probe_by_key_on_a_database_never_analysed(statement):
     """The statements are prepared once per connection, so their generic plan must not depend on statistics: on
     tables never analysed (this machine runs PostgreSQL without autovacuum) a lookup written as ``= ANY(array)``
