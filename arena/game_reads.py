@@ -88,7 +88,7 @@ def _after(cursor: str) -> tuple[datetime, int]:
 def since_parse(raw: str) -> datetime:
     """``?since=``: ISO 8601 with a timezone (``Z`` or an offset), as ``finished_at`` is sent."""
     try:  # "+" arrives as " " when not encoded; RFC 3339 allows a lower-case "t" and "z"
-        moment = parse_datetime(raw.replace(" ", "+").upper()) if len(raw) <= 40 else None
+        moment: datetime | None = parse_datetime(raw.replace(" ", "+").upper()) if len(raw) <= 40 else None
     except ValueError:  # well formed, no such time (a 61st second)
         moment = None
     if moment is None or moment.tzinfo is None:
