@@ -11,19 +11,17 @@ Selectors: a fixed number of queries per page (the games, their seats, and the c
 """
 from __future__ import annotations
 
-import base64
-import binascii
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db.models import Q
 from django.utils.dateparse import parse_datetime
 
 from arena.games import UnknownGame, get_game
 from arena.models import Game, GameServer, Seat
 from arena.selectors import games_present
+from infra.api.cursors import integer_key, keyset_page
 from infra.errors import InvalidInput
 
 GAMES_LIMIT_DEFAULT = 50
@@ -67,28 +65,10 @@ def games_recorded_present(games: Sequence[Game], changes: Mapping[int, Any] | N
     return out
 
 
-def _cursor(game: Game) -> str:
-    text = f"{utc_z(game.finished_at)}|{game.pk}"
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-
-
-def _after(cursor: str) -> tuple[datetime, int]:
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        moment_text, _, key = text.partition("|")
-        moment = parse_datetime(moment_text)
-        if moment is None or not key.isdigit():
-            raise ValueError(text)
-        return moment, int(key)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidInput("invalid_input", "The cursor is not one this list gave.",
-                           {"cursor": "Pass the previous page's `next` as it was."}) from None
-
-
 def since_parse(raw: str) -> datetime:
     """``?since=``: ISO 8601 with a timezone (``Z`` or an offset), as ``finished_at`` is sent."""
     try:  # "+" arrives as " " when not encoded; RFC 3339 allows a lower-case "t" and "z"
-        moment = parse_datetime(raw.replace(" ", "+").upper()) if len(raw) <= 40 else None
+        moment: datetime | None = parse_datetime(raw.replace(" ", "+").upper()) if len(raw) <= 40 else None
     except ValueError:  # well formed, no such time (a 61st second)
         moment = None
     if moment is None or moment.tzinfo is None:
@@ -108,10 +88,5 @@ def games_page(*, server: GameServer, table_id: str | None = None, since: dateti
         rows = rows.filter(table_id=table_id)
     if since is not None:
         rows = rows.filter(finished_at__gte=since)
-    if cursor:
-        moment, key = _after(cursor)
-        rows = rows.filter(Q(finished_at__gt=moment) | Q(finished_at=moment, pk__gt=key))
-    page = list(rows.order_by("finished_at", "pk")[:limit + 1])
-    more = len(page) > limit
-    page = page[:limit]
-    return page, (_cursor(page[-1]) if more else None)
+    return keyset_page(rows, time_field="finished_at", cursor=cursor, limit=limit, newest_first=False,
+                       key=integer_key)

@@ -14,11 +14,13 @@ from arena.models import Game
 def games_void_mark(*, game_ids: Sequence[int]) -> int:
     """These games are void from now on (the caller holds their row locks and has checked the void is allowed);
     returns how many rows changed."""
-    return Game.objects.filter(pk__in=game_ids).update(status=Game.Status.VOID)
+    changed: int = Game.objects.filter(pk__in=game_ids).update(status=Game.Status.VOID)
+    return changed
 
 
 def games_trueskill_skip(*, title: str) -> int:
     """A title TrueSkill does not rate: every rated game of it waiting for the TrueSkill stage is marked done, so
     the stage's lag reads zero; returns how many."""
-    return Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False).update(
+    changed: int = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False).update(
         trueskill_done=True)
+    return changed

@@ -35,7 +35,7 @@ def player_status_unban(*, player: Player) -> None:
     _set_status(player, Player.Status.ACTIVE)
 
 
-def _set_status(player: Player, status: Player.Status) -> None:
+def _set_status(player: Player, status: str) -> None:
     with transaction.atomic():
         Player.objects.filter(pk=player.pk).update(status=status)
         player.status = status

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import orjson
 
 from arena.games import UnknownGame, get_game
-from arena.games.meaning import SeatMeaning, differing_fields, game_meaning
+from arena.games.meaning import differing_fields, game_meaning
 from arena.games.results import Entry, Ranking, Result, RuleViolation
 from arena.models import Game, GameServer, Player, Seat
 from arena.recording_store import GameRow, GamesWritten, SeatRow, recording_store
@@ -33,24 +33,13 @@ from infra.hashing import fingerprint
 
 
 @dataclass(frozen=True)
-class PlayerInput:
-    player: str
-    ip_hash: str
-    device_hash: str | None
-    score: int | None
-    quit: bool
-    team: str | None
-    fields: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class GameInput:
     table_id: str
     title: str  # the API's "game"
     variant: dict[str, Any]
     rated: bool
     finished_at: datetime
-    players: tuple[PlayerInput, ...]
+    players: tuple[Entry, ...]  # hashed addresses and devices
     details: dict[str, Any]
     finished_at_sent: bool = True  # False when the body left it out (then finished_at is the time it arrived)
 
@@ -85,7 +74,7 @@ def _judge(data: GameInput) -> Ranking:
     result = Result(
         variant=data.variant,
         rated=data.rated,
-        entries=tuple(Entry(p.player, p.score, p.quit, p.team, p.fields) for p in data.players),
+        entries=data.players,
         details=data.details,
     )
     return rules.judge(result)
@@ -101,8 +90,7 @@ def _meaning_sent(data: GameInput, ranking: Ranking) -> dict[str, Any]:
     return game_meaning(
         get_game(data.title), variant=ranking.variant, rated=data.rated,
         finished_at=data.finished_at if data.finished_at_sent else None, details=data.details,
-        seats=(SeatMeaning(p.player, p.ip_hash, p.device_hash, p.score, p.quit, p.team, p.fields)
-               for p in data.players))
+        seats=data.players)
 
 
 def _meaning_stored(game: Game) -> dict[str, Any]:
@@ -110,9 +98,9 @@ def _meaning_stored(game: Game) -> dict[str, Any]:
     which then costs one more query. Comparing rows rather than fingerprints also answers games stored before
     fingerprints were taken by meaning (their fingerprint was of the body as sent)."""
     seats = Seat.objects.filter(game_id=game.pk).values_list(
-        "player__handle", "ip_hash", "device_hash", "score", "quit", "team", "fields")
+        "player__handle", "score", "quit", "team", "fields", "ip_hash", "device_hash")
     return game_meaning(get_game(game.title), variant=game.variant, rated=game.rated, finished_at=game.finished_at,
-                        details=game.details, seats=(SeatMeaning(*seat) for seat in seats))
+                        details=game.details, seats=(Entry(*seat) for seat in seats))
 
 
 def _fingerprint(meaning: dict[str, Any]) -> str:
@@ -215,7 +203,7 @@ def _row(data: GameInput, ranking: Ranking, fingerprint: str) -> GameRow:
         same_ip=bool(warnings), fingerprint=fingerprint,
         seats=tuple(
             SeatRow(handle=p.player, position=position, score=p.score, quit=p.quit, team=p.team,
-                    side=side_of[p.player], place=places.get(p.player), fields=p.fields, ip_hash=p.ip_hash,
+                    side=side_of[p.player], place=places.get(p.player), fields=dict(p.fields), ip_hash=p.ip_hash,
                     device_hash=p.device_hash)
             for position, p in enumerate(data.players)
         ),

@@ -32,7 +32,7 @@ def player_handle_check(handle: str) -> None:
 
 def player_get(*, handle: str) -> Player:
     """The player with this site id (exact match); raises NotFound ``player_not_found``. One query at most."""
-    player = Player.objects.filter(handle=handle).first() if is_player_id(handle) else None
+    player: Player | None = Player.objects.filter(handle=handle).first() if is_player_id(handle) else None
     if player is None:
         raise player_not_found(handle)
     return player
@@ -40,7 +40,7 @@ def player_get(*, handle: str) -> Player:
 
 def game_get_for_server(*, server: GameServer, game_id: int) -> Game:
     """A game server sees only its own games; another server's game is as unknown as a missing one."""
-    game = Game.objects.filter(pk=game_id, server=server).first()
+    game: Game | None = Game.objects.filter(pk=game_id, server=server).first()
     if game is None:
         raise NotFound("game_not_found", f"No game {game_id} recorded by this game server.")
     return game

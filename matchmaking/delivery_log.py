@@ -6,16 +6,11 @@ Two queries a page whatever its size: the deliveries (keyset on ``created_at, id
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import uuid
-from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
-from django.utils.dateparse import parse_datetime
-
 from arena.models import GameServer
+from infra.api.cursors import keyset_page
 from infra.errors import InvalidInput
 from matchmaking import events
 from matchmaking.models import Delivery, DeliveryAttempt, ServerCallback
@@ -52,24 +47,6 @@ def deliveries_present(deliveries: list[Delivery]) -> list[dict[str, Any]]:
             for d in deliveries]
 
 
-def _cursor(delivery: Delivery) -> str:
-    text = f"{delivery.created_at.isoformat()}|{delivery.pk}"
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
-
-
-def _after(cursor: str) -> tuple[datetime, uuid.UUID]:
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        moment_text, _, key = text.partition("|")
-        moment = parse_datetime(moment_text)
-        if moment is None:
-            raise ValueError(moment_text)
-        return moment, uuid.UUID(key)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidInput("invalid_input", "The cursor is not one this list gave.",
-                           {"cursor": "Pass the previous page's `next` as it was."}) from None
-
-
 def deliveries_page(*, server: GameServer, cursor: str | None = None, limit: int = DELIVERIES_LIMIT_DEFAULT,
                     event_type: str | None = None, status: str | None = None) -> dict[str, Any]:
     """``{"deliveries": [...], "next": cursor or null}``, newest first; ``next`` continues after the last one."""
@@ -84,10 +61,6 @@ def deliveries_page(*, server: GameServer, cursor: str | None = None, limit: int
         rows = rows.filter(event_type=event_type)
     if status is not None:
         rows = rows.filter(status=status)
-    if cursor:
-        moment, key = _after(cursor)
-        rows = rows.filter(Q(created_at__lt=moment) | Q(created_at=moment, pk__lt=key))
-    page = list(rows.order_by("-created_at", "-pk")[:limit + 1])
-    more = len(page) > limit
-    page = page[:limit]
-    return {"deliveries": deliveries_present(page), "next": _cursor(page[-1]) if more else None}
+    page, following = keyset_page(rows, time_field="created_at", cursor=cursor, limit=limit, newest_first=True,
+                                  key=uuid.UUID)
+    return {"deliveries": deliveries_present(page), "next": following}

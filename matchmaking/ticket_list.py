@@ -17,6 +17,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from arena.models import GameServer
+from infra.api.cursors import cursor_invalid
 from infra.errors import InvalidInput
 from matchmaking.models import OpenSeat, Ticket, TicketSeat
 from matchmaking.selectors import recorded_games, table_present, waiting_figures
@@ -39,8 +40,7 @@ def tickets_page(*, server: GameServer, status: str | None = None, cursor: str |
         try:
             rows = rows.filter(pk__gt=uuid.UUID(cursor))
         except ValueError:
-            raise InvalidInput("invalid_input", "The cursor is not one this list gave.",
-                               {"cursor": "Pass the previous page's `next` as it was."}) from None
+            raise cursor_invalid() from None
     page = list(rows.order_by("pk")[:limit + 1])
     more = len(page) > limit
     page = page[:limit]

@@ -139,7 +139,12 @@ def explain_competitive(seats: Sequence[StoredSeat], recommended_sides: int, con
     order = sorted(by_side)
     n = len(order)
     means = {side: _side_rating([s.before for s in by_side[side]]) for side in order}
-    places = {side: by_side[side][0].place for side in order}
+    places: dict[int, int] = {}
+    for side in order:
+        place = by_side[side][0].place
+        if place is None:
+            raise ValueError(f"a competitive seat without a place (side {side})")
+        places[side] = place
     tied = len({places[side] for side in order}) == 1
     p = multiplier(n, recommended_sides)
     game_rules = (EVERYONE_TIED,) if tied else ()

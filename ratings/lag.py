@@ -47,4 +47,5 @@ def oldest_pending_age(*, title: str, now: datetime | None = None) -> float:
     oldest = Game.objects.filter(status=Game.Status.PENDING, title=title).aggregate(oldest=Min("accepted_at"))
     if oldest["oldest"] is None:
         return 0.0
-    return max(((now or timezone.now()) - oldest["oldest"]).total_seconds(), 0.0)
+    waited: float = ((now or timezone.now()) - oldest["oldest"]).total_seconds()
+    return max(waited, 0.0)

@@ -123,6 +123,8 @@ class EloPlan:
                 state = states[player_id] = PlayerState(None, self.config.initial, 0)
             seat_states.append(state)
             sides[side].append((player_id, Standing(state.elo, state.games)))
+            if place is None:
+                raise ValueError(f"competitive game {game.id} was read with a seat without a place")
             places[side] = place
             if side >= count:
                 count = side + 1
@@ -130,13 +132,17 @@ class EloPlan:
                 quitter = player_id
         if count < len(seats):  # teams: fewer sides than seats
             del sides[count:], places[count:]
+        if game.recommended_sides is None:
+            raise ValueError(f"competitive game {game.id} was read without its recommended sides")
         changes = rate_sides(sides, places, game.recommended_sides, quitter, self.config)
         self._record(game, seq, seat_states, changes, None)
 
     def _apply_hanabi(self, game: RatedGame, seq: int, opponent: float | None) -> None:
         rules = self.hanabi_rules
-        if game.deck is None:
-            raise ValueError(f"cooperative game {game.id} was read without its deck")
+        if rules is None:
+            raise ValueError(f"cooperative game {game.id} rated by a plan without the Hanabot table")
+        if game.deck is None or game.coop_score is None:
+            raise ValueError(f"cooperative game {game.id} was read without its deck or its score")
         cls = hanabi.variant_class(game.deck)
         size = len(game.seats)
         score = game.coop_score
@@ -207,6 +213,8 @@ class SkillPlan:
             if state is None:
                 state = states[player_id] = SkillState(None, DEFAULT_SKILL)
             sides[side].append((player_id, state.skill))
+            if place is None:
+                raise ValueError(f"competitive game {game.id} was read with a seat without a place")
             places[side] = place
         for player_id, skill in rate_skill(sides, places).items():
             states[player_id].skill = skill

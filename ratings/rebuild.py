@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from operator import itemgetter
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -155,9 +156,9 @@ def title_rebuild(*, title: str) -> dict[int, EloMove]:
     return moves
 
 
-def _rebuilt_ratings(plan: EloPlan, skills: SkillPlan) -> dict[int, tuple]:
+def _rebuilt_ratings(plan: EloPlan, skills: SkillPlan) -> dict[int, tuple[Any, ...]]:
     """player_id -> (elo, games, last_game_at, ts_mu, ts_sigma) as the replay leaves them."""
-    out = {}
+    out: dict[int, tuple[Any, ...]] = {}
     for player_id, state in plan.states.items():
         skill = skills.states.get(player_id)
         out[player_id] = (state.elo, state.games, state.last_game_at,

@@ -49,7 +49,7 @@ class BatchResult:
 def stage_lock(title: str, stage: str) -> RatingStage:
     """Lock the (title, stage) row for this transaction, creating it on first use (safe when two race)."""
     rows = RatingStage.objects.select_for_update().filter(title=title, stage=stage)
-    row = rows.first()
+    row: RatingStage | None = rows.first()
     if row is None:
         RatingStage.objects.bulk_create([RatingStage(title=title, stage=stage)], ignore_conflicts=True)
         row = rows.get()

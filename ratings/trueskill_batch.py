@@ -39,9 +39,13 @@ def trueskill_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
         plan = SkillPlan(states=states)
         for game in games:
             plan.apply_game(game)
-        updates = sorted((states[p].rating_id, states[p].skill.mu, states[p].skill.sigma) for p in plan.touched)
-        if any(rating_id is None for rating_id, _, _ in updates):
-            raise RuntimeError(f"{title}: a rated game's player has no Rating row")
+        updates: list[tuple[int, float, float]] = []
+        for p in plan.touched:
+            rating_id = states[p].rating_id
+            if rating_id is None:
+                raise RuntimeError(f"{title}: a rated game's player has no Rating row")
+            updates.append((rating_id, states[p].skill.mu, states[p].skill.sigma))
+        updates.sort()
         db.lock_ratings(ids=[u[0] for u in updates])
         db.update_skill(rows=updates)
         db.mark_trueskill_done(ids=[game.id for game in games])

@@ -154,6 +154,8 @@ class SeasonPlay:
         members: list[list[int | None]] = [[] for _ in range(count)]
         entries = [self.entry(seat[0]) for seat in seats]
         for (_, side, place, _), entry in zip(seats, entries, strict=True):
+            if place is None:
+                raise ValueError(f"game {game.id} was read with a seat without a place")
             places[side] = place
             members[side].append(entry.league)
         side_leagues = [side_league(m) for m in members]
@@ -167,7 +169,7 @@ class SeasonPlay:
                 outcome, pair = ("win", WIN_PAIR) if places[s] < places[t] else \
                     ("tie", TIE_PAIR) if places[s] == places[t] else ("loss", 0)
                 pair_points[s].append((side_names[t], outcome, pair * weight(side_leagues[t])))
-        for (player_id, side, place, _), entry in zip(seats, entries, strict=True):
+        for (player_id, side, _, _), entry in zip(seats, entries, strict=True):
             gained = sum(p for _, _, p in pair_points[side])
             entry.points += gained
             entry.games += 1
@@ -175,7 +177,7 @@ class SeasonPlay:
                 entry.placement_left -= 1
             if not entry.placement_left:
                 entry.league = league_of(entry.points)
-            self.lines.append(GameLine(game.id, player_id, game.finished_at, place, count,
+            self.lines.append(GameLine(game.id, player_id, game.finished_at, places[side], count,
                                        tuple(pair_points[side]), gained, entry.league))
         self._elo.apply_game(game, 0)
         self._elo.changes.clear()

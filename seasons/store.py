@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 
@@ -18,13 +19,14 @@ from seasons.models import SeasonEntry, SeasonLine
 # (player_id, points, games, placement_left, league, elo, elo_games, tier, score)
 EntryRow = tuple[int, int, int, int, "int | None", float, int, int, float]
 # (player_id, game_id, finished_at, place, sides, opponents, points, league_after)
-LineRow = tuple[int, int, datetime, int, int, list, int, "int | None"]
+LineRow = tuple[int, int, datetime, int, int, "list[Any]", int, "int | None"]
 
 _ENTRY_FIELDS = ("points", "games", "placement_left", "league", "elo", "elo_games", "tier", "score")
 
 
 def _postgres() -> bool:
-    return connection.vendor == "postgresql"
+    vendor: str = connection.vendor
+    return vendor == "postgresql"
 
 
 def entries_upsert(*, season_id: int, rows: Sequence[EntryRow]) -> None:

@@ -60,7 +60,7 @@ class Line:
     elo_terms: tuple[tuple[int, int, float], ...]  # (round, table-mate, their start Elo)
     head_to_head_terms: tuple[tuple[int, int, int], ...]  # (round, tied table-mate, +1 / -1 / 0)
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Fraction | float, ...]:
         return (-self.points, -self.buchholz, -self.opponents_elo, -self.head_to_head, -self.start_elo, self.player)
 
 
@@ -122,7 +122,7 @@ def rank_lines(players: Mapping[int, float], tables: Sequence[TableRecord], poin
         e_terms = tuple((r, q, players[q]) for r, q in mates[p])
         elo = Fraction(sum(Fraction(e) for _, _, e in e_terms)) / len(e_terms) if e_terms else Fraction(0)
         partial[p] = (points[p], sum(t[2] for t in b_terms), elo, b_terms, e_terms)
-    groups: dict[tuple, set[int]] = {}
+    groups: dict[tuple[int, int, Fraction], set[int]] = {}
     for p, (pts, bh, elo, _, _) in partial.items():
         groups.setdefault((pts, bh, elo), set()).add(p)
     lines = []

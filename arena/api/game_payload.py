@@ -14,8 +14,9 @@ from django.utils.dateparse import parse_datetime
 
 from arena.api.field_hints import suggestion, unknown_field
 from arena.games.base import COMMON_ENTRY_KEYS
+from arena.games.results import Entry
 from arena.models import is_player_id
-from arena.recording import GameInput, PlayerInput
+from arena.recording import GameInput
 from infra.errors import InvalidInput
 from infra.hashing import hash_device, hash_ip
 
@@ -49,7 +50,7 @@ def _string(value: Any, path: str, errors: dict[str, str], *, max_length: int) -
     return value
 
 
-def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
+def _player(raw: Any, index: int, errors: dict[str, str]) -> Entry | None:
     path = f"players.{index}"
     if not isinstance(raw, dict):
         errors[path] = "Must be an object."
@@ -87,7 +88,7 @@ def _player(raw: Any, index: int, errors: dict[str, str]) -> PlayerInput | None:
     except ValueError:
         errors[f"{path}.ip"] = "Not a valid IPv4 or IPv6 address."
         return None
-    return PlayerInput(
+    return Entry(
         player=player,
         ip_hash=ip_hash,
         device_hash=hash_device(device) if device is not None else None,
@@ -208,7 +209,7 @@ def parse_game(body: Any, *, now: datetime | None = None) -> GameInput:
         errors["details"] = "Must be an object."
     finished_at = _finished_at(body.get("finished_at"), errors, now)
     raw_players = body.get("players")
-    players: list[PlayerInput] = []
+    players: list[Entry] = []
     if not isinstance(raw_players, list) or not 1 <= len(raw_players) <= MAX_PLAYERS:
         errors["players"] = f"Must be a list of 1 to {MAX_PLAYERS} player results."
     else:

@@ -59,6 +59,8 @@ class Hanabi(GameRules):
                                 f"The {deck!r} deck can only be recorded with rated: false.", "variant.deck")
         entries = result.entries
         team_score = entries[0].score
+        if team_score is None:  # refused before this, by the shared checks (score_required)
+            raise RuleViolation("missing_field", f"{entries[0].player} has no score.", "players.0.score")
         for index, entry in enumerate(entries):
             if entry.score != team_score:
                 raise RuleViolation("team_score_mismatch", "Every player must report the team's score.",

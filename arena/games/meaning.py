@@ -22,28 +22,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from arena.games.base import GameRules
-
-
-@dataclass(frozen=True)
-class SeatMeaning:
-    """One player's part of a game, as stored or as sent (IPs and devices already hashed)."""
-
-    player: str
-    ip_hash: str
-    device_hash: str | None
-    score: int | None
-    quit: bool
-    team: str | None
-    fields: Mapping[str, Any]
+from arena.games.results import Entry
 
 
 def game_meaning(rules: GameRules, *, variant: Mapping[str, Any], rated: bool, finished_at: datetime | None,
-                 details: Mapping[str, Any] | None, seats: Iterable[SeatMeaning]) -> dict[str, Any]:
+                 details: Mapping[str, Any] | None, seats: Iterable[Entry]) -> dict[str, Any]:
     """The game as a JSON-ready document whose equality is the equality of meaning (see the module docstring).
 
     ``variant`` must be normalised already (what ``judge`` returns, what is stored); ``finished_at`` is None when

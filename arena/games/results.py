@@ -65,13 +65,18 @@ class RuleViolation(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
-    """One player's reported result; the common fields are type-checked by the API, ``fields`` is raw JSON."""
+    """One player's part of a game as a game server reports it: the body parsed (the common fields type-checked
+    by the API, ``fields`` raw JSON), the rules' input, and one side of a resend's comparison (as sent or as
+    stored, arena/games/meaning.py). One type for all three (docs/architecture.md, "Names"): the rules read the
+    result, recording and the meaning read the address and device too, hashed before they get here."""
 
     player: str
     score: int | None
     quit: bool = False
     team: str | None = None
     fields: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    ip_hash: str = ""
+    device_hash: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -86,18 +86,20 @@ class Spades(GameRules):
     def check_teams(self, entries: Sequence[Entry]) -> None:
         if not is_partnership(entries):
             return
+        teams: list[str] = []
         for index, entry in enumerate(entries):
             if entry.team is None:
                 raise RuleViolation("invalid_teams", "Either every player has a team or none has.",
                                     path("players", index, "team"))
+            teams.append(entry.team)
         sizes: dict[str, int] = {}
-        for entry in entries:
-            sizes[entry.team] = sizes.get(entry.team, 0) + 1
+        for team in teams:
+            sizes[team] = sizes.get(team, 0) + 1
         if len(sizes) != TEAM_COUNT or any(size != TEAM_SIZE for size in sizes.values()):
             raise RuleViolation("invalid_teams", "Partnership Spades is two teams of two.", "players")
         team_scores: dict[str, int | None] = {}
-        for index, entry in enumerate(entries):
-            reported = team_scores.setdefault(entry.team, entry.score)
+        for index, (entry, team) in enumerate(zip(entries, teams, strict=True)):
+            reported = team_scores.setdefault(team, entry.score)
             if entry.score != reported:
                 raise RuleViolation("team_score_mismatch",
                                     f"Partners in team {entry.team!r} report different scores.",
@@ -111,7 +113,7 @@ class Spades(GameRules):
     def side_groups(self, entries: Sequence[Entry]) -> list[tuple[Entry, ...]]:
         if not is_partnership(entries):
             return super().side_groups(entries)
-        teams: dict[str, list[Entry]] = {}
+        teams: dict[str | None, list[Entry]] = {}
         for entry in entries:
             teams.setdefault(entry.team, []).append(entry)
         return [tuple(members) for members in teams.values()]

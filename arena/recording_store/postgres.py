@@ -158,8 +158,10 @@ class RecordingPostgresStore:
 def _single(server_id: int, row: GameRow, status_of: StatusRule) -> dict[str, GamesWritten]:
     assumed: Mapping[str, str] = {s.handle: NEW_PLAYER_STATUS for s in row.seats}
     for _ in range(MAX_ROUNDS):
-        doc = _doc(server_id, [row], [status_of(row, assumed)],
-                   lambda seat, assumed=assumed: {"h": seat.handle, "ps": assumed[seat.handle]})
+        def seat_player(seat: SeatRow, assumed: Mapping[str, str] = assumed) -> dict[str, Any]:
+            return {"h": seat.handle, "ps": assumed[seat.handle]}
+
+        doc = _doc(server_id, [row], [status_of(row, assumed)], seat_player)
         written: dict[str, GamesWritten] = {}
         seen: dict[str, str] = {}
         for table_id, game_id, handle, status in _run(_SINGLE_SQL, doc, NEW_PLAYER_STATUS):
@@ -229,10 +231,11 @@ def _json(document: dict[str, Any]) -> str:
         return json.dumps(document, separators=(",", ":"))
 
 
-def _run(sql: str, *params: Any, prepare: bool = True) -> list[tuple]:
+def _run(sql: str, *params: Any, prepare: bool = True) -> list[tuple[Any, ...]]:
     """Prepared once per connection: planning these statements costs more than running them (about 1 ms against
     0.4 ms for a single game). That is safe because every lookup is a probe by unique key (see ``_PLAYERS``),
     whose plan does not depend on the tables' statistics. The latecomers' lookup, rare, is planned each time."""
     with pg_cursor(binary=False) as cur:
         cur.execute(sql, list(params), prepare=prepare)
-        return cur.fetchall()
+        rows: list[tuple[Any, ...]] = cur.fetchall()
+        return rows

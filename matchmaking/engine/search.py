@@ -34,6 +34,7 @@ _ROUNDING = 2 * 10.0**-QUALITY_DIGITS
 _ONES = (1,) * (CANDIDATES + 1)
 _ANYONE = (-1,) * (CANDIDATES + 1)  # a mask of everyone: ``mask & ~_ANYONE[pos]`` is always 0
 _NOBODY = (0,) * (CANDIDATES + 1)
+_REFUSING_NOBODY = (False,) * (CANDIDATES + 1)
 
 
 class _Columns(NamedTuple):
@@ -53,7 +54,7 @@ class _Columns(NamedTuple):
     seconds: list[float]  # sum(u·d²)
     masks: list[int] | tuple[int, ...]  # bit k: fits with candidate k
     bits: list[int] | tuple[int, ...]  # its own bit (1 << k)
-    refusing: list[bool] | tuple[int, ...]  # refuses same-IP tables
+    refusing: list[bool] | tuple[bool, ...]  # refuses same-IP tables
     heads: list[list[float]]  # one seat each: see _factor_tables
     sums: list[list[float]]
 
@@ -79,6 +80,12 @@ def _columns(state: PassState, served: int, cands: list[int], seatable: list[int
     xs = [state.top_shrink[c] for c in cs]
     weights = [weight_of[c] for c in cs]
     reference = state.mu[served]
+    seats_of: list[int] | tuple[int, ...]
+    taken: list[int] | tuple[int, ...]
+    seats_left: list[int] | range
+    masks: list[int] | tuple[int, ...]
+    bits: list[int] | tuple[int, ...]
+    refusing: list[bool] | tuple[bool, ...]
     if state.party_skills:
         seats_of = state.seats
         taken = [seats_of[c] for c in cs]
@@ -99,18 +106,19 @@ def _columns(state: PassState, served: int, cands: list[int], seatable: list[int
     else:
         shrinks = [state.shrink[c] for c in cs]
         seat_waits = [wait_of[c] * seats_of[c] for c in cs]
-        seats_left = [0] * (count + 1)
+        left_from = [0] * (count + 1)
         for pos in range(count - 1, -1, -1):
-            seats_left[pos] = seats_left[pos + 1] + taken[pos]
-        if seats_left[0] < need:
+            left_from[pos] = left_from[pos + 1] + taken[pos]
+        if left_from[0] < need:
             return None
+        seats_left = left_from
         moments = [state.centred(c, reference) for c in cs]
         firsts = [f for f, _ in moments]
         seconds = [s for _, s in moments]
         heads, sums = [], []
     if fits is None:
         # Every two fit and nobody refuses anything: no mask can exclude anyone.
-        masks, bits, refusing = _ANYONE, _NOBODY, _NOBODY
+        masks, bits, refusing = _ANYONE, _NOBODY, _REFUSING_NOBODY
     else:
         masks = [fits[k] for k in ks]
         bits = [1 << k for k in ks]
@@ -191,7 +199,8 @@ def _branch_and_bound(state: PassState, served: int, size: int, need: int,
                         (not refuses_ or addresses_apart(served, [cs[p] for p in chosen])):
                     q = round(sqrt(product_ * size / (beta_sq * weight_)) * exp(-0.5 * spread), QUALITY_DIGITS)
                     if q > best_q or (q == best_q and (wait_sum > best_w or (
-                            wait_sum == best_w and sorted(ks[p] for p in chosen) < sorted(ks[p] for p in best)))):
+                            wait_sum == best_w and best is not None
+                            and sorted(ks[p] for p in chosen) < sorted(ks[p] for p in best)))):
                         best_q, best_w, best = q, wait_sum, chosen[:]
             elif seats_left[pos + 1] >= rest:
                 # The largest shrink factors left are those of the next positions (sorted that way).
@@ -218,5 +227,5 @@ def _branch_and_bound(state: PassState, served: int, size: int, need: int,
     finally:
         # grow refers to itself (it recurses): a reference cycle that would keep this search, and through
         # ``state`` the whole pass, alive until the garbage collector found it.
-        grow = None
+        grow = None  # type: ignore[assignment]  # a function emptied on purpose (``del`` would read as unbound)
     return None if best is None else tuple(sorted(ks[p] for p in best))

@@ -48,10 +48,11 @@ def _first_cursor(title: str, watermark: int) -> int:
     """A title's rating cursor where it has none yet (a fresh start, or a watermark kept from before the cursors):
     just below the first rated game above the id watermark, so nothing rated after the watermark is skipped."""
     rated = Game.objects.filter(title=title, status=Game.Status.RATED)
-    first_unseen = rated.filter(pk__gt=watermark).aggregate(m=Min("rating_seq"))["m"]
+    first_unseen: int | None = rated.filter(pk__gt=watermark).aggregate(m=Min("rating_seq"))["m"]
     if first_unseen is not None:
         return first_unseen - 1
-    return rated.aggregate(m=Max("rating_seq"))["m"] or 0
+    last: int | None = rated.aggregate(m=Max("rating_seq"))["m"]
+    return last or 0
 
 
 def watermark_reset() -> None:
@@ -64,7 +65,7 @@ def detection_lag() -> int:
     recorded before it but rated past their title's rating cursor (a game rated late is looked at again)."""
     state = DetectionState.objects.filter(name="default").first()
     watermark, cursors = (state.last_game_id, state.rated_seqs) if state else (0, {})
-    lag = Game.objects.filter(pk__gt=watermark).count()
+    lag: int = Game.objects.filter(pk__gt=watermark).count()
     for title, cursor in cursors.items():
         lag += Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=cursor,
                                    pk__lte=watermark).count()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -19,7 +20,7 @@ from moderation.models import Link
 from moderation.store import links_insert
 
 
-def links_update(seats: list[tuple], result: DetectionResult) -> set[tuple[int, int]]:
+def links_update(seats: list[tuple[Any, ...]], result: DetectionResult) -> set[tuple[int, int]]:
     """Merge the links the new seats create; returns the pairs whose links were created or widened.
 
     A hash's crowd (accounts seen on it within ``LINK_WINDOW`` of the new uses) is counted in the database first.
@@ -72,7 +73,8 @@ def links_update(seats: list[tuple], result: DetectionResult) -> set[tuple[int, 
     return touched
 
 
-def _merge_links(kind: str, spans: dict[tuple[int, int], tuple], result: DetectionResult) -> set[tuple[int, int]]:
+def _merge_links(kind: str, spans: dict[tuple[int, int], tuple[Any, ...]],
+                 result: DetectionResult) -> set[tuple[int, int]]:
     existing = {pair: links[0] for pair, links in links_of_pairs(set(spans), kind=kind).items()}
     create, update = [], []
     touched: set[tuple[int, int]] = set()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -71,9 +72,9 @@ def detection_run_all(*, now: datetime | None = None, batch: int | None = None,
             return total
 
 
-def _seats(new: set[int], rated: set[int]) -> tuple[list[tuple], dict[int, list[int]]]:
+def _seats(new: set[int], rated: set[int]) -> tuple[list[tuple[Any, ...]], dict[int, list[int]]]:
     """Every seat of the pass's games, and the players at each newly rated game's table."""
-    seats: list[tuple] = []
+    seats: list[tuple[Any, ...]] = []
     for chunk in chunks(sorted(new | rated)):
         seats.extend(Seat.objects.filter(game_id__in=chunk).values_list(
             "game_id", "player_id", "ip_hash", "device_hash", "game__finished_at", "game__status"))

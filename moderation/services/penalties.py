@@ -52,8 +52,9 @@ def moderator_name(moderator: AbstractBaseUser | None) -> str:
 def _audit(*, moderator: AbstractBaseUser | None, action: str, note: str = "", players: Sequence[Player] = (),
            games: Sequence[Game] = (), flags: Sequence[Flag] = (), reports: Sequence[Report] = (),
            details: dict[str, Any] | None = None) -> AuditEntry:
-    entry = AuditEntry.objects.create(moderator=moderator, moderator_name=moderator_name(moderator), action=action,
-                                      note=note, details=details or {})
+    entry: AuditEntry = AuditEntry.objects.create(
+        moderator=moderator, moderator_name=moderator_name(moderator), action=action, note=note,
+        details=details or {})
     if players:
         entry.players.add(*players)
     if games:
@@ -80,7 +81,7 @@ def _resolve(obj: Flag | Report, status: str, moderator: AbstractBaseUser | None
 
 
 def _lock_open(model: type[Flag] | type[Report], obj: Flag | Report) -> Flag | Report:
-    locked = model.objects.select_for_update().get(pk=obj.pk)
+    locked: Flag | Report = model.objects.select_for_update().get(pk=obj.pk)
     if locked.status != model.Status.OPEN:
         raise Conflict("already_resolved", f"This {model.__name__.lower()} is already {locked.status}.")
     return locked
@@ -345,7 +346,8 @@ def void_rebuild_run(*, entry_id: int, title: str) -> list[dict[str, Any]]:
         if title not in entry.details.get("pending_titles", []):
             # Run again (a task redelivered after its commit): the refunds written then stand; a second rebuild
             # would change nothing and overwrite them with an empty list.
-            return entry.details.get("refunds", {}).get(title, [])
+            refunds: list[dict[str, Any]] = entry.details.get("refunds", {}).get(title, [])
+            return refunds
         moves = title_rebuild(title=title)
         handles = dict(Player.objects.filter(pk__in=list(moves)).values_list("pk", "handle"))
         refunds = [{"player": pk, "handle": handles[pk], "before": move.before, "after": move.after,

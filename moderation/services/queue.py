@@ -9,11 +9,13 @@ releasing it, so a moderator who leaves holds nothing for long. Claiming never b
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from arena.models import Player
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services.penalties import _audit, _lock_open, _resolve
@@ -22,12 +24,12 @@ from moderation.services.penalties import _audit, _lock_open, _resolve
 CLAIM_FOR = timedelta(hours=1)
 
 
-def _targets(obj: Flag | Report, *others: Flag | Report) -> dict:
+def _targets(obj: Flag | Report, *others: Flag | Report) -> dict[str, Any]:
     kind = "flags" if isinstance(obj, Flag) else "reports"
     return {kind: [obj, *others]}
 
 
-def _players(obj: Flag | Report) -> list:
+def _players(obj: Flag | Report) -> list[Player]:
     if isinstance(obj, Flag):
         return [obj.beneficiary, *(f.feeder for f in obj.feeders.select_related("feeder"))]
     return list(obj.accused.all())

@@ -76,7 +76,7 @@ def report_create(*, server: GameServer, reporter: str, accused: Sequence[str], 
     closed = kinds == {Reason.SAME_IP}
     with transaction.atomic():
         record = reporter_record(reporter=found[reporter])
-        report = Report.objects.create(
+        report: Report = Report.objects.create(
             server=server, reporter=found[reporter], reason=lead, reasons=[r for r in _PRIORITY if r in kinds],
             game=game, move=move, description=description,
             status=Report.Status.CLOSED if closed else Report.Status.OPEN,

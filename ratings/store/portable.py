@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from typing import Any
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -26,7 +27,7 @@ def _dt(value: datetime | None) -> object:
     return connection.ops.adapt_datetimefield_value(value) if value is not None else None
 
 
-def _with_seats(games: list[tuple]) -> list[RatedGame]:
+def _with_seats(games: list[tuple[Any, ...]]) -> list[RatedGame]:
     """(id, recommended_sides, coop_score, finished_at, deck, ...) tuples -> RatedGames, seats in position order."""
     seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
     if games:
@@ -37,7 +38,7 @@ def _with_seats(games: list[tuple]) -> list[RatedGame]:
     return [RatedGame(g[0], g[1], g[2], g[3], g[4], seats[g[0]]) for g in games]
 
 
-def _read(games: QuerySet[Game], deck_key: str | None, *extra: str) -> list[tuple]:
+def _read(games: QuerySet[Game], deck_key: str | None, *extra: str) -> list[tuple[Any, ...]]:
     """Rows of (id, recommended_sides, coop_score, finished_at, deck, *extra); the variant (JSON) is read only
     for its deck."""
     if deck_key is None:

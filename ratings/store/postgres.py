@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import datetime
+from typing import Any
 
 from infra.db import columns, pg_cursor
 from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
@@ -25,7 +26,7 @@ def _deck(deck_key: str | None) -> tuple[str, list[str]]:
     return ("variant->>%b::text", [deck_key]) if deck_key is not None else ("NULL::text", [])
 
 
-def _with_seats(games: list[tuple]) -> list[RatedGame]:
+def _with_seats(games: list[tuple[Any, ...]]) -> list[RatedGame]:
     """(id, recommended_sides, coop_score, finished_at, deck, ...) tuples -> RatedGames, seats in position order."""
     seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
     if games:

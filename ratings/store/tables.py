@@ -9,8 +9,8 @@ SEAT = Seat._meta.db_table
 RATING = Rating._meta.db_table
 CHANGE = RatingChange._meta.db_table
 REPUTATION = Reputation._meta.db_table
-PENDING = Game.Status.PENDING.value
-RATED = Game.Status.RATED.value
+PENDING: str = Game.Status.PENDING
+RATED: str = Game.Status.RATED
 # Columns of a history row, in ChangeRow order plus the title and the write time, with their PostgreSQL types.
 CHANGE_COLUMNS = ("seq", "player_id", "game_id", "kind", "before", "after", "delta", "k", "games_before", "place",
                   "finished_at", "opponent", "title", "created_at")

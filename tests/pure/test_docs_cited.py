@@ -1,7 +1,9 @@
 """Every rule a docstring cites lives in a page that exists: ``docs/<page>.md`` (and ``#anchor``, a heading there).
 
 Scans every .py file of the repository (not the virtualenv, not generated files) for citations of the form
-``docs/<name>.md`` or ``docs/<name>.md#<anchor>``; anchors are GitHub's heading slugs.
+``docs/<name>.md`` or ``docs/<name>.md#<anchor>``; anchors are GitHub's heading slugs. And the other way: every
+backticked name in docs/*.md that looks like this repository's code names something that exists (the rule is in
+tests/pure/docs_names.py).
 """
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from tests.pure import docs_names
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -83,3 +87,33 @@ def test_the_pages_link_only_to_pages_that_exist():
     for page in DOCS.glob("*.md"):
         for cited, _ in citations(page.read_text(encoding="utf-8")):
             assert (DOCS / cited).is_file(), f"{page.name} cites docs/{cited}"
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("arena/recording.py", None), ("ratings/store/", None), ("bench/pairing_bench.py --sizes 10", None),
+    ("admin/charts.py", None), ("arena/recorder.py", "no such path"), ("charts2.py", "no such path"),
+    ("ratings.plan.EloPlan", None), ("handoffs.hand_off(work, *args)", None), ("mode.redis_configured()", None),
+    ("Game.rating_seq", None), ("GameRules.team_play", None), ("ratings.plan.EloPlann", "does not resolve"),
+    ("handoffs.hand_over", "does not resolve"), ("Game.rating_sequence", "does not resolve"),
+    ("game_server_scopes_set", None), ("wake_once(key, ttl=...)", None), ("RATING_BATCH_SIZE", None),
+    ("no_season", None), ("arena_rating_batch_seconds_bucket", None), ("rate_pending", "named nowhere in the code"),
+    ("ticket_opened(server)", "named nowhere in the code"),
+    ("manage.py season_rollover", None), ("manage.py rate_pending", "no such command"),
+    ("GET /api/v1/games/{id}/", None), ("/api/v1/", None), ("/readyz", None),
+    ("GET /api/v1/gamez/", "no such endpoint"), ("DELETE /api/v1/games/{id}/", "no such endpoint"),
+    # Not this repository's code: left alone.
+    ("gunicorn.error", None), ("details.rounds", None), ("application/json", None), ("60/min", None),
+    ("AppConfig.ready()", None), ("<app>/listeners.py", None), ("E(1500, 1500) = 0.5", None),
+])
+def test_the_name_rule_reads_each_kind(name, problem):
+    assert docs_names.name_problem(name) == problem
+
+
+def test_the_name_scan_sees_the_pages():
+    names = {name for _, name in docs_names.doc_names()}
+    assert {"infra/mode.py", "GamesRecorded", "POST /api/v1/games/"} <= names
+    assert len(names) > 1000
+
+
+def test_every_backticked_code_name_in_the_docs_exists():
+    assert docs_names.problems() == []

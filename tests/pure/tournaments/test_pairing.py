@@ -3,12 +3,11 @@ partition into the round's tables is enumerated here, independently of the pairi
 must reach the judge's fewest repeats, then its seat balance, then its smallest score spread; byes at most once."""
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.pure.tournaments.field import SimulatedField
 from tournaments.pairing import Entrant, PairingError, TablePlan, pair_round, table_plan
 
 
@@ -79,25 +78,10 @@ def test_the_bye_goes_to_the_lowest_ranked_without_one():
 
 def _history(n: int, rounds: int, size: int, low: int, seed: int) -> list[Entrant]:
     """Play ``rounds`` rounds of random results through pair_round, returning the entrants before the next."""
-    rng = random.Random(seed)
-    points = dict.fromkeys(range(n), 0)
-    mates: dict[int, set[int]] = {p: set() for p in range(n)}
-    firsts = dict.fromkeys(range(n), 0)
-    byes = dict.fromkeys(range(n), 0)
+    field = SimulatedField(n, seed)
     for _ in range(rounds):
-        order = sorted(range(n), key=lambda p: (-points[p], p))
-        pairing = pair_round([Entrant(p, points[p], frozenset(mates[p]), firsts[p], byes[p]) for p in order], size, low)
-        for p in pairing.byes:
-            byes[p] += 1
-        for table in pairing.tables:
-            firsts[table.seats[0]] += 1
-            scores = [2 * (len(table.seats) - k - 1) for k in range(len(table.seats))]
-            rng.shuffle(scores)
-            for p, s in zip(table.seats, scores, strict=True):
-                points[p] += s
-                mates[p].update(q for q in table.seats if q != p)
-    order = sorted(range(n), key=lambda p: (-points[p], p))
-    return [Entrant(p, points[p], frozenset(mates[p]), firsts[p], byes[p]) for p in order]
+        field.play(pair_round(field.entrants(), size, low))
+    return field.entrants()
 
 
 @settings(max_examples=40, deadline=None)
