@@ -50,9 +50,10 @@ def test_no_contract_has_an_exception():
 
 
 def test_every_package_is_in_the_contracts_and_config_is_above_them_all():
-    assert sorted(APPS + ["config"]) == packages()
+    assert sorted([*APPS, "config"]) == packages()
     assert sorted(linter()["root_packages"]) == packages()
-    forbidden = next(c for c in linter()["contracts"] if c["type"] == "forbidden" and c["forbidden_modules"] == ["config"])
+    forbidden = next(c for c in linter()["contracts"]
+                     if c["type"] == "forbidden" and c["forbidden_modules"] == ["config"])
     assert sorted(forbidden["source_modules"]) == sorted(APPS)
 
 
