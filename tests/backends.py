@@ -1,8 +1,9 @@
 """Which database tests run on both backends, and which once (docs/testing.md, "The suite's passes").
 
-The embedded pass (SQLite, tasks in-process) runs every test of ``tests/db`` and ``tests/security``. The
-PostgreSQL + Redis pass, given ``--both-backends-only``, runs again only the tests where the two shapes can give
-different answers; the rest would repeat on PostgreSQL what SQLite already proved. A test differs by backend when:
+The embedded pass (SQLite, tasks in-process) runs every test of ``tests/db``. The PostgreSQL + Redis pass, given
+``--both-backends-only``, runs again only those where the two shapes can give different answers; the rest would
+repeat on PostgreSQL what SQLite already proved. (``tests/security`` runs whole in both: its limits count in the
+cache, which is Redis in one shape and process memory in the other.) A test differs by backend when:
 
 1. it says so: ``@pytest.mark.both_backends`` on the test, its class or its module (``pytestmark``);
 2. its module's name is about a subject whose code has a PostgreSQL path and a portable one: storage (``*store*``,
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 MARK = "both_backends"
-SPLIT_DIRS = ("db", "security")   # under tests/: the directories whose tests run in both passes
+SPLIT_DIRS = ("db",)   # under tests/: the directories whose tests the PostgreSQL pass may leave to SQLite
 STORAGE_NAMES = re.compile(r"store|batch|lock|concurren|quer|rebuild|replay|economy|history|passes|propert|detection")
 BACKEND_FIXTURES = frozenset({"transactional_db", "live_server", "django_assert_num_queries",
                               "django_assert_max_num_queries", "django_db_serialized_rollback"})

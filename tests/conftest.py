@@ -23,8 +23,8 @@ hypothesis_settings.register_profile("mutmut", deadline=None, suppress_health_ch
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--both-backends-only", action="store_true",
-                     help="in tests/db and tests/security, only the tests that differ by backend (tests/backends.py): "
-                          "the PostgreSQL pass after an embedded pass ran them all (scripts/test)")
+                     help="in tests/db, only the tests that differ by backend (tests/backends.py): the PostgreSQL "
+                          "pass after an embedded pass ran them all (scripts/test)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
