@@ -63,7 +63,7 @@ def start_gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> t
          "--worker-class", "gthread", "--threads", str(threads), "--log-level", "warning", "--keep-alive", "30"],
         cwd=ROOT, env=env,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120   # a bound, not a pause: a busy machine (CI beside other passes) starts slowly
     while time.monotonic() < deadline:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)

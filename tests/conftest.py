@@ -13,10 +13,35 @@ from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from arena.servers import game_server_create
+from tests.backends import MARK, in_split, item_differs
 
 # scripts/mutmut runs tests/pure in an instrumented process on a busy machine: no timing health checks there
 # (pyproject's [tool.mutmut] passes --hypothesis-profile=mutmut).
 hypothesis_settings.register_profile("mutmut", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--both-backends-only", action="store_true",
+                     help="in tests/db, only the tests that differ by backend (tests/backends.py): the PostgreSQL "
+                          "pass after an embedded pass ran them all (scripts/test)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks the tests that differ by backend; with ``--both-backends-only`` leaves out the others of the split
+    directories (docs/testing.md, "The suite's passes")."""
+    dropped: list[pytest.Item] = []
+    kept: list[pytest.Item] = []
+    for item in items:
+        split = in_split(item.path)
+        if split and item_differs(item):
+            item.add_marker(MARK)
+        (dropped if split and config.getoption("both_backends_only") and not item.get_closest_marker(MARK)
+         else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
