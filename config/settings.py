@@ -121,7 +121,6 @@ MIDDLEWARE = [
     # Before CommonMiddleware, as django-cors-headers asks: it answers preflights and marks the public reads.
     "corsheaders.middleware.CorsMiddleware",
     "infra.api.abuse.FailedAuthMiddleware",  # 401s counted per client network, 429 past API_FAILED_AUTH_RATE
-    "infra.api.limits.ChunkedBodyMiddleware",  # a chunked API body read under the cap, or 413 (docs/security.md)
     "infra.api.ratelimit.RateLimitHeadersMiddleware",  # RateLimit-Policy / RateLimit where a throttle counted
     # The admin's layers (session, login, TOTP, messages) run under /admin/ only; everywhere else they pass through
     # (infra/api/admin_layers.py: Django's and django-otp's own classes; docs/testing.md, the request path). CSRF
@@ -136,6 +135,9 @@ MIDDLEWARE = [
     # A lost database connection outside DRF is a 503 page, not a 500 (docs/observability.md).
     "infra.api.errors.DatabaseUnavailableMiddleware",
     "infra.api.metrics.RequestMetricsAfter",
+    # A chunked API body left unread until the view's parser asks, under its own cap (docs/security.md); after the
+    # metrics, which would count the most it may read as the body's size.
+    "infra.api.limits.ChunkedBodyMiddleware",
     # Last, as django-axes asks: turns a locked-out login's answer into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

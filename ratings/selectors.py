@@ -219,6 +219,9 @@ def seat_present(seat: explain.SeatExplanation, *, cooperative: bool = False) ->
         "terms": [{"against": t.against, "against_players": list(t.against_players), "rating": t.rating,
                    "expected": t.expected, "score": t.score, "term": t.term} for t in seat.terms],
         "quit_penalty": seat.quit_penalty, "floor": seat.floor, "delta": seat.delta, "terms_sum": seat.terms_sum,
+        # The same change as the game, the history and the player page show it (2 decimals; docs/ratings.md,
+        # "Two precisions"): the unrounded numbers above add up, these are for display.
+        "shown": {"before": round(seat.before, 2), "delta": round(seat.delta, 2)},
         "rules": list(seat.rules),
         "sources": ledger.game_parts(delta=seat.delta, unfloored=seat.delta - seat.floor, penalty=-seat.quit_penalty,
                                      cooperative=cooperative),

@@ -4,7 +4,8 @@
   the operation's row (or to a shared set in ``infra.api.contract``) and to docs/api.md;
 - **each game's own body** as a ``oneOf`` chosen by ``game`` (``arena.games.schema``, generated from the rules
   registry, so a seventh game documents itself);
-- a batch's items as any object (each game is judged alone and answered with its own status inside the 200), and
+- a batch's items as the same ``oneOf`` (each game is still judged alone and answered with its own status inside
+  the 200), its answer typed (a game or an ``Error`` per item), and
   request bodies closed (``additionalProperties: false``, as the parsers refuse unknown fields);
 - patterns and bounds of path parameters and **OpenAPI links** that chain the calls: a recorded game to its GET, a
   ticket to its GET and DELETE, a report to its GET, a player to their history, a leaderboard entry to its player.
@@ -152,14 +153,24 @@ def _games(components: dict[str, Any]) -> None:
         "discriminator": {"propertyName": "game", "mapping": mapping},
         "description": "A finished game; its `players`, `variant` and `details` are the game's own (docs/games.md).",
     }
+    # Typed batches (issue 26 §3): an item is the same oneOf as a single game, so a generated client sends its game
+    # models as they are. Each item is still judged alone: one that breaks the schema is answered inside the 200
+    # with its own 400, never a refusal of the batch (schemathesis.toml says so for the negative checks).
     components["GameBatchInRequest"] = {
         "type": "object", "required": ["games"], "additionalProperties": False,
         "properties": {"games": {
-            "type": "array", "minItems": 1, "maxItems": 500,
-            "items": {"description": "Any JSON value, meant to be a game body (GameInRequest). Each item is judged "
-                                 "alone, whatever it is, and answered inside the 200 with its own status and body: "
-                                 "a malformed item is a 400 there, never a refusal of the batch."}}},
+            "type": "array", "minItems": 1, "maxItems": 500, "items": {"$ref": "#/components/schemas/GameInRequest"},
+            "description": "Up to 500 game bodies, each judged alone and answered inside the 200 with its own "
+                           "status and body: a malformed item is a 400 there, never a refusal of the batch."}},
     }
+    item = components.get("GameBatchItemOut", {}).get("properties", {})
+    if item:
+        item["status_code"] = {"type": "integer",
+                               "description": "201 recorded, 200 a resend of the same game, 400 refused, 409 "
+                                              "table_conflict: what the game alone would have been answered."}
+        item["body"] = {"oneOf": [{"$ref": "#/components/schemas/GameOut"}, {"$ref": "#/components/schemas/Error"}],
+                        "description": "The game (200, 201) or its refusal (400, 409), as POST /api/v1/games/ "
+                                       "would answer it alone."}
     components.pop("GamePlayerInRequest", None)
 
 

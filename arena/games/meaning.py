@@ -71,7 +71,10 @@ def differing_fields(stored: Mapping[str, Any], sent: Mapping[str, Any],
         if key not in sent:
             continue
         if stored.get(key) != sent[key]:
-            fields[key] = _recorded_as(stored.get(key))
+            shown = stored.get(key)
+            if key == "finished_at" and isinstance(shown, str):
+                shown = zulu(shown)  # the fingerprint keeps +00:00; an answer shows every time with Z
+            fields[key] = _recorded_as(shown)
     stored_players, sent_players = stored["players"], sent["players"]
     left_out = sorted(set(stored_players) - set(sent_players))
     if left_out:
@@ -92,6 +95,11 @@ def differing_fields(stored: Mapping[str, Any], sent: Mapping[str, Any],
             if before["fields"].get(key) != seat["fields"].get(key):
                 fields[f"players.{index}.{key}"] = _recorded_as(before["fields"].get(key))
     return fields
+
+
+def zulu(text: str) -> str:
+    """An ISO 8601 UTC time as every answer writes it (docs/api.md, times): ``...Z``, not ``...+00:00``."""
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 def _recorded_as(value: Any) -> str:

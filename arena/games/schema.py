@@ -15,7 +15,8 @@ from arena.games.base import GameRules
 PLAYER_ID = r"^[A-Za-z0-9_.\-]{1,64}$"
 MAX_ABS_SCORE = 1_000_000_000
 # ipv4 or ipv6, as the API accepts either (stored only as a keyed hash).
-IP = {"type": "string", "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}],
+# Each branch typed as well: a generator reads an untyped branch as "unknown" (openapi-typescript did).
+IP = {"type": "string", "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}],
       "description": "The player's IPv4 or IPv6 address; stored only as a keyed hash."}
 
 

@@ -4,8 +4,8 @@ DRF reads the request stream itself, so Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``
 here (docs/security.md, the limits). A declared ``Content-Length`` over the cap is refused before a byte is read;
 otherwise at most the cap plus one byte is read, so a body that is longer than it says is refused too. A
 chunked body (no ``Content-Length``) reaches the parser through ``infra.api.limits.ChunkedBodyMiddleware``,
-which reads it under the largest cap. The batch endpoint has its own, larger cap: a view names the setting it
-uses in ``body_limit_setting``.
+unread: the parser is the first to read it, under the endpoint's own cap. The batch endpoint has its own, larger
+cap: a view names the setting it uses in ``body_limit_setting``.
 
 Bytes are not the whole story (issue 25 §1.3): before the body is decoded, ``infra.api.json_budget`` bounds what it
 would expand to, the number of JSON values (``API_MAX_JSON_VALUES``, a batch's ``API_MAX_BATCH_JSON_VALUES``)
@@ -22,6 +22,7 @@ from rest_framework.exceptions import APIException, ParseError
 from rest_framework.utils import json
 
 from infra.api.json_budget import DuplicateKey, over_budget, unique_pairs
+from infra.api.limits import CHUNKED_MARK
 
 DEFAULT_LIMIT_SETTING = "API_MAX_BODY_BYTES"
 DEFAULT_VALUES_SETTING = "API_MAX_JSON_VALUES"
@@ -69,6 +70,8 @@ def body_limit(view: Any) -> int:
 
 
 def declared_length(request: Any) -> int | None:
+    if request.META.get(CHUNKED_MARK):
+        return None  # a chunked body declares no length (infra/api/limits.py)
     try:
         return int(request.META.get("CONTENT_LENGTH") or "")
     except ValueError:

@@ -93,6 +93,11 @@ class ExplanationTermOut(serializers.Serializer):
     term = serializers.FloatField(help_text="K · P(n) · (S − E); Hanabi K · (S − E).")
 
 
+class ShownOut(serializers.Serializer):
+    before = serializers.FloatField(help_text="before, rounded to 2 decimals as the game and history show it.")
+    delta = serializers.FloatField(help_text="delta, rounded to 2 decimals: the game's rating_changes delta.")
+
+
 class ExplanationSeatOut(serializers.Serializer):
     player = serializers.CharField()
     before = serializers.FloatField()
@@ -107,7 +112,9 @@ class ExplanationSeatOut(serializers.Serializer):
     quit_penalty = serializers.FloatField()
     floor = serializers.FloatField(help_text="What ELO_FLOOR gave back; 0 without a floor.")
     delta = serializers.FloatField(help_text="The stored change: terms_sum + quit_penalty + floor.")
-    terms_sum = serializers.FloatField()
+    terms_sum = serializers.FloatField(help_text="math.fsum of the terms: equals delta - quit_penalty - floor to "
+                                                 "about 1e-12 (the last digits of two float sums).")
+    shown = ShownOut(help_text="The display precision (2 decimals); the unrounded numbers are the ones that add up.")
     rules = serializers.ListField(child=serializers.CharField())
 
 

@@ -126,6 +126,22 @@ def test_a_client_generated_from_the_schema_records_reads_queues_and_cancels(liv
     read = games_retrieve.sync(client=api, game_id=recorded.parsed.id)
     assert (read.id, read.table_id, read.game) == (recorded.parsed.id, "GEN-1", "tokaido")
 
+    # A typed batch (issue 26 §3): the game models themselves, no .to_dict(); each result typed, a game or an Error.
+    games_batch = importlib.import_module("arena_client.api.games.games_batch")
+    again = models.TokaidoGame(
+        table_id="GEN-2", game=models.TokaidoGameGame.TOKAIDO,
+        players=[models.TokaidoGamePlayersItem(player="alice", ip="203.0.113.7", score=50, achievements=0),
+                 models.TokaidoGamePlayersItem(player="bob", ip="198.51.100.2", score=50, achievements=0)])
+    refused = models.TokaidoGame(
+        table_id="GEN-1", game=models.TokaidoGameGame.TOKAIDO,
+        players=[models.TokaidoGamePlayersItem(player="alice", ip="203.0.113.7", score=10, achievements=0),
+                 models.TokaidoGamePlayersItem(player="bob", ip="198.51.100.2", score=70, achievements=0)])
+    batch = games_batch.sync(client=api, body=models.GameBatchInRequest(games=[game, again, refused]))
+    assert [r.status_code for r in batch.results] == [200, 201, 409]
+    assert isinstance(batch.results[1].body, models.GameOut) and batch.results[1].body.table_id == "GEN-2"
+    assert isinstance(batch.results[2].body, models.Error)
+    assert batch.results[2].body.error.code.value == "table_conflict"
+
     ticket = tickets_create.sync_detailed(client=api, body=models.TicketInRequest(
         player="carol", ip="192.0.2.10", game=models.TicketInRequestGame.TOKAIDO, request_id="gen-1"))
     assert ticket.status_code == 201, ticket.content

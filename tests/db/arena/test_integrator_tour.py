@@ -30,6 +30,7 @@ from django.core.management import call_command
 
 from arena.models import SCOPES, Player
 from arena.servers import game_server_create
+from tests.db.matchmaking.receiver import receiver
 from tests.db.ratings.helpers import ensure_hanabot_table
 
 README = Path(__file__).resolve().parents[3] / "README.md"
@@ -119,13 +120,16 @@ def _shows(shown: Any, answer: Any) -> bool:
     return shown == answer
 
 
-def _curl(step: Step, base: str, key: str, ticket: str | None) -> tuple[int, Any]:
-    """The README's curl, as written, aimed at the live server: (status, JSON body)."""
+def _curl(step: Step, base: str, key: str, ticket: str | None, **put_in: str) -> tuple[int, Any]:
+    """The README's curl, as written, aimed at the live server: (status, JSON body). ``put_in`` replaces the
+    README's stand-ins (a delivery's id, the callback's example URL) with this run's values."""
     argv = []
     for arg in step.argv:
         arg = arg.replace("localhost:8000", base).replace("$KEY", key)
         if ticket is not None:
             arg = arg.replace("5f0c...", ticket)
+        for stand_in, value in put_in.items():
+            arg = arg.replace(stand_in, value)
         argv.append(arg)
     assert argv[0] == "curl"
     done = subprocess.run([*argv, "-w", "\n%{http_code}"], capture_output=True, text=True, timeout=60, check=True)
@@ -138,8 +142,10 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
     assert shapes == [
         ("KEY=...", "GET"),
         ("curl", "POST"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
+        ("curl", "GET"), ("curl", "GET"),  # the games read back: by table id, since a time
         ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),  # the season: standings, the player's, a closed one
-        ("curl", "POST"), ("curl", "GET"), ("curl", "DELETE"), ("curl", "PUT"), ("curl", "PATCH"),
+        ("curl", "POST"), ("curl", "GET"), ("curl", "DELETE"), ("curl", "GET"), ("curl", "PUT"), ("curl", "PATCH"),
+        ("curl", "PUT"), ("curl", "POST"), ("curl", "GET"), ("curl", "POST"),  # callback, ping, deliveries, again
     ]
     setup, *commands = moderator_steps()
     assert setup.argv == ["export", "DEBUG=true"]  # production is the default: the tour says development first
@@ -151,8 +157,8 @@ def test_the_api_tour_step_by_step(live_server):
     base = live_server.url.removeprefix("http://")
     key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all four" scopes
     steps = [s for s in api_steps() if s.argv[0] == "curl"]
-    (record, game, page, history, board, explain, season, season_player, season_closed,
-     ticket_new, ticket_get, ticket_delete, put, patch) = steps
+    (record, game, page, history, board, explain, by_table, since, season, season_player, season_closed,
+     ticket_new, ticket_get, ticket_delete, ticket_list, put, patch, callback, ping, deliveries, redeliver) = steps
 
     # Record the game as written: 201, the places the tour shows.
     status, created = _curl(record, base, key, None)
@@ -195,6 +201,14 @@ def test_the_api_tour_step_by_step(live_server):
     status, full = _curl(board, base, key, None)
     assert status == 200 and [e["player"] for e in full["entries"]] == ["alice", "bob"]
 
+    # The games read back as recorded: by the server's own table id, and every game since a time, oldest first.
+    status, found = _curl(by_table, base, key, None)
+    assert status == 200 and [(g["id"], g["table_id"]) for g in found["games"]] == [(1, "T-1")]
+    assert {p["player"]: p["place"] for p in found["games"][0]["players"]} == {"alice": 1, "bob": 2}
+    status, listed = _curl(since, base, key, None)
+    assert status == 200 and [g["table_id"] for g in listed["games"]] == ["T-1", "T-2", "T-3", "T-4", "T-5"]
+    assert listed["next"] is None and all(g["finished_at"].endswith("Z") for g in listed["games"])
+
     # The season (docs/seasons.md): the five games count for the current one; none has closed yet.
     status, current = _curl(season, base, key, None)
     assert status == 200 and {row["player"] for row in current["standings"]} == {"alice", "bob"}
@@ -220,6 +234,9 @@ def test_the_api_tour_step_by_step(live_server):
         assert (status, cancelled["status"]) == (200, "cancelled")
     else:  # a party of two filled a table of two at once: only a waiting ticket can be cancelled
         assert (status, cancelled["error"]["code"]) == (409, "ticket_not_waiting")
+    status, mine = _curl(ticket_list, base, key, None)
+    expected = [ticket["id"]] if polled["status"] == "waiting" else []
+    assert status == 200 and [t["id"] for t in mine["tickets"]] == expected and mine["next"] is None
 
     # "(scope preferences: the demo key has it; a key from create_game_server does not, unless --scope gives it)"
     status, refused = _curl(put, base, game_server_create(name="tour-default").key, None)
@@ -230,6 +247,25 @@ def test_the_api_tour_step_by_step(live_server):
     status, prefs = _curl(patch, base, key, None)
     announced = json.loads(patch.answer[0].lstrip("# ").split("   ")[0])
     assert status == 200 and prefs == announced == {"player": "alice", "refuse_same_ip": False, "blocked": ["mallory"]}
+
+    # Push instead of polling: the callback set through the API (the README's example URL is this run's receiver),
+    # a signed ping received and listed with its attempt, and redelivered under the same id.
+    with receiver() as box:
+        example = "https://game.example.com/arena-events"
+        status, hook = _curl(callback, base, key, None, **{example: box.url})
+        assert status == callback.announced_status == 201 and hook["url"] == box.url and hook["secret"]
+        status, pinged = _curl(ping, base, key, None)
+        assert status == ping.announced_status == 202 and pinged["type"] == "ping"
+        (first,) = box.wait_for(1)
+        assert first.headers["X-Arena-Delivery"] == pinged["id"] and first.headers["Arena-Event"] == "ping"
+        status, sent = _curl(deliveries, base, key, None)
+        (delivery,) = sent["deliveries"]
+        assert status == 200 and delivery["id"] == pinged["id"] and delivery["status"] == "delivered"
+        assert [a["status_code"] for a in delivery["attempts"]] == [200] and sent["next"] is None
+        status, again = _curl(redeliver, base, key, None, **{"d41c...": pinged["id"]})
+        assert status == redeliver.announced_status == 202 and again["id"] == pinged["id"]
+        second = box.wait_for(2)[1]
+        assert second.headers["X-Arena-Delivery"] == pinged["id"]
 
 
 class _Browser:

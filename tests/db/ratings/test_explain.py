@@ -195,3 +195,24 @@ def test_explain_is_public_and_throttled(api, settings):
     assert client.get("/api/v1/players/t1/").status_code == 200  # the same bucket as the player pages
     refused = client.get(f"/api/v1/games/{pk}/explain/")
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "throttled"
+
+
+
+def test_the_explanation_shows_the_games_two_decimals_beside_the_unrounded_numbers_that_add_up(api):
+    """docs/ratings.md, "Two precisions". Worked by hand: after a first Tokaido duel (two new players, K 60,
+    P(2) = 1, ±30), t6 (1470) beats t5 (1530): E = 1 / (1 + 10^(60/400)) = 0.4145013213281905, so t6 gains
+    60 × 1 × (1 − E) = 35.12992072030857, and the game and the explanation's ``shown`` both say 35.13."""
+    def duel(first: str, second: str) -> int:
+        return _rated(api, game_body("tokaido", [player(first, 60, achievements=1),
+                                                 player(second, 50, achievements=1)]))
+
+    duel("t5", "t6")
+    second = duel("t6", "t5")
+    changes = {c["player"]: c for c in api.get(f"/api/v1/games/{second}/").json()["rating_changes"]}
+    seats = {s["player"]: s for s in APIClient().get(f"/api/v1/games/{second}/explain/").json()["seats"]}
+    assert abs(seats["t6"]["delta"] - 35.12992072030857) <= 1e-9
+    assert seats["t6"]["shown"] == {"before": 1470.0, "delta": 35.13} and seats["t5"]["shown"] == {
+        "before": 1530.0, "delta": -35.13}
+    for handle, seat in seats.items():
+        assert seat["shown"] == {"before": changes[handle]["before"], "delta": changes[handle]["delta"]}
+        assert abs(seat["terms_sum"] + seat["quit_penalty"] + seat["floor"] - seat["delta"]) <= 1e-9
