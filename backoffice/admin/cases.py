@@ -12,7 +12,7 @@ from django import forms
 from django.db.models import Count, Q
 
 from arena.models import Player
-from backoffice.admin.confirm import Action, NoteForm, RequiredNoteForm
+from backoffice.admin.confirm import Action, NoteForm, RequiredNoteForm, case_label
 from moderation import rules, services
 from moderation.models import Flag, FlagFeeder, Link, Report
 from moderation.services import claim_holder
@@ -33,14 +33,7 @@ class DuplicateForm(NoteForm):
     def __init__(self, obj: Flag | Report, data: dict | None = None) -> None:
         super().__init__(data)
         self.fields["duplicate_of"].choices = [("", "Choose a related case…")] + [
-            (case.pk, _case_label(case)) for case in related_cases(obj)]
-
-
-def _case_label(case: Flag | Report) -> str:
-    if isinstance(case, Flag):
-        return f"#{case.pk}: {case.beneficiary.handle} in {case.title}, score {case.score:.1f} ({case.status})"
-    accused = ", ".join(sorted(p.handle for p in case.accused.all()))
-    return f"#{case.pk}: {case.reason} against {accused} ({case.status})"
+            (case.pk, case_label(case)) for case in related_cases(obj)]
 
 
 def related_cases(obj: Flag | Report, limit: int = 20) -> list[Flag | Report]:

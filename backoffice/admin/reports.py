@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
 from backoffice.admin.cases import queue_actions, report_context
-from backoffice.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, with_policy
+from backoffice.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, related_picked, with_policy
 from backoffice.admin.players import ring_preview
 from moderation import services
 from moderation.models import Report
@@ -47,7 +47,7 @@ def _uphold(request: HttpRequest, report: Report, form: Any) -> str:
 def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
     entry = services.multiple_accounts_confirm(moderator=request.user, primary=primary, report=ring.obj,
-                                               note=form.cleaned_data["note"])
+                                               note=form.cleaned_data["note"], close_cases=related_picked(form))
     return f"Confirmed: {', '.join(entry.details.get('secondaries', []))} banned, {primary.handle} reset to R0."
 
 
@@ -72,7 +72,7 @@ REPORT_ACTIONS = {
         ],
         warnings=_confirm_warnings, perform=_confirm, available=_accounts_unavailable,
         prepare=_ring, preview=lambda ring: ring_preview(ring.candidates),
-        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
+        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates, case=ring.obj),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this report", danger=False,

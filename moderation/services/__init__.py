@@ -37,6 +37,10 @@ flag or report as the same case as #``of`` (a related case only: one sharing an 
 ``case_claim(*, moderator, obj)`` / ``case_release(*, moderator, obj)``
 take and give back a case for an hour (``CLAIM_FOR``); ``claim_holder(obj)`` says who holds it now.
 
+Related cases (``moderation.services.related``): ``covered_open_cases(*, accounts, exclude=None)`` the open flags
+and reports an action on ``accounts`` settles; ``multiple_accounts_confirm`` and ``player_ban`` take them as
+``close_cases=`` and close them in their own transaction, as resolved by that action.
+
 Reports (``moderation.services.reports``):
 
 - ``report_create(*, server: GameServer, reporter: str, accused: Sequence[str], reasons: Sequence[str],
@@ -67,6 +71,7 @@ from moderation.services.queue import (
     case_reopen,
     claim_holder,
 )
+from moderation.services.related import cases_close_covered, covered_open_cases
 from moderation.services.reports import report_create
 from moderation.services.standing import player_note_add, player_warn
 
@@ -78,7 +83,9 @@ __all__ = [
     "case_close_as_duplicate",
     "case_release",
     "case_reopen",
+    "cases_close_covered",
     "claim_holder",
+    "covered_open_cases",
     "flag_dismiss",
     "games_void",
     "multiple_accounts_confirm",

@@ -17,6 +17,7 @@ from django.utils import timezone
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services.penalties import _audit, _lock_open, _resolve
+from moderation.services.related import case_accounts
 
 # An hour: long enough to read a ring's evidence and act, short enough that an abandoned claim frees itself.
 CLAIM_FOR = timedelta(hours=1)
@@ -31,13 +32,6 @@ def _players(obj: Flag | Report) -> list:
     if isinstance(obj, Flag):
         return [obj.beneficiary, *(f.feeder for f in obj.feeders.select_related("feeder"))]
     return list(obj.accused.all())
-
-
-def case_accounts(obj: Flag | Report) -> set[int]:
-    """The accounts a case is about: a flag's beneficiary and feeders, a report's accused."""
-    if isinstance(obj, Flag):
-        return {obj.beneficiary_id, *obj.feeders.values_list("feeder_id", flat=True)}
-    return set(obj.accused.values_list("pk", flat=True))
 
 
 def case_close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | Report, of: int,
