@@ -22,7 +22,7 @@ from arena.models import Player
 from infra.errors import ArenaError
 from moderation.models import Flag, Report
 from moderation.moderators import perm
-from moderation.services import case_claim, claim_holder, covered_open_cases
+from moderation.services import case_claim_on_open, claim_holder, covered_open_cases
 
 NOTE_MAX = 2000
 
@@ -184,12 +184,8 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
 def claim_on_act(obj: Model, user: Any) -> None:
     """Opening an action's page on an open flag or report nobody holds claims it (issue 27 §2, as Discourse
     claims a reviewable on the first action): the next moderator is warned that someone is working it."""
-    if not isinstance(obj, Flag | Report) or obj.status != "open" or claim_holder(obj) is not None:
-        return
-    try:
-        case_claim(moderator=user, obj=obj)
-    except ArenaError:  # taken meanwhile by another moderator: the page warns of them
-        obj.refresh_from_db()
+    if isinstance(obj, Flag | Report) and obj.status == "open" and claim_holder(obj) is None:
+        case_claim_on_open(moderator=user, obj=obj)
 
 
 def held_by_another(obj: Model, user: Any) -> list[str]:

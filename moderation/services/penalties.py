@@ -202,7 +202,13 @@ def player_ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
                                                  **_closed_with(flags, reports)})
         if until is not None:
             BanTerm.objects.update_or_create(player=player, defaults={"until": until, "entry": entry})
+            handoffs.hand_off(ban_terms_due, duration.total_seconds() if duration else 0.0)
         return entry
+
+
+# A timed ban's end, handed to moderation's tasks after the commit: with a beat its sweep lifts the ban; embedded
+# (no beat) a timer in this process runs the same sweep when the term ends (``moderation.tasks.ban_term_timer``).
+ban_terms_due = handoffs.HandOff("moderation: lift a timed ban when its term ends")
 
 
 @retried

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from infra.errors import Conflict, InvalidInput
@@ -129,6 +130,20 @@ def case_claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry
         obj.claimed_by, obj.claimed_until = locked.claimed_by, locked.claimed_until
         return _audit(moderator=moderator, action=AuditEntry.Action.CLAIM,
                       details={"until": locked.claimed_until.isoformat()}, **_targets(locked))
+
+
+def case_claim_on_open(*, moderator: AbstractBaseUser, obj: Flag | Report) -> bool:
+    """Acting on a case claims it (issue 27 §2, as Discourse claims a reviewable on the first action): opening an
+    action's page on an open case nobody holds takes it for ``CLAIM_FOR``. A notice, not an action on anyone, so
+    no audit entry (an explicit "Claim" keeps one); never taken from another moderator. True when taken."""
+    model = type(obj)
+    now = timezone.now()
+    taken = (model.objects.filter(pk=obj.pk, status=model.Status.OPEN)
+             .filter(Q(claimed_by__isnull=True) | Q(claimed_until__lte=now) | Q(claimed_until__isnull=True))
+             .update(claimed_by=moderator, claimed_until=now + CLAIM_FOR))
+    if taken:
+        obj.claimed_by, obj.claimed_until = moderator, now + CLAIM_FOR
+    return bool(taken)
 
 
 def case_release(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:

@@ -23,9 +23,11 @@ Case = Flag | Report
 
 
 def case_accounts(obj: Case) -> set[int]:
-    """The accounts a case is about: a flag's beneficiary and feeders, a report's accused."""
+    """The accounts a case is about: a flag's beneficiary and feeders, a report's accused (prefetched or not)."""
     if isinstance(obj, Flag):
         return {obj.beneficiary_id, *FlagFeeder.objects.filter(flag=obj).values_list("feeder_id", flat=True)}
+    if "accused" in getattr(obj, "_prefetched_objects_cache", {}):
+        return {p.pk for p in obj.accused.all()}
     return set(obj.accused.values_list("pk", flat=True))
 
 
@@ -43,9 +45,11 @@ def covered_open_cases(*, accounts: Iterable[int], exclude: Case | None = None) 
              .select_related("beneficiary").distinct().order_by("pk"))
     reports = (Report.objects.filter(status=Report.Status.OPEN, accused__in=ids).prefetch_related("accused")
                .distinct().order_by("pk"))
-    found: list[Case] = [*flags, *reports]
-    return [c for c in found if not (exclude is not None and type(c) is type(exclude) and c.pk == exclude.pk)
-            and _covered(c, ids)]
+    if isinstance(exclude, Flag):
+        flags = flags.exclude(pk=exclude.pk)
+    elif isinstance(exclude, Report):
+        reports = reports.exclude(pk=exclude.pk)
+    return [c for c in [*flags, *reports] if _covered(c, ids)]
 
 
 def cases_close_covered(*, cases: Sequence[Case], accounts: Iterable[int], moderator: AbstractBaseUser | None,
