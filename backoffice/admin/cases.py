@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib import admin
 from django.db.models import Count, Q
 
 from arena.models import Player
@@ -157,3 +158,24 @@ def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, 
             available=lambda obj: None if services.claim_holder(obj) else f"Nobody holds this {noun}.",
         ),
     }
+
+
+class OpenFirstStatusFilter(admin.SimpleListFilter):
+    """A queue's status filter that opens on the open cases (issue 27 §4: a queue lists what is left to do);
+    "All" is a choice of its own rather than the absence of one."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: Any, model_admin: Any) -> list[tuple[str, str]]:
+        return [*model_admin.model.Status.choices, ("all", "All")]
+
+    def queryset(self, request: Any, queryset: Any) -> Any:
+        value = self.value() or "open"
+        return queryset if value == "all" else queryset.filter(status=value)
+
+    def choices(self, changelist: Any) -> Any:
+        current = self.value() or "open"
+        for lookup, title in self.lookup_choices:
+            yield {"selected": current == str(lookup), "display": title,
+                   "query_string": changelist.get_query_string({self.parameter_name: lookup})}

@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from arena.models import Game, Player, Seat
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
-from backoffice.admin.cases import flag_accounts, flag_context, queue_actions
+from backoffice.admin.cases import OpenFirstStatusFilter, flag_accounts, flag_context, queue_actions
 from backoffice.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, related_picked, with_policy
 from backoffice.admin.games import VOID_AT_ONCE, TitleFilter
 from backoffice.admin.players import ring_preview
@@ -129,7 +129,7 @@ FLAG_ACTIONS = {
 class FlagAdmin(PanelAdmin):
     list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "held_by", "created_at",
                     "updated_at")
-    list_filter = ("status", TitleFilter)
+    list_filter = (OpenFirstStatusFilter, TitleFilter)
     list_select_related = ("beneficiary", "claimed_by")
     search_fields = ("beneficiary__handle",)  # shows the search box; PanelAdmin's handle search answers it
     handle_search = "beneficiary__handle"

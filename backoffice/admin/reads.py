@@ -50,11 +50,14 @@ def player_ratings(*, player: Player) -> list[dict[str, Any]]:
 def player_plots(*, player: Player) -> list[dict[str, Any]]:
     """One SVG per title: every history entry (games and resets) and the player's voided games of the title."""
     points: dict[str, list[HistoryPoint]] = defaultdict(list)
-    for title, at, before, after, kind, game_id in (
+    flagged = {g for ids in Flag.objects.filter(Q(beneficiary=player) | Q(feeders__feeder=player))
+               .values_list("game_ids", flat=True) for g in (ids or [])}
+    for title, at, before, after, kind, game_id, table_id in (
         RatingChange.objects.filter(player=player).order_by("title", "seq")
-        .values_list("title", "finished_at", "before", "after", "kind", "game_id")
+        .values_list("title", "finished_at", "before", "after", "kind", "game_id", "game__table_id")
     ):
-        points[title].append(HistoryPoint(at=at, before=before, after=after, kind=kind, game_id=game_id))
+        points[title].append(HistoryPoint(at=at, before=before, after=after, kind=kind, game_id=game_id,
+                                          table_id=table_id or "", flagged=game_id in flagged))
     voids: dict[str, list[datetime]] = defaultdict(list)
     for title, at in (Game.objects.filter(seats__player=player, status=Game.Status.VOID)
                       .values_list("title", "finished_at")):

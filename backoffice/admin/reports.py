@@ -9,7 +9,7 @@ from django.http import HttpRequest
 
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
-from backoffice.admin.cases import queue_actions, report_context
+from backoffice.admin.cases import OpenFirstStatusFilter, queue_actions, report_context
 from backoffice.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, related_picked, with_policy
 from backoffice.admin.players import ring_preview
 from moderation import services
@@ -86,9 +86,9 @@ REPORT_ACTIONS = {
 
 @admin.register(Report)
 class ReportAdmin(PanelAdmin):
-    list_display = ("id", "reason", "reporter", "status", "score", "game", "created_at")
-    list_filter = ("status", "reason")
-    list_select_related = ("reporter", "game")
+    list_display = ("id", "reason", "accused_list", "reporter", "status", "held_by", "score", "created_at")
+    list_filter = (OpenFirstStatusFilter, "reason")
+    list_select_related = ("reporter", "claimed_by")
     search_fields = ("reporter__handle",)  # shows the search box; PanelAdmin's handle search answers it
     handle_search = "reporter__handle"
     search_help_text = "The reporter's player id (exact, or the start of one)."
@@ -98,7 +98,16 @@ class ReportAdmin(PanelAdmin):
     panel_actions = REPORT_ACTIONS
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Report]:
-        return super().get_queryset(request).select_related("reporter", "game")
+        return super().get_queryset(request).select_related("reporter", "game").prefetch_related("accused")
+
+    @admin.display(description="Accused")
+    def accused_list(self, report: Report) -> str:
+        return ", ".join(sorted(p.handle for p in report.accused.all()))
+
+    @admin.display(description="Held by")
+    def held_by(self, report: Report) -> str:
+        current = services.claim_holder(report)
+        return current.get_username() if current else ""
 
     def panel_subtitle(self, obj: Report) -> str:
         return f"Report #{obj.pk}: {obj.get_reason_display().lower()} by {obj.reporter.handle} ({obj.status})"
