@@ -15,6 +15,7 @@ from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
 from backoffice.admin.confirm import Action, RequiredNoteForm, related_field_add, related_picked
 from backoffice.admin.explanation import LIFT_COOLDOWN, cooldown_context
+from backoffice.admin.presets import WarningForm
 from moderation import services
 from ratings.config import elo_config
 from ratings.models import Rating
@@ -124,7 +125,7 @@ PLAYER_ACTIONS = {
         codename="warn_player", title="Warn", button="Record the warning", danger=False,
         consequences=lambda p: [f"record a warning to {p.handle}, the first step short of a ban: shown on their "
                                 "page and in the audit log (say what they were warned about below)."],
-        perform=_warn, form=lambda p, data: RequiredNoteForm(data),
+        perform=_warn, form=lambda p, data: WarningForm(data),
     ),
     "note": Action(
         codename="note_player", title="Add a note", button="Keep the note", danger=False,

@@ -10,8 +10,9 @@ from django.http import HttpRequest
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
 from backoffice.admin.cases import OpenFirstStatusFilter, queue_actions, report_context
-from backoffice.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, related_picked, with_policy
+from backoffice.admin.confirm import Action, PrimaryForm, Ring, related_picked, with_policy
 from backoffice.admin.players import ring_preview
+from backoffice.admin.presets import ReportClosingForm, ReportDismissForm
 from moderation import services
 from moderation.models import Report
 from moderation.selectors import earlier_confirmations, multiple_accounts_warnings
@@ -61,7 +62,7 @@ REPORT_ACTIONS = {
         codename="uphold_report", title="Uphold", button="Uphold this report", danger=False,
         consequences=lambda r: ["mark the report upheld (it raises the reporter's track record); any penalty is "
                                 "its own action on the player's or game's page."],
-        perform=_uphold, form=lambda r, data: NoteForm(data), available=_open_only,
+        perform=_uphold, form=lambda r, data: ReportClosingForm(data), available=_open_only,
     ),
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
@@ -77,7 +78,7 @@ REPORT_ACTIONS = {
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this report", danger=False,
         consequences=lambda r: ["close the report as not upheld (it lowers the reporter's track record)."],
-        perform=_dismiss, form=lambda r, data: RequiredNoteForm(data), available=_open_only,
+        perform=_dismiss, form=lambda r, data: ReportDismissForm(data), available=_open_only,
     ),
     **queue_actions("report", "it counts for no track record, and the case is judged on the other report.",
                     _open_only),
