@@ -1,5 +1,5 @@
 """The Moderators group may read the Hanabot table (issue 27 §4): the group's rights synced to
-``moderation.moderators`` again (docs/moderation.md, "Who may do what")."""
+``moderation.moderators`` again (docs/moderation.md, "The Moderators group")."""
 from django.db import migrations
 
 

@@ -39,3 +39,11 @@ def test_a_report_dismissed_with_a_preset_alone(client_and_arena):
     assert response.status_code == 302
     assert Report.objects.get(pk=report["id"]).note == (
         "Playing from the same address is allowed: there is nothing to act on.")
+
+
+def test_a_page_the_moderator_may_not_see_is_a_403_in_the_admins_look(client_and_arena):
+    client, _ = client_and_arena
+    response = client.get("/admin/auth/user/")
+    body = response.content.decode()
+    assert response.status_code == 403
+    assert "<h1>Not allowed</h1>" in body and 'id="site-name"' in body and "/static/admin/css/base.css" in body
