@@ -36,7 +36,9 @@ def _met(*, title: str, losers: set[int], ring: set[int], voided: set[int]) -> d
     return {pid: sorted(handles) for pid, handles in met.items()}
 
 
-def _why(met: list[str]) -> str:
+def _why(met: list[str], *, sat_at_voided: bool) -> str:
+    if sat_at_voided:
+        return "sat at the voided games: what they gained there no longer counts"
     if met:
         shown = ", ".join(met[:3]) + (f" and {len(met) - 3} more" if len(met) > 3 else "")
         return (f"played {shown} in games that stay rated: without the voided games their ratings are lower, so "
@@ -63,7 +65,7 @@ def void_summary(entry: AuditEntry) -> dict[str, Any]:
         lowered = {r.get("player") for r in refunds if (r.get("delta") or 0) < 0} & ring
         met = _met(title=title, losers={r["player"] for r in losers}, ring=lowered, voided=voided)
         for row in losers:
-            row["why"] = _why(met.get(row["player"], []))
+            row["why"] = _why(met.get(row["player"], []), sat_at_voided=row["player"] in ring)
         refunded = [r["delta"] for r in rows if r["delta"] > 0]
         titles.append({"title": title, "rows": rows, "total": round(sum(refunded), 2), "victims": len(refunded),
                        "losers": len(losers), "lost": round(sum(r["delta"] for r in losers), 2),
