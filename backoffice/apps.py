@@ -10,3 +10,6 @@ class BackofficeConfig(AppConfig):
 
     name = "backoffice"
     verbose_name = "Back office"
+
+    def ready(self) -> None:
+        from backoffice import listeners  # noqa: F401 - subscribes to the announcements it hears

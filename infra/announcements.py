@@ -69,8 +69,17 @@ class ServerRevoked:
     server_id: int
 
 
-Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | ServerRevoked
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, ServerRevoked)
+@dataclass(frozen=True, slots=True)
+class PlayerWarned:
+    """A moderator warned a player (``entry_id``: the audit entry that keeps the warning's text). Moderation may not
+    import matchmaking, so a top-floor app hears it and pushes ``player.warned`` to the player's game servers."""
+
+    player_id: int
+    entry_id: int
+
+
+Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | ServerRevoked | PlayerWarned
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, ServerRevoked, PlayerWarned)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 

@@ -12,13 +12,15 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
   ``score`` sorts the queue (higher first); ``evidence`` is JSON::
 
       {"game": slug,
-       "beneficiary": {"id", "handle", "status", "created_at", "age_days", "games"},  # games: rated, all titles
+       "beneficiary": {"id", "handle", "status", "created_at", "first_game_at", "age_days", "games"},
+                                                        # games: rated, all titles; age from the first rated game
        "window": {"from": iso, "to": iso},                                            # the 90 days looked at
-       "feeders": [{"id", "handle", "status", "created_at", "age_days", "games",
+       "feeders": [{"id", "handle", "status", "created_at", "first_game_at", "age_days", "games",
                     "shared_games", "wins", "win_share",         # in this title, in the window; wins = B above F
                     "shared_any", "rated_games_in_window",       # any title: F's games with B, all F's games
                     "concentration",                             # shared_any / rated_games_in_window
                     "elo_gained",                                # B's Elo from the shared games of this title
+                    "elo_share",                                 # the same, a game shared by n feeders split n ways
                     "weight",                                    # how much F's links count (rules.link_weight)
                     "links": [{"kind", "keys", "first_seen", "last_seen", "crowd", "crowded", "weight"}],
                     "game_ids": [...]}],

@@ -22,6 +22,8 @@ VIEW = [
     ("moderation", "flag", "view_flag"),
     ("moderation", "report", "view_report"),
     ("moderation", "auditentry", "view_auditentry"),
+    # The Hanabot table decides Hanabi ratings: a moderator reads it (issue 27 §4), only a superuser edits it.
+    ("ratings", "hanabotrating", "view_hanabotrating"),
 ]
 
 # codename -> name: what a moderator may do, each through its service (moderation/services).
@@ -47,7 +49,7 @@ def perm(codename: str) -> str:
 
 
 def _verbose(model: str) -> str:
-    return {"auditentry": "audit entry"}.get(model, model)
+    return {"auditentry": "audit entry", "hanabotrating": "hanabot rating"}.get(model, model)
 
 
 def sync_moderators_group(apps: Any) -> None:

@@ -15,11 +15,13 @@ runs at once queue behind the watermark's row lock.
 from __future__ import annotations
 
 import logging
+import threading
 
 from celery import shared_task
 from django.conf import settings
+from django.db import connections
 
-from infra import wakeups
+from infra import mode, wakeups
 from infra.task_log import task_facts
 from moderation import detection
 from moderation.services import penalties
@@ -94,3 +96,48 @@ def lift_expired_bans() -> int:
     if lifted:
         log.info("timed bans: %d lifted", len(lifted))
     return len(lifted)
+
+
+# A hair after the term, so the ban's end has passed when the timer's sweep reads it.
+_BAN_TIMER_SLACK_SECONDS = 0.05
+_ban_timers: set[threading.Timer] = set()
+_ban_timers_lock = threading.Lock()
+
+
+@penalties.ban_terms_due.done_by
+def ban_term_timer(seconds: float) -> None:
+    """A timed ban's end (``penalties.player_ban``'s hand-off). Scaled out the beat's ``lift-expired-bans`` lifts
+    it; embedded there is no beat, so a timer in this web process runs the same sweep when the term ends, as the
+    embedded pushes' retries do (issue 27 §4; docs/moderation.md, "Timed bans"). A process stopped before then
+    loses the timer: the player's page says the term has passed, and the next timed ban's timer, or the sweep
+    command, lifts it."""
+    if not mode.tasks_in_process():
+        return
+    timer = threading.Timer(max(seconds, 0.0) + _BAN_TIMER_SLACK_SECONDS, _lift_due)
+    timer.daemon = True
+    timer.name = "arena-ban-term"
+    with _ban_timers_lock:
+        _ban_timers.add(timer)
+    timer.start()
+
+
+def _lift_due() -> None:
+    try:
+        penalties.bans_expired_lift()
+    except Exception:  # a timer thread has nobody to raise to; the page still says the term is over
+        log.exception("timed bans: the embedded timer's sweep failed")
+    finally:
+        with _ban_timers_lock:
+            _ban_timers.discard(threading.current_thread())  # type: ignore[arg-type]
+        connections.close_all()  # this thread's own connections
+
+
+def ban_timers_cancel() -> int:
+    """Cancels the embedded timers of timed bans (a test's end); returns how many. The terms stay in the
+    database: the beat's sweep or the next timer lifts them."""
+    with _ban_timers_lock:
+        pending = list(_ban_timers)
+        _ban_timers.clear()
+    for timer in pending:
+        timer.cancel()
+    return len(pending)

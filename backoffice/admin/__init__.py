@@ -19,6 +19,21 @@ from ratings.models import HanabotRating
 # Tables rating and detection read, edited by superusers: every change audited with before and after (§6).
 RULE_TABLES = [HanabotRating, ServerCallback, GameServer]
 audit_admins(admin.site, RULE_TABLES)
+
+
+class HanabotReadable(type(admin.site._registry[HanabotRating])):  # type: ignore[misc]
+    """The Hanabot table, readable by moderators (``ratings.view_hanabotrating``, the Moderators group's), edited
+    by superusers only: change, add and delete stay the superusers' (issue 27 §4)."""
+
+    def has_module_permission(self, request):  # type: ignore[no-untyped-def]
+        return super().has_module_permission(request) or request.user.has_perm("ratings.view_hanabotrating")
+
+    def has_view_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return super().has_view_permission(request, obj) or request.user.has_perm("ratings.view_hanabotrating")
+
+
+admin.site.unregister(HanabotRating)
+admin.site.register(HanabotRating, HanabotReadable)
 door.register()  # the superusers' "Unlock" actions, the TOTP pages of a missing device (issue 25)
 
 __all__ = ["RULE_TABLES", "audit", "flags", "games", "players", "reports"]

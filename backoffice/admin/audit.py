@@ -6,11 +6,13 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
 from moderation.models import AuditEntry
+
+TARGET_GAMES = 3
 
 
 @admin.register(AuditEntry)
@@ -19,7 +21,9 @@ class AuditEntryAdmin(PanelAdmin):
     services are the only writers."""
 
     list_display = ("created_at", "moderator_name", "action", "targets", "note")
-    list_filter = ("action",)
+    # Filter by moderator (issue 27 §4): the name kept with each entry, so a deleted account's actions still
+    # filter; the system's own actions (a timed ban lifted by the beat) have an empty name.
+    list_filter = ("action", "moderator_name")
     list_select_related = ("moderator",)
     search_fields = ("players__handle",)
     search_help_text = "A player id (exact): the actions that concerned that player."
@@ -58,7 +62,15 @@ class AuditEntryAdmin(PanelAdmin):
     def targets(self, entry: AuditEntry) -> str:
         """Links to every player, game, flag and report the action concerned (names escaped by format_html)."""
         items = [(f"/admin/arena/player/{p.pk}/change/", p.handle) for p in entry.players.all()]
-        items += [(f"/admin/arena/game/{g.pk}/change/", f"game {g.pk}") for g in entry.games.all()]
         items += [(f"/admin/moderation/flag/{f.pk}/change/", f"flag #{f.pk}") for f in entry.flags.all()]
         items += [(f"/admin/moderation/report/{r.pk}/change/", f"report #{r.pk}") for r in entry.reports.all()]
-        return format_html_join(", ", '<a href="{}">{}</a>', items)
+        games = list(entry.games.all())
+        # Games by their table id (what the game server and the players know); a void of 100 games is summed up
+        # after the first few, so the row stays one line wide (its page lists them all).
+        items += [(f"/admin/arena/game/{g.pk}/change/", f"{g.title} {g.table_id}") for g in games[:TARGET_GAMES]]
+        shown = format_html_join(", ", '<a href="{}">{}</a>', items)
+        if len(games) > TARGET_GAMES:
+            more = format_html('<a href="/admin/moderation/auditentry/{}/change/">and {} more games</a>', entry.pk,
+                               len(games) - TARGET_GAMES)
+            return format_html("{}, {}", shown, more)
+        return shown

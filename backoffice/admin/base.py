@@ -24,6 +24,11 @@ class PanelAdmin(HandleSearch, ReadOnly, admin.ModelAdmin):
 
     panel_actions: ClassVar[dict[str, Action]] = {}
 
+    class Media:
+        # Every panel list and page: the panel's look, and the sidebar collapsed on a narrow screen.
+        css = {"all": ("backoffice/panel.css",)}
+        js = ("backoffice/sidebar.js",)
+
     def response_action(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
         """A selection that cannot be an id (a forged form) is refused with a message, not a 500 from the
         ``pk__in`` Django builds before the action runs."""

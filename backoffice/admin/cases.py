@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib import admin
 from django.db.models import Count, Q
 
 from arena.models import Player
-from backoffice.admin.confirm import Action, NoteForm, RequiredNoteForm
+from backoffice.admin.confirm import Action, NoteForm, RequiredNoteForm, case_label
 from moderation import rules, services
 from moderation.models import Flag, FlagFeeder, Link, Report
 from moderation.services import claim_holder
@@ -33,14 +34,7 @@ class DuplicateForm(NoteForm):
     def __init__(self, obj: Flag | Report, data: dict | None = None) -> None:
         super().__init__(data)
         self.fields["duplicate_of"].choices = [("", "Choose a related case…")] + [
-            (case.pk, _case_label(case)) for case in related_cases(obj)]
-
-
-def _case_label(case: Flag | Report) -> str:
-    if isinstance(case, Flag):
-        return f"#{case.pk}: {case.beneficiary.handle} in {case.title}, score {case.score:.1f} ({case.status})"
-    accused = ", ".join(sorted(p.handle for p in case.accused.all()))
-    return f"#{case.pk}: {case.reason} against {accused} ({case.status})"
+            (case.pk, case_label(case)) for case in related_cases(obj)]
 
 
 def related_cases(obj: Flag | Report, limit: int = 20) -> list[Flag | Report]:
@@ -164,3 +158,24 @@ def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, 
             available=lambda obj: None if services.claim_holder(obj) else f"Nobody holds this {noun}.",
         ),
     }
+
+
+class OpenFirstStatusFilter(admin.SimpleListFilter):
+    """A queue's status filter that opens on the open cases (issue 27 §4: a queue lists what is left to do);
+    "All" is a choice of its own rather than the absence of one."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request: Any, model_admin: Any) -> list[tuple[str, str]]:
+        return [*model_admin.model.Status.choices, ("all", "All")]
+
+    def queryset(self, request: Any, queryset: Any) -> Any:
+        value = self.value() or "open"
+        return queryset if value == "all" else queryset.filter(status=value)
+
+    def choices(self, changelist: Any) -> Any:
+        current = self.value() or "open"
+        for lookup, title in self.lookup_choices:
+            yield {"selected": current == str(lookup), "display": title,
+                   "query_string": changelist.get_query_string({self.parameter_name: lookup})}

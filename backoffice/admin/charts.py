@@ -46,6 +46,8 @@ class HistoryPoint:
     kind: str  # "game" or "reset"
     before: float
     game_id: int | None = None
+    table_id: str = ""  # the game's name everywhere in the panel
+    flagged: bool = False  # a game a flag cites: marked on the plot
 
 
 @dataclass(frozen=True)
@@ -82,18 +84,11 @@ def _nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
     return ticks
 
 
-def _void_slots(points: Sequence[HistoryPoint], voids: Sequence[datetime]) -> list[float]:
-    """Where a voided game goes on the ordinal axis: half a step after the last entry at or before its finish
-    (slot 0 is the starting rating, entry i sits at slot i + 1)."""
-    times = [p.at for p in points]
-    return [sum(1 for t in times if t <= at) + 0.5 for at in voids]
-
-
 def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
-    """The title's rating entry by entry: a line through the rating after every game (equal steps, so a burst of
-    games played in one evening reads as clearly as a season), resets as red dashed verticals where the line drops
-    to R0, voided games as grey crosses on the axis where they had been. The y range always holds R0, drawn
-    dashed, so a reset reads as a return to it. ``dots`` off leaves only the line (long histories)."""
+    """The title's rating over time (the x axis is the date: a quiet month reads as one), resets as red dashed
+    verticals where the line drops to R0, voided games as grey crosses on the axis at their date, games a flag
+    cites ringed in orange, each game's dot a link to its page. The y range always holds R0, drawn dashed, so a
+    reset reads as a return to it. ``dots`` off leaves only the line (long histories)."""
     points = list(plot.points)
     label = f"Rating history of {plot.title}"
     head = (f'<svg class="rating-plot" role="img" viewBox="0 0 {WIDTH} {HEIGHT}" '
@@ -106,8 +101,13 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
     lo, hi = min(values), max(values)
     margin = max((hi - lo) * 0.08, 5.0)
     lo, hi = lo - margin, hi + margin
-    slots = max(len(points), 1)
-    x = _scale(0, slots, PAD_LEFT, WIDTH - PAD_RIGHT)
+    times = [p.at for p in points] + list(plot.voids)
+    t0 = min(times)
+    x_at = _scale(0.0, (max(times) - t0).total_seconds(), PAD_LEFT, WIDTH - PAD_RIGHT)
+
+    def x(at: datetime) -> float:
+        return x_at((at - t0).total_seconds())
+
     y = _scale(lo, hi, HEIGHT - PAD_BOTTOM, PAD_TOP)
     base = HEIGHT - PAD_BOTTOM
     parts = [head]
@@ -121,40 +121,42 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
     parts.append(f'<line class="initial" x1="{PAD_LEFT}" y1="{r0}" x2="{WIDTH - PAD_RIGHT}" y2="{r0}"/>'
                  f'<text class="tick initial-label" x="{WIDTH - PAD_RIGHT}" y="{r0}" text-anchor="end" '
                  f'dy="-3">R0</text>')
-    times = [p.at for p in points] + list(plot.voids)
     parts.append(f'<text class="tick" x="{PAD_LEFT}" y="{HEIGHT - 10}">{_text(min(times).strftime("%Y-%m-%d"))}'
                  f'</text><text class="tick" x="{WIDTH / 2:.1f}" y="{HEIGHT - 10}" text-anchor="middle">'
                  f'{len(points)} {"entry" if len(points) == 1 else "entries"}</text>'
                  f'<text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" '
                  f'text-anchor="end">{_text(max(times).strftime("%Y-%m-%d"))}</text>')
     if points:
-        coords = [(x(0), y(points[0].before))]
-        for i, p in enumerate(points, start=1):
-            if p.kind == "reset":
-                coords.append((x(i), y(p.before)))
-            coords.append((x(i), y(p.after)))
+        coords = [(x(points[0].at), y(points[0].before))]
+        for p in points:
+            if p.kind == "reset":  # straight down (or up) to R0 at the reset's time
+                coords.append((x(p.at), y(p.before)))
+            coords.append((x(p.at), y(p.after)))
         path = " ".join(f"{_num(cx)},{_num(cy)}" for cx, cy in coords)
         parts.append(f'<polyline class="line" points="{path}"/>')
-        for i, p in enumerate(points, start=1):
-            px, py = _num(x(i)), _num(y(p.after))
+        for p in points:
+            px, py = _num(x(p.at)), _num(y(p.after))
             if p.kind == "reset":
                 parts.append(
                     f'<g class="reset"><line x1="{px}" y1="{PAD_TOP}" x2="{px}" y2="{base}"/>'
                     f'<text x="{px}" y="{PAD_TOP - 4}" text-anchor="middle">reset</text>'
                     f"<title>{_text(f'reset on {p.at:%Y-%m-%d %H:%M}: {p.before:.2f} → {p.after:.2f}')}</title>"
                     "</g>")
-            elif dots:
-                tip = f"game {p.game_id} ({p.at:%Y-%m-%d}): {p.before:.2f} → {p.after:.2f} ({p.after - p.before:+.2f})"
-                parts.append(f'<circle class="dot" cx="{px}" cy="{py}" r="2.5"><title>{_text(tip)}</title></circle>')
-    # Voids that fall in one slot (a ring's games, between two remaining entries) are one mark, "void ×N", and a
+            elif dots or p.flagged:
+                tip = (f"{'flagged ' if p.flagged else ''}game {p.table_id or p.game_id} ({p.at:%Y-%m-%d}): "
+                       f"{p.before:.2f} → {p.after:.2f} ({p.after - p.before:+.2f})")
+                dot = (f'<circle class="dot{" flagged" if p.flagged else ""}" cx="{px}" cy="{py}" '
+                       f'r="{4 if p.flagged else 2.5}"><title>{_text(tip)}</title></circle>')
+                parts.append(f'<a href="/admin/arena/game/{int(p.game_id)}/change/">{dot}</a>' if p.game_id else dot)
+    # Voids that fall within a few pixels (a ring's games of one evening) are one mark, "void ×N", and a
     # label is dropped where it would touch the previous one (its mark and tooltip stay): 54 voids over 7 slots
     # read as 7 marks, not a pile of overlapping words.
     grouped: dict[float, list[datetime]] = {}
-    for at, slot in zip(plot.voids, _void_slots(points, plot.voids), strict=True):
-        grouped.setdefault(min(slot, slots), []).append(at)
+    for at in sorted(plot.voids):  # voids within 6 px of the group's first are one mark
+        key = next((k for k in grouped if abs(k - x(at)) < 6), x(at))
+        grouped.setdefault(key, []).append(at)
     last_label_end = -1e9
-    for slot, times_in_slot in sorted(grouped.items()):
-        vx = x(slot)
+    for vx, times_in_slot in sorted(grouped.items()):
         word = "void" if len(times_in_slot) == 1 else f"void ×{len(times_in_slot)}"
         half = len(word) * 3.6
         label = ""

@@ -22,7 +22,7 @@ from arena.models import Player
 from infra.errors import ArenaError
 from moderation.models import Flag, Report
 from moderation.moderators import perm
-from moderation.services import claim_holder
+from moderation.services import case_claim_on_open, claim_holder, covered_open_cases
 
 NOTE_MAX = 2000
 
@@ -48,15 +48,44 @@ class PrimaryForm(NoteForm):
                                      error_messages={"required": "Choose the account that is kept (the primary)."})
     field_order = ("primary", "note")
 
-    def __init__(self, *args: Any, candidates: Sequence[Player], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, candidates: Sequence[Player], case: Flag | Report | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.candidates = {p.pk: p for p in candidates}
         # Nothing preselected (issue 27 §1): the alphabetically first account was kept as the primary and the main
         # banned on a shift; the moderator picks, with each account's ratings previewed beside the choice.
         self.fields["primary"].choices = [(p.pk, p.handle) for p in candidates]
+        related_field_add(self, covered_open_cases(accounts=self.candidates, exclude=case))
 
     def primary_player(self) -> Player:
         return self.candidates[self.cleaned_data["primary"]]
+
+
+def case_label(case: Flag | Report) -> str:
+    """A flag or report as one line: its number and what it is about (the duplicate and related-case choices)."""
+    if isinstance(case, Flag):
+        return f"#{case.pk}: {case.beneficiary.handle} in {case.title}, score {case.score:.1f} ({case.status})"
+    accused = ", ".join(sorted(p.handle for p in case.accused.all()))
+    return f"#{case.pk}: {case.reason} against {accused} ({case.status})"
+
+
+def related_field_add(form: forms.Form, cases: Sequence[Flag | Report]) -> None:
+    """Offer, on a ring's confirmation or a ban, the other open cases it settles, every box ticked (issue 27 §2;
+    docs/moderation.md, "One step closes a case"): the ticked ones are closed by the same action."""
+    form.related = {f"{c._meta.model_name}:{c.pk}": c for c in cases}  # type: ignore[attr-defined]
+    if not cases:
+        return
+    form.fields["close_cases"] = forms.MultipleChoiceField(
+        label="Also close", required=False, widget=forms.CheckboxSelectMultiple,
+        choices=[(key, f"{c._meta.model_name.capitalize()} {case_label(c)}") for key, c in form.related.items()],
+        initial=list(form.related),
+        help_text="Open cases about these accounts only: each is closed as resolved by this action.")
+
+
+def related_picked(form: forms.Form) -> list[Flag | Report]:
+    """The related cases the moderator left ticked."""
+    related = getattr(form, "related", {})
+    return [related[key] for key in form.cleaned_data.get("close_cases", []) if key in related]
 
 
 POLICY = ("Playing from the same IP is allowed. If there is any possible doubt, a player should be considered not "
@@ -119,13 +148,19 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
     if unavailable:
         messages.error(request, unavailable)
         return HttpResponseRedirect(change_url)
+    if request.method == "GET" and action.codename != "claim":
+        claim_on_act(obj, request.user)
     subject = action.prepare(obj)
     form = action.form(subject, request.POST if request.method == "POST" else None)
+    status = 200
     if request.method == "POST" and form.is_valid():
         try:
             done = action.perform(request, subject, form)
         except ArenaError as refusal:
+            # The page again with the reason, answered with the refusal's own 4xx (a busy database's 409
+            # ``database_busy`` too), so a refused action never reads as done nor as a 500.
             messages.error(request, refusal.message)
+            status = refusal.status
         else:
             messages.success(request, done)
             return HttpResponseRedirect(change_url)
@@ -143,7 +178,14 @@ def action_view(model_admin: admin.ModelAdmin, request: HttpRequest, object_id: 
         "change_url": change_url,
         **action.extra,
     }
-    return TemplateResponse(request, "admin/backoffice/confirm.html", context)
+    return TemplateResponse(request, "admin/backoffice/confirm.html", context, status=status)
+
+
+def claim_on_act(obj: Model, user: Any) -> None:
+    """Opening an action's page on an open flag or report nobody holds claims it (issue 27 §2, as Discourse
+    claims a reviewable on the first action): the next moderator is warned that someone is working it."""
+    if isinstance(obj, Flag | Report) and obj.status == "open" and claim_holder(obj) is None:
+        case_claim_on_open(moderator=user, obj=obj)
 
 
 def held_by_another(obj: Model, user: Any) -> list[str]:

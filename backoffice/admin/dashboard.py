@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count
+from django.utils import timezone
 
 from moderation.detection import detection_lag
 from moderation.models import AuditEntry, Flag, Report
@@ -46,14 +47,21 @@ def dashboard_context(*, user: AbstractBaseUser | AnonymousUser) -> dict[str, An
                            "reports": None, "actions": None}
     if user.has_perm("moderation.view_flag"):
         flags = Flag.objects.filter(status=Flag.Status.OPEN)
-        out["flags"] = list(flags.select_related("beneficiary").annotate(n_feeders=Count("feeders"))
+        out["flags"] = list(flags.select_related("beneficiary", "claimed_by").annotate(n_feeders=Count("feeders"))
                             .order_by("-score", "id")[:QUEUE_ROWS])
         out["flags_open"] = flags.count()
     if user.has_perm("moderation.view_report"):
         reports = Report.objects.filter(status=Report.Status.OPEN)
-        out["reports"] = list(reports.select_related("reporter").order_by("created_at", "id")[:QUEUE_ROWS])
+        out["reports"] = list(reports.select_related("reporter", "claimed_by").prefetch_related("accused")
+                              .order_by("created_at", "id")[:QUEUE_ROWS])
         out["reports_open"] = reports.count()
     if user.has_perm("moderation.view_auditentry"):
-        out["actions"] = list(AuditEntry.objects.select_related("moderator").order_by("-created_at", "-id")
-                              [:RECENT_ACTIONS])
+        out["actions"] = list(AuditEntry.objects.select_related("moderator")
+                              .prefetch_related("players", "flags", "reports", "games")
+                              .order_by("-created_at", "-id")[:RECENT_ACTIONS])
+    now = timezone.now()
+    for case in [*(out["flags"] or []), *(out["reports"] or [])]:
+        # Who holds each case now (a lapsed claim is nobody's): the queue says who is working what.
+        case.holder = case.claimed_by.get_username() if case.claimed_by and case.claimed_until and \
+            case.claimed_until > now else ""
     return out

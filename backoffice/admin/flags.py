@@ -11,8 +11,8 @@ from django.http import HttpRequest
 from arena.models import Game, Player, Seat
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
-from backoffice.admin.cases import flag_accounts, flag_context, queue_actions
-from backoffice.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, with_policy
+from backoffice.admin.cases import OpenFirstStatusFilter, flag_accounts, flag_context, queue_actions
+from backoffice.admin.confirm import Action, PrimaryForm, RequiredNoteForm, Ring, related_picked, with_policy
 from backoffice.admin.games import VOID_AT_ONCE, TitleFilter
 from backoffice.admin.players import ring_preview
 from moderation import services
@@ -93,7 +93,7 @@ def _confirm_warnings(ring: Ring) -> list[str]:
 def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
     entry = services.multiple_accounts_confirm(moderator=request.user, primary=primary, flag=ring.obj,
-                                               note=form.cleaned_data["note"])
+                                               note=form.cleaned_data["note"], close_cases=related_picked(form))
     banned = ", ".join(entry.details.get("secondaries", [])) or "nobody"
     return f"Confirmed: {banned} banned, {primary.handle} reset to R0."
 
@@ -108,7 +108,7 @@ FLAG_ACTIONS = {
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
         consequences=_confirm_consequences, warnings=_confirm_warnings, perform=_confirm, available=_open_only,
         prepare=_ring, preview=lambda ring: ring_preview(ring.candidates),
-        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
+        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates, case=ring.obj),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this flag", danger=False,
@@ -129,7 +129,7 @@ FLAG_ACTIONS = {
 class FlagAdmin(PanelAdmin):
     list_display = ("id", "beneficiary", "title", "status", "score", "feeder_count", "held_by", "created_at",
                     "updated_at")
-    list_filter = ("status", TitleFilter)
+    list_filter = (OpenFirstStatusFilter, TitleFilter)
     list_select_related = ("beneficiary", "claimed_by")
     search_fields = ("beneficiary__handle",)  # shows the search box; PanelAdmin's handle search answers it
     handle_search = "beneficiary__handle"

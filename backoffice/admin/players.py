@@ -13,8 +13,9 @@ from django.urls import reverse
 from arena.models import Player
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
-from backoffice.admin.confirm import Action, RequiredNoteForm
+from backoffice.admin.confirm import Action, RequiredNoteForm, related_field_add, related_picked
 from backoffice.admin.explanation import LIFT_COOLDOWN, cooldown_context
+from backoffice.admin.presets import WarningForm
 from moderation import services
 from ratings.config import elo_config
 from ratings.models import Rating
@@ -33,6 +34,10 @@ class BanForm(RequiredNoteForm):
                                       error_messages={"required": "Choose how long the ban lasts."},
                                       help_text="A timed ban ends by itself (an audited unban by the system).")
     field_order = ("duration", "note")
+
+    def __init__(self, *args: Any, player: Player, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        related_field_add(self, services.covered_open_cases(accounts={player.pk}))
 
     def duration_delta(self) -> timedelta | None:
         hours = self.cleaned_data["duration"]
@@ -60,7 +65,7 @@ def _titles(player: Player) -> list[str]:
 
 def _ban(request: HttpRequest, player: Player, form: Any) -> str:
     entry = services.player_ban(moderator=request.user, player=player, note=form.cleaned_data["note"],
-                         duration=form.duration_delta())
+                         duration=form.duration_delta(), close_cases=related_picked(form))
     until = entry.details.get("until")
     # Never a handle first: the admin capitalises a message's first letter, and ids are case-sensitive.
     return f"Banned {player.handle} " + (f"until {until[:16].replace('T', ' ')} UTC." if until else "until lifted.")
@@ -95,7 +100,7 @@ PLAYER_ACTIONS = {
             "record their new games but rate them for nobody;",
             "leave their past games as they are (void them from a game's page to refund their opponents).",
         ],
-        perform=_ban, form=lambda p, data: BanForm(data),
+        perform=_ban, form=lambda p, data: BanForm(data, player=p),
         available=lambda p: "This account is already banned." if p.is_banned else None,
         preview=lambda p: rating_preview(p, reset=False),
     ),
@@ -120,7 +125,7 @@ PLAYER_ACTIONS = {
         codename="warn_player", title="Warn", button="Record the warning", danger=False,
         consequences=lambda p: [f"record a warning to {p.handle}, the first step short of a ban: shown on their "
                                 "page and in the audit log (say what they were warned about below)."],
-        perform=_warn, form=lambda p, data: RequiredNoteForm(data),
+        perform=_warn, form=lambda p, data: WarningForm(data),
     ),
     "note": Action(
         codename="note_player", title="Add a note", button="Keep the note", danger=False,

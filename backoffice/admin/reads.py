@@ -11,16 +11,17 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Max, Min, Q
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.games import GAMES
 from arena.models import Game, Player, Seat
 from backoffice.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
+from backoffice.admin.refunds import void_summary
 from moderation import rules
 from moderation.models import AuditEntry, BanTerm, Flag, Link, Report
-from moderation.selectors import linked_accounts, refunds_of
+from moderation.selectors import linked_accounts
 from ratings import elo
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange
@@ -49,11 +50,14 @@ def player_ratings(*, player: Player) -> list[dict[str, Any]]:
 def player_plots(*, player: Player) -> list[dict[str, Any]]:
     """One SVG per title: every history entry (games and resets) and the player's voided games of the title."""
     points: dict[str, list[HistoryPoint]] = defaultdict(list)
-    for title, at, before, after, kind, game_id in (
+    flagged = {g for ids in Flag.objects.filter(Q(beneficiary=player) | Q(feeders__feeder=player))
+               .values_list("game_ids", flat=True) for g in (ids or [])}
+    for title, at, before, after, kind, game_id, table_id in (
         RatingChange.objects.filter(player=player).order_by("title", "seq")
-        .values_list("title", "finished_at", "before", "after", "kind", "game_id")
+        .values_list("title", "finished_at", "before", "after", "kind", "game_id", "game__table_id")
     ):
-        points[title].append(HistoryPoint(at=at, before=before, after=after, kind=kind, game_id=game_id))
+        points[title].append(HistoryPoint(at=at, before=before, after=after, kind=kind, game_id=game_id,
+                                          table_id=table_id or "", flagged=game_id in flagged))
     voids: dict[str, list[datetime]] = defaultdict(list)
     for title, at in (Game.objects.filter(seats__player=player, status=Game.Status.VOID)
                       .values_list("title", "finished_at")):
@@ -97,16 +101,28 @@ def player_standing(*, player: Player) -> dict[str, Any]:
     term = BanTerm.objects.filter(player=player).first()
     entries = list(player.audit_entries.filter(action__in=[AuditEntry.Action.WARN, AuditEntry.Action.NOTE])
                    .order_by("-created_at", "-pk"))
-    return {"banned": player.is_banned, "ban_until": term.until if term else None,
+    ban = None
+    if player.is_banned:  # who banned, when, why, in which case: the last ban or confirmation naming the player
+        ban = (player.audit_entries.filter(action__in=[AuditEntry.Action.BAN,
+                                                       AuditEntry.Action.CONFIRM_MULTIPLE_ACCOUNTS])
+               .prefetch_related("flags", "reports").order_by("-created_at", "-pk").first())
+    return {"banned": player.is_banned, "ban_until": term.until if term else None, "ban": ban,
+            "ban_overdue": bool(term and term.until <= timezone.now()),
             "warnings": [e for e in entries if e.action == AuditEntry.Action.WARN],
             "notes": [e for e in entries if e.action == AuditEntry.Action.NOTE]}
+
+
+def _first_rated(player: Player) -> datetime | None:
+    """The account's first rated game: its age runs from there, not from when Arena first saw it."""
+    return Seat.objects.filter(player=player, game__status=Game.Status.RATED).aggregate(
+        first=Min("game__finished_at"))["first"]
 
 
 def player_case_file(*, player: Player) -> dict[str, Any]:
     now = timezone.now()
     return {
         "standing": player_standing(player=player),
-        "age_days": (now - player.created_at).days,
+        "age_days": (now - first).days if (first := _first_rated(player)) else None,
         "ratings": player_ratings(player=player),
         "plots": player_plots(player=player),
         "recent_games": recent_games(player=player),
@@ -161,30 +177,6 @@ def game_page(*, game: Game) -> dict[str, Any]:
                           "changes_before": (e.details or {}).get("game_changes", {}).get(str(game.pk), [])}
                          for e in voids],
     }
-
-
-# A refund smaller than a hundredth of a point shows as 0.00: not a refund a moderator needs to read.
-REFUND_SHOWN = 0.005
-
-
-def void_summary(entry: AuditEntry) -> dict[str, Any]:
-    """One void action's refunds as a moderator reads them (issue 20 §3): per title, the victims (accounts banned
-    now are the abusers, not victims, and are left out), no zero rows, largest refund first, a total per title,
-    and player ids for links. ``pending`` while the worker still rebuilds a title."""
-    outcome = refunds_of(entry=entry)
-    ids = {row.get("player") for rows in outcome["refunds"].values() for row in rows}
-    banned = set(Player.objects.filter(pk__in=ids, status=Player.Status.BANNED).values_list("pk", flat=True))
-    titles = []
-    for title, refunds in sorted(outcome["refunds"].items()):
-        rows = [r for r in refunds if r.get("player") not in banned and abs(r.get("delta") or 0) >= REFUND_SHOWN]
-        rows.sort(key=lambda r: (-(r.get("delta") or 0), r.get("handle") or ""))
-        # Victims are those who got points back; an unbanned account that gives some back (a main whose alt fed
-        # it) is listed too, but is no victim and not in the total refunded.
-        refunded = [r["delta"] for r in rows if r["delta"] > 0]
-        titles.append({"title": title, "rows": rows, "total": round(sum(refunded), 2), "victims": len(refunded),
-                       "left_out": len(refunds) - len(rows)})
-    return {"titles": titles, "pending": outcome["pending"], "rebuilt_at": outcome["rebuilt_at"],
-            "games": entry.games.count()}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -252,7 +244,11 @@ def flag_page(*, flag: Flag) -> dict[str, Any]:
                      "win_pct": _pct(feeder.get("win_share")), "concentration_pct": _pct(feeder.get("concentration")),
                      "game_count": len(feeder.get("game_ids", []))})
     game_ids = list(evidence.get("game_ids") or flag.game_ids or [])
+    span = Game.objects.filter(pk__in=game_ids).aggregate(first=Min("finished_at"), last=Max("finished_at"))
     return {
+        "games_span": span,
+        "today": flag_today(flag=flag, game_ids=game_ids, judged=evidence.get("elo_gained")),
+        "voids": flag_voids(flag=flag, accounts=ids),
         "evidence": evidence,
         "beneficiary": evidence.get("beneficiary") or {},
         "beneficiary_player": players.get(flag.beneficiary_id),
@@ -263,6 +259,26 @@ def flag_page(*, flag: Flag) -> dict[str, Any]:
         "crowded": [r for r in rows if any(link["widely_shared"] for link in r["links"])],
         "audit": list(flag.audit_entries.select_related("moderator").order_by("-created_at")),
     }
+
+
+def flag_today(*, flag: Flag, game_ids: list[int], judged: float | None) -> dict[str, Any] | None:
+    """A closed flag's evidence stays as it was judged (detection rewrites open flags only); today's Elo the
+    beneficiary holds from those games is shown beside it when it differs (voids and rebuilds move it), so a
+    closed case's figures never change under the verdict unannounced (issue 27 §3)."""
+    if flag.status == Flag.Status.OPEN or judged is None:
+        return None
+    now = sum(RatingChange.objects.filter(player_id=flag.beneficiary_id, kind=RatingChange.Kind.GAME,
+                                          game_id__in=game_ids).values_list("delta", flat=True))
+    now = round(now, 2)
+    return None if abs(now - judged) < 0.005 else {"elo_gained": now, "judged_at": flag.resolved_at}
+
+
+def flag_voids(*, flag: Flag, accounts: list[int]) -> list[dict[str, Any]]:
+    """The voids of this ring: void actions on games any of the flag's accounts played, newest first, each with
+    its summary line and a link to its page."""
+    entries = (AuditEntry.objects.filter(action=AuditEntry.Action.VOID_GAMES, players__in=accounts)
+               .select_related("moderator").distinct().order_by("-created_at"))
+    return [{"entry": e, "summary": void_summary(e)} for e in entries[:20]]
 
 
 def flag_candidates(*, flag: Flag) -> list[Player]:

@@ -9,9 +9,10 @@ from django.http import HttpRequest
 
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
-from backoffice.admin.cases import queue_actions, report_context
-from backoffice.admin.confirm import Action, NoteForm, PrimaryForm, RequiredNoteForm, Ring, with_policy
+from backoffice.admin.cases import OpenFirstStatusFilter, queue_actions, report_context
+from backoffice.admin.confirm import Action, PrimaryForm, Ring, related_picked, with_policy
 from backoffice.admin.players import ring_preview
+from backoffice.admin.presets import ReportClosingForm, ReportDismissForm
 from moderation import services
 from moderation.models import Report
 from moderation.selectors import earlier_confirmations, multiple_accounts_warnings
@@ -47,7 +48,7 @@ def _uphold(request: HttpRequest, report: Report, form: Any) -> str:
 def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
     entry = services.multiple_accounts_confirm(moderator=request.user, primary=primary, report=ring.obj,
-                                               note=form.cleaned_data["note"])
+                                               note=form.cleaned_data["note"], close_cases=related_picked(form))
     return f"Confirmed: {', '.join(entry.details.get('secondaries', []))} banned, {primary.handle} reset to R0."
 
 
@@ -61,7 +62,7 @@ REPORT_ACTIONS = {
         codename="uphold_report", title="Uphold", button="Uphold this report", danger=False,
         consequences=lambda r: ["mark the report upheld (it raises the reporter's track record); any penalty is "
                                 "its own action on the player's or game's page."],
-        perform=_uphold, form=lambda r, data: NoteForm(data), available=_open_only,
+        perform=_uphold, form=lambda r, data: ReportClosingForm(data), available=_open_only,
     ),
     "confirm": Action(
         codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
@@ -72,12 +73,12 @@ REPORT_ACTIONS = {
         ],
         warnings=_confirm_warnings, perform=_confirm, available=_accounts_unavailable,
         prepare=_ring, preview=lambda ring: ring_preview(ring.candidates),
-        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates),
+        form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates, case=ring.obj),
     ),
     "dismiss": Action(
         codename="dismiss", title="Dismiss", button="Dismiss this report", danger=False,
         consequences=lambda r: ["close the report as not upheld (it lowers the reporter's track record)."],
-        perform=_dismiss, form=lambda r, data: RequiredNoteForm(data), available=_open_only,
+        perform=_dismiss, form=lambda r, data: ReportDismissForm(data), available=_open_only,
     ),
     **queue_actions("report", "it counts for no track record, and the case is judged on the other report.",
                     _open_only),
@@ -86,9 +87,9 @@ REPORT_ACTIONS = {
 
 @admin.register(Report)
 class ReportAdmin(PanelAdmin):
-    list_display = ("id", "reason", "reporter", "status", "score", "game", "created_at")
-    list_filter = ("status", "reason")
-    list_select_related = ("reporter", "game")
+    list_display = ("id", "reason", "accused_list", "reporter", "status", "held_by", "score", "created_at")
+    list_filter = (OpenFirstStatusFilter, "reason")
+    list_select_related = ("reporter", "claimed_by")
     search_fields = ("reporter__handle",)  # shows the search box; PanelAdmin's handle search answers it
     handle_search = "reporter__handle"
     search_help_text = "The reporter's player id (exact, or the start of one)."
@@ -98,7 +99,16 @@ class ReportAdmin(PanelAdmin):
     panel_actions = REPORT_ACTIONS
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Report]:
-        return super().get_queryset(request).select_related("reporter", "game")
+        return super().get_queryset(request).select_related("reporter", "game").prefetch_related("accused")
+
+    @admin.display(description="Accused")
+    def accused_list(self, report: Report) -> str:
+        return ", ".join(sorted(p.handle for p in report.accused.all()))
+
+    @admin.display(description="Held by")
+    def held_by(self, report: Report) -> str:
+        current = services.claim_holder(report)
+        return current.get_username() if current else ""
 
     def panel_subtitle(self, obj: Report) -> str:
         return f"Report #{obj.pk}: {obj.get_reason_display().lower()} by {obj.reporter.handle} ({obj.status})"

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, Sum
+from django.db.models import Min, Q, Sum
 
-from arena.models import Player
+from arena.models import Game, Player, Seat
 from moderation import crowds, rules
 from moderation.detection.base import DetectionResult, chunks
 from moderation.detection.suspects import Found, Pairs
@@ -55,9 +55,24 @@ def flags_update(found: Found, pairs: Pairs, beneficiaries: set[int], since: dat
     result.flags_withdrawn += len(stale)
 
 
-def _account(player: Player, games: int, now: datetime) -> dict[str, Any]:
+def _account(player: Player, games: int, now: datetime, first: datetime | None) -> dict[str, Any]:
+    """An account as the flag shows it. Its age runs from its first rated game (issue 27 §3): Arena first sees an
+    account when its game server first sends it, which for an old account is no age at all ("age 0 d")."""
     return {"id": player.pk, "handle": player.handle, "created_at": player.created_at.isoformat(),
-            "age_days": max((now - player.created_at).days, 0), "games": games, "status": player.status}
+            "first_game_at": first.isoformat() if first else None,
+            "age_days": max((now - first).days, 0) if first else 0, "games": games, "status": player.status}
+
+
+def _shares(gains: dict[int, float], feeders: dict[int, rules.PairStats]) -> dict[int, float]:
+    """Each feeder's non-overlapping share of the beneficiary's gain: a game shared with several feeders is split
+    equally among them, so the shares add up to the flag's total (a per-feeder sum counts such a game once per
+    feeder: 1,147 against a total of 387 on a shift)."""
+    seated: dict[int, int] = defaultdict(int)
+    for stats in feeders.values():
+        for g in set(stats.game_ids):
+            seated[g] += 1
+    return {f: round(sum(gains.get(g, 0.0) / seated[g] for g in set(stats.game_ids)), 2)
+            for f, stats in feeders.items()}
 
 
 def _link_evidence(links: list[Link], strangers: dict[str, int]) -> list[dict[str, Any]]:
@@ -93,6 +108,9 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats], pairs: 
     # Rated games over every title, one grouped query for the whole ring rather than one per account.
     played = dict(Rating.objects.filter(player_id__in=players).values("player_id").annotate(n=Sum("games"))
                   .values_list("player_id", "n"))
+    first = dict(Seat.objects.filter(player_id__in=players, game__status=Game.Status.RATED).values("player_id")
+                 .annotate(first=Min("game__finished_at")).values_list("player_id", "first"))
+    shares = _shares(gains, feeders)
     # Each shared hash's crowd without the flag's own accounts (``crowds``): a ring is not its own crowd.
     hashes = crowds.shared_hashes(accounts=[b, *feeders], since=since - rules.LINK_WINDOW)
     rows, parts, feeder_evidence = [], [], []
@@ -104,16 +122,18 @@ def _raise_flag(b: int, title: str, feeders: dict[int, rules.PairStats], pairs: 
         gained = round(sum(gains.get(g, 0.0) for g in stats.game_ids), 2)
         parts.append(rules.feeder_score(stats, weight))
         feeder_evidence.append({
-            **_account(players[f], played.get(f) or 0, now), "shared_games": stats.shared_games, "wins": stats.wins,
+            **_account(players[f], played.get(f) or 0, now, first.get(f)),
+            "shared_games": stats.shared_games, "wins": stats.wins,
             "win_share": round(stats.win_share, 4), "concentration": round(stats.concentration, 4),
             "shared_any": stats.shared_any, "rated_games_in_window": stats.feeder_games, "elo_gained": gained,
-            "weight": round(weight, 3), "links": _link_evidence(links, strangers), "game_ids": stats.game_ids,
+            "elo_share": shares[f], "weight": round(weight, 3), "links": _link_evidence(links, strangers),
+            "game_ids": stats.game_ids,
         })
         rows.append(FlagFeeder(feeder_id=f, shared_games=stats.shared_games, wins=stats.wins,
                                win_share=stats.win_share, concentration=stats.concentration, elo_gained=gained,
                                link_kinds=sorted({link.kind for link in links}), weight=weight))
     elo_gained = round(sum(gains.get(g, 0.0) for g in all_ids), 2)
-    evidence = {"game": title, "beneficiary": _account(players[b], played.get(b) or 0, now),
+    evidence = {"game": title, "beneficiary": _account(players[b], played.get(b) or 0, now, first.get(b)),
                 "window": {"from": since.isoformat(), "to": now.isoformat()},
                 "feeders": feeder_evidence, "elo_gained": elo_gained, "game_ids": all_ids,
                 "hashes": [_hash_evidence(h, players) for h in hashes]}

@@ -35,7 +35,13 @@ The queue (``moderation.services.queue``): ``case_close_as_duplicate(*, moderato
 flag or report as the same case as #``of`` (a related case only: one sharing an account);
 ``case_reopen(*, moderator, obj, note)`` opens again a case closed by mistake, audited, undoing the closing;
 ``case_claim(*, moderator, obj)`` / ``case_release(*, moderator, obj)``
-take and give back a case for an hour (``CLAIM_FOR``); ``claim_holder(obj)`` says who holds it now.
+take and give back a case for an hour (``CLAIM_FOR``); ``case_claim_on_open(*, moderator, obj)`` takes an open
+case nobody holds when a moderator opens one of its action pages (no audit entry: a notice);
+``claim_holder(obj)`` says who holds it now.
+
+Related cases (``moderation.services.related``): ``covered_open_cases(*, accounts, exclude=None)`` the open flags
+and reports an action on ``accounts`` settles; ``multiple_accounts_confirm`` and ``player_ban`` take them as
+``close_cases=`` and close them in their own transaction, as resolved by that action.
 
 Reports (``moderation.services.reports``):
 
@@ -62,11 +68,13 @@ from moderation.services.queue import (
     REOPENABLE,
     case_accounts,
     case_claim,
+    case_claim_on_open,
     case_close_as_duplicate,
     case_release,
     case_reopen,
     claim_holder,
 )
+from moderation.services.related import cases_close_covered, covered_open_cases
 from moderation.services.reports import report_create
 from moderation.services.standing import player_note_add, player_warn
 
@@ -75,10 +83,13 @@ __all__ = [
     "bans_expired_lift",
     "case_accounts",
     "case_claim",
+    "case_claim_on_open",
     "case_close_as_duplicate",
     "case_release",
     "case_reopen",
+    "cases_close_covered",
     "claim_holder",
+    "covered_open_cases",
     "flag_dismiss",
     "games_void",
     "multiple_accounts_confirm",

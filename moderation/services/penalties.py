@@ -12,16 +12,17 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from arena.game_rows import games_void_mark
 from arena.models import Game, Player, Seat
 from arena.players import player_status_ban, player_status_unban
 from infra import handoffs
-from infra.db import retry_transient
+from infra.db import is_transient, retry_transient
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, BanTerm, Flag, Report
+from moderation.services.related import Case, cases_close_covered
 from ratings.config import elo_config
 from ratings.models import RatingChange
 from ratings.rebuild import title_rebuild
@@ -39,7 +40,15 @@ def retried(service: F) -> F:
 
     @functools.wraps(service)
     def run(*args: Any, **kwargs: Any) -> Any:
-        return retry_transient(lambda: service(*args, **kwargs))
+        try:
+            return retry_transient(lambda: service(*args, **kwargs))
+        except DatabaseError as error:
+            if not is_transient(error):
+                raise
+            # Every attempt was a transient abort: nothing was written (each attempt was one transaction rolled
+            # back), so the moderator is told to try again, a 409 with its code, never a 500.
+            raise Conflict("database_busy", "The database was busy with the rating workers and this action was "
+                           "not done; nothing changed. Try again in a moment.") from error
 
     return run  # type: ignore[return-value]
 
@@ -106,13 +115,15 @@ def _lock_statuses(players: Sequence[Player]) -> None:
 @retried
 def multiple_accounts_confirm(*, moderator: AbstractBaseUser | None, primary: Player,
                               accounts: Sequence[Player] | None = None, flag: Flag | None = None,
-                              report: Report | None = None, note: str = "") -> AuditEntry:
+                              report: Report | None = None, note: str = "",
+                              close_cases: Sequence[Case] = ()) -> AuditEntry:
     """One person, several accounts: ban every account but ``primary``, reset the primary to R0 everywhere.
 
     ``accounts`` is the whole set the moderator judged to be one person (``primary`` among them); by default the
     flag's ring (beneficiary and feeders) or the report's accused. The primary's reset is a ``reset`` history
     entry in every title it has a rating in; its game counts are kept (docs/ratings.md). The secondaries' games stay
-    as they are: voiding them, which refunds their victims, is a separate and deliberate action.
+    as they are: voiding them, which refunds their victims, is a separate and deliberate action. ``close_cases``:
+    the other open flags and reports these accounts settle, closed in the same transaction (``related``).
     """
     with transaction.atomic():
         locked_flag = _lock_open(Flag, flag) if flag is not None else None
@@ -146,11 +157,22 @@ def multiple_accounts_confirm(*, moderator: AbstractBaseUser | None, primary: Pl
             _resolve(locked_flag, Flag.Status.CONFIRMED, moderator, note)
         if locked_report is not None:
             _resolve(locked_report, Report.Status.UPHELD, moderator, note)
+        more_flags, more_reports = cases_close_covered(
+            cases=close_cases, accounts=group, moderator=moderator, note=note,
+            by=f"the confirmation of {', '.join(sorted(p.handle for p in group.values()))} as one person")
         details = {"primary": primary.handle, "secondaries": [p.handle for p in secondaries], "banned": banned,
-                   "resets": [{"title": r.title, "before": r.before, "after": elo_config().initial} for r in resets]}
+                   "resets": [{"title": r.title, "before": r.before, "after": elo_config().initial} for r in resets],
+                   **_closed_with(more_flags, more_reports)}
         return _audit(moderator=moderator, action=Action.CONFIRM_MULTIPLE_ACCOUNTS, note=note,
-                      players=[primary, *secondaries], flags=[locked_flag] if locked_flag else [],
-                      reports=[locked_report] if locked_report else [], details=details)
+                      players=[primary, *secondaries], flags=[*([locked_flag] if locked_flag else []), *more_flags],
+                      reports=[*([locked_report] if locked_report else []), *more_reports], details=details)
+
+
+def _closed_with(flags: Sequence[Flag], reports: Sequence[Report]) -> dict[str, Any]:
+    """The audit entry's record of the related cases an action closed (empty when none were ticked)."""
+    if not flags and not reports:
+        return {}
+    return {"closed_with": {"flags": [f.pk for f in flags], "reports": [r.pk for r in reports]}}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -159,11 +181,12 @@ def multiple_accounts_confirm(*, moderator: AbstractBaseUser | None, primary: Pl
 
 @retried
 def player_ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
-        duration: timedelta | None = None) -> AuditEntry:
+        duration: timedelta | None = None, close_cases: Sequence[Case] = ()) -> AuditEntry:
     """Ban one account: off the boards, refused by matchmaking, its new games rated for nobody.
 
     With ``duration`` the ban is timed: a ``BanTerm`` says when it ends, and the beat lifts it then
-    (``lift_expired_bans``, an audited unban). Without, it lasts until a moderator lifts it."""
+    (``lift_expired_bans``, an audited unban). Without, it lasts until a moderator lifts it. ``close_cases``: the
+    open flags and reports the ban settles (all their accounts banned now), closed in the same transaction."""
     note = _need_note(note)
     if duration is not None and duration <= timedelta(0):
         raise InvalidInput("invalid_duration", "A timed ban lasts a positive time.", {"duration": "Must be > 0."})
@@ -173,11 +196,20 @@ def player_ban(*, moderator: AbstractBaseUser | None, player: Player, note: str,
             raise Conflict("already_banned", f"{player.handle} is already banned.")
         player_status_ban(player=player)
         until = timezone.now() + duration if duration is not None else None
-        entry = _audit(moderator=moderator, action=Action.BAN, note=note, players=[player],
-                       details={"until": until.isoformat() if until else None})
+        flags, reports = cases_close_covered(cases=close_cases, accounts={player.pk}, moderator=moderator,
+                                             note=note, by=f"the ban of {player.handle}")
+        entry = _audit(moderator=moderator, action=Action.BAN, note=note, players=[player], flags=flags,
+                       reports=reports, details={"until": until.isoformat() if until else None,
+                                                 **_closed_with(flags, reports)})
         if until is not None:
             BanTerm.objects.update_or_create(player=player, defaults={"until": until, "entry": entry})
+            handoffs.hand_off(ban_terms_due, duration.total_seconds() if duration else 0.0)
         return entry
+
+
+# A timed ban's end, handed to moderation's tasks after the commit: with a beat its sweep lifts the ban; embedded
+# (no beat) a timer in this process runs the same sweep when the term ends (``moderation.tasks.ban_term_timer``).
+ban_terms_due = handoffs.HandOff("moderation: lift a timed ban when its term ends")
 
 
 @retried

@@ -13,12 +13,14 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from arena.models import Player
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, Flag, Report
 from moderation.services.penalties import _audit, _lock_open, _resolve
+from moderation.services.related import case_accounts
 
 # An hour: long enough to read a ring's evidence and act, short enough that an abandoned claim frees itself.
 CLAIM_FOR = timedelta(hours=1)
@@ -33,13 +35,6 @@ def _players(obj: Flag | Report) -> list[Player]:
     if isinstance(obj, Flag):
         return [obj.beneficiary, *(f.feeder for f in obj.feeders.select_related("feeder"))]
     return list(obj.accused.all())
-
-
-def case_accounts(obj: Flag | Report) -> set[int]:
-    """The accounts a case is about: a flag's beneficiary and feeders, a report's accused."""
-    if isinstance(obj, Flag):
-        return {obj.beneficiary_id, *obj.feeders.values_list("feeder_id", flat=True)}
-    return set(obj.accused.values_list("pk", flat=True))
 
 
 def case_close_as_duplicate(*, moderator: AbstractBaseUser | None, obj: Flag | Report, of: int,
@@ -137,6 +132,20 @@ def case_claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry
         obj.claimed_by, obj.claimed_until = locked.claimed_by, locked.claimed_until
         return _audit(moderator=moderator, action=AuditEntry.Action.CLAIM,
                       details={"until": locked.claimed_until.isoformat()}, **_targets(locked))
+
+
+def case_claim_on_open(*, moderator: AbstractBaseUser, obj: Flag | Report) -> bool:
+    """Acting on a case claims it (issue 27 §2, as Discourse claims a reviewable on the first action): opening an
+    action's page on an open case nobody holds takes it for ``CLAIM_FOR``. A notice, not an action on anyone, so
+    no audit entry (an explicit "Claim" keeps one); never taken from another moderator. True when taken."""
+    model = type(obj)
+    now = timezone.now()
+    taken = (model.objects.filter(pk=obj.pk, status=model.Status.OPEN)
+             .filter(Q(claimed_by__isnull=True) | Q(claimed_until__lte=now) | Q(claimed_until__isnull=True))
+             .update(claimed_by=moderator, claimed_until=now + CLAIM_FOR))
+    if taken:
+        obj.claimed_by, obj.claimed_until = moderator, now + CLAIM_FOR
+    return bool(taken)
 
 
 def case_release(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry:

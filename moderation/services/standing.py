@@ -11,15 +11,20 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from arena.models import Player
+from infra.announcements import PlayerWarned, announce
 from moderation.models import AuditEntry
 from moderation.services.penalties import _audit, _need_note
 
 
 def player_warn(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
-    """Record a warning to ``player``; the note says what they were warned about (required)."""
+    """Record a warning to ``player``; the note says what they were warned about (required), and is what the
+    player is shown: after the commit ``PlayerWarned`` is announced, and the back office pushes ``player.warned``
+    to the game servers the player plays on (``backoffice/listeners.py``)."""
     note = _need_note(note)
     with transaction.atomic():
-        return _audit(moderator=moderator, action=AuditEntry.Action.WARN, note=note, players=[player])
+        entry = _audit(moderator=moderator, action=AuditEntry.Action.WARN, note=note, players=[player])
+        announce(PlayerWarned(player_id=player.pk, entry_id=entry.pk))
+        return entry
 
 
 def player_note_add(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:

@@ -75,3 +75,41 @@ def test_an_error_that_is_not_transient_is_not_retried(api, monkeypatch, django_
         player_ban(moderator=django_user_model.objects.create_user("mod"),
                    player=Player.objects.get(handle="kim"), note="alt")
     assert calls == [1] and not AuditEntry.objects.exists()
+
+
+def test_retries_run_out_a_409_database_busy_nothing_written_and_the_page_answers_409(api, monkeypatch):
+    """Every attempt a deadlock victim: the service gives up with 409 ``database_busy`` (nothing written), and the
+    panel's void page answers that 409 with the reason, never a 500 (issue 27 §1)."""
+    from django.test import Client
+
+    from infra import db
+    from infra.errors import Conflict
+    from tests.db.moderation.panel_helpers import PASSWORD, make_moderator
+
+    record(api, [duel("kim", "olga")])
+    mod = make_moderator("mod")
+    kim = Player.objects.get(handle="kim")
+    player_ban(moderator=mod, player=kim, note="alt")
+    monkeypatch.setattr(db, "RETRY_PAUSE_SECONDS", 0.0)
+    monkeypatch.setattr(db.time, "sleep", lambda seconds: None)  # no waiting between the doomed attempts
+    calls: list[int] = []
+
+    def always(*args, **kwargs):
+        calls.append(1)
+        raise _deadlock()
+
+    monkeypatch.setattr(penalties, "void_refusal", always)
+    game = Game.objects.get()
+    with pytest.raises(Conflict) as busy:
+        games_void(moderator=mod, games=[game], note="alt")
+    assert busy.value.code == "database_busy" and busy.value.status == 409
+    assert len(calls) == db.RETRY_ATTEMPTS
+    assert Game.objects.get().status == Game.Status.RATED
+    assert not AuditEntry.objects.filter(action="void_games").exists()
+
+    client = Client()
+    assert client.login(username="mod", password=PASSWORD)
+    answer = client.post(f"/admin/arena/game/{game.pk}/void/", {"note": "alt"})
+    assert answer.status_code == 409, answer.status_code
+    assert "The database was busy" in answer.content.decode()
+    assert Game.objects.get().status == Game.Status.RATED

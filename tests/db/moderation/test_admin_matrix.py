@@ -33,7 +33,8 @@ from tests.db.moderation.panel_helpers import PASSWORD, Arena, build_ring, make_
 pytestmark = pytest.mark.django_db
 
 # docs/moderation.md, by hand: the models a moderator views, and the pages of the actions on each.
-MODERATED = {"arena.player", "arena.game", "moderation.flag", "moderation.report", "moderation.auditentry"}
+MODERATED = {"arena.player", "arena.game", "moderation.flag", "moderation.report", "moderation.auditentry",
+             "ratings.hanabotrating"}  # issue 27 §4: moderators read the Hanabot table (never edit it)
 ACTION_PAGES = {
     "arena.player": {"ban", "unban", "reset", "warn", "note", "lift_cooldown"},
     "arena.game": {"void"},
@@ -144,7 +145,8 @@ def _every_url(objects: dict) -> list[tuple[str, str | None, str | None]]:
 
 def _moderator_may(label: str | None, page: str | None) -> bool:
     if label is None:
-        return page in SITE_PAGES_FOR_ANY_STAFF or page in ("app_list:arena", "app_list:moderation")
+        return page in SITE_PAGES_FOR_ANY_STAFF or page in ("app_list:arena", "app_list:moderation",
+                                                             "app_list:ratings")
     if label not in MODERATED:
         return False
     return page in {"changelist", "change", "history", "object"} | ACTION_PAGES.get(label, set())

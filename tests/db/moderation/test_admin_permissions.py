@@ -29,6 +29,7 @@ EXPECTED = {
     "moderation.uphold_report", "moderation.ban_player", "moderation.unban_player", "moderation.reset_rating",
     "moderation.lift_cooldown",
     "moderation.warn_player", "moderation.note_player", "moderation.claim",
+    "ratings.view_hanabotrating",  # issue 27 §4: moderators read the Hanabot table, never edit it
 }
 
 
@@ -84,7 +85,7 @@ def test_a_moderator_holds_exactly_the_group_permissions(moderator):
     "/admin/moderation/auditentry/add/",
     "/admin/arena/gameserver/",
     "/admin/arena/gameserver/add/",
-    "/admin/ratings/hanabotrating/",
+    "/admin/ratings/hanabotrating/add/",
     "/admin/auth/user/",
     "/admin/auth/group/",
 ])
@@ -140,6 +141,9 @@ def test_ratings_cannot_be_edited_in_the_admin_by_anyone(world):
 def test_the_hanabot_table_and_keys_stay_with_superusers(moderator, world):
     client = _client(moderator)
     row = HanabotRating.objects.first()
+    listing = client.get("/admin/ratings/hanabotrating/")  # read, not edited: no inputs, no Save
+    assert listing.status_code == 200 and b'name="_save"' not in listing.content
+    assert b'name="form-0-elo"' not in listing.content
     assert client.post(f"/admin/ratings/hanabotrating/{row.pk}/change/", {"elo": 1}).status_code == 403
     server = world["server"]
     assert client.post("/admin/arena/gameserver/", {"action": "revoke_keys", "_selected_action": [server.pk]}

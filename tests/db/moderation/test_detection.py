@@ -155,7 +155,9 @@ class TestFlags:
         assert feeder["links"][0]["kind"] == "device" and feeder["links"][0]["keys"] == 1
         assert "first_seen" in feeder["links"][0] and "last_seen" in feeder["links"][0]
         assert ev["beneficiary"]["handle"] == "b" and ev["beneficiary"]["games"] == 5
-        assert feeder["games"] == 5 and feeder["age_days"] == 0
+        # Age from the first rated game (issue 27 §3): the ring's oldest duel finished 5.04 days ago, so 5 d,
+        # though Arena first saw both accounts in this very test.
+        assert feeder["games"] == 5 and feeder["age_days"] == 5 and feeder["first_game_at"]
         # By hand: f wins the first duel (both new, K 60): b 1470, f 1530. Then b wins four.
         b, f = 1500.0, 1500.0
         gained = 0.0
@@ -163,6 +165,7 @@ class TestFlags:
             delta = 60 * ((1.0 if b_wins else 0.0) - elo(b, f))
             b, f, gained = b + delta, f - delta, gained + delta
         assert ev["elo_gained"] == pytest.approx(round(gained, 2), abs=0.01)
+        assert feeder["elo_share"] == pytest.approx(ev["elo_gained"], abs=0.01)  # one feeder: the whole share
         # Score: one feeder through a device (weight 1): 5 games * 0.8 * 1.0, nudged by the Elo gained.
         assert flag.score == pytest.approx(round(4.0 * (1 + math.log1p(max(gained, 0)) / 10), 3), abs=0.01)
 

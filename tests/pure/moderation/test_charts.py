@@ -24,28 +24,30 @@ def _polyline(svg: str) -> str:
 def test_two_games_and_a_reset_by_hand():
     """1500 -> 1530 -> 1560, then a reset to 1500. Values 1500..1560, margin max(60 * 0.08, 5) = 5, so y spans
     1495..1565 (70): y(v) = 186 - (v - 1495) * 168 / 70 = 186 - 2.4 (v - 1495): y(1500) = 174, y(1530) = 102,
-    y(1560) = 30. Three entries, so slots 0..3 over 572 units: x = 52, 242.67, 433.33, 624. The reset drops
-    vertically at slot 3, from 1560 to 1500."""
+    y(1560) = 30. The x axis is time (issue 27 §4): the entries at 0, 1 and 2 h span 2 h over 572 units, so
+    x = 52, 338, 624. The line starts at the first game's time from 1500, rises to 1530 there, runs to 1560 at
+    338, and the reset drops vertically at 624 from 1560 to R0 (1500)."""
     svg = history_svg(HistoryPlot(title="tokaido", points=[
         HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
         HistoryPoint(at=_at(1), before=1530, after=1560, kind="game", game_id=2),
         HistoryPoint(at=_at(2), before=1560, after=1500, kind="reset"),
     ]))
-    assert _polyline(svg) == "52.0,174.0 242.7,102.0 433.3,30.0 624.0,30.0 624.0,174.0"
+    assert _polyline(svg) == "52.0,174.0 52.0,102.0 338.0,30.0 624.0,30.0 624.0,174.0"
+    assert '<a href="/admin/arena/game/1/change/"><circle class="dot" cx="52.0" cy="102.0"' in svg  # a link
     assert svg.count('<g class="reset">') == 1
     assert '<line x1="624.0" y1="18" x2="624.0" y2="186"/>' in svg  # the reset's red dashed vertical
     assert svg.count('<circle class="dot"') == 2  # games get dots, the reset does not
     assert '<line class="initial" x1="52" y1="174.0"' in svg  # the R0 line at y(1500)
 
 
-def test_a_voided_game_sits_half_a_step_after_the_last_entry_before_it():
-    """Two remaining entries (slots 0..2, 286 units each); a void finished between them goes to slot 1.5:
-    x = 52 + 1.5 * 286 = 481, its cross drawn from (477, 182)."""
+def test_a_voided_game_sits_at_its_own_time():
+    """Two remaining entries at 0 and 2 h (572 units); a void finished at 1 h sits half way: x = 52 + 286 = 338,
+    its cross drawn from (334, 182)."""
     svg = history_svg(HistoryPlot(title="tokaido", points=[
         HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
         HistoryPoint(at=_at(2), before=1530, after=1515, kind="game", game_id=3),
     ], voids=[_at(1)]))
-    assert '<g class="void" data-count="1"><path d="M477.0,182.0 l8,8 m0,-8 l-8,8"/>' in svg
+    assert '<g class="void" data-count="1"><path d="M334.0,182.0 l8,8 m0,-8 l-8,8"/>' in svg
     assert "void</text>" in svg
 
 
@@ -117,3 +119,10 @@ def test_voids_in_one_slot_are_one_mark_and_labels_never_touch():
     assert svg.count('<g class="void"') == 7
     assert svg.count('data-count="8"') == 5 and svg.count('data-count="7"') == 2  # 54 = 5 * 8 + 2 * 7
     assert svg.count(">void ×8</text>") + svg.count(">void ×7</text>") == 7
+
+
+def test_a_flagged_game_is_ringed_even_without_dots():
+    points = [HistoryPoint(at=_at(i), before=1500 + i, after=1501 + i, kind="game", game_id=i, table_id=f"T-{i}",
+                           flagged=i == 3) for i in range(10)]
+    svg = history_svg(HistoryPlot(title="wizard", points=points), dots=False)
+    assert svg.count("<circle") == 1 and '<circle class="dot flagged"' in svg and "flagged game T-3" in svg
