@@ -45,7 +45,7 @@ def reset() -> None:
     if "bench" not in connection.settings_dict["NAME"]:
         sys.exit("refusing: the database name must contain 'bench'")
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE seasons_season, seasons_seasonentry, seasons_seasonline, seasons_seasonfinal, "
+        cur.execute("TRUNCATE seasons_season, seasons_seasonentry, seasons_seasongame, seasons_seasonfinal, "
                     "seasons_seasoncorrection, seasons_seasonrollover, ratings_ratingchange, ratings_rating, "
                     "ratings_reputation, ratings_ratingstage, arena_seat, arena_game, arena_player, arena_gameserver "
                     "RESTART IDENTITY CASCADE")
