@@ -208,3 +208,12 @@ def player_season(*, title: str, player: str) -> dict[str, Any]:
                         for c in corrections],
     }
 
+
+
+def player_season_titles(*, player_id: int) -> list[str]:
+    """The titles whose open season counts this player (played, or carried over), or whose closed seasons hold a
+    correction of theirs: the case file shows a season for each (one query)."""
+    entries = SeasonEntry.objects.filter(player_id=player_id, season__closed_at__isnull=True).values_list(
+        "season__title", flat=True)
+    corrected = SeasonCorrection.objects.filter(player_id=player_id).values_list("season__title", flat=True)
+    return sorted(set(entries.union(corrected)))

@@ -121,6 +121,7 @@ WHERE season_id = %(closed)s
   AND NOT EXISTS (SELECT 1 FROM arena_player AS p WHERE p.id = e.player_id AND p.status = %(banned)s)
 WINDOW by_league AS (PARTITION BY league),
        league_order AS (PARTITION BY league ORDER BY tier DESC, score DESC, player_id)
+ORDER BY 3, 2
 """
 _CLOSE_CARRY = """
 INSERT INTO seasons_seasonentry (season_id, player_id, points, games, placement_left, league, elo, elo_games, tier,
@@ -130,18 +131,21 @@ SELECT %(next)s, player_id, (%(thresholds)s::int4[])[c + 1], 0, 0, c, %(initial)
 FROM (SELECT player_id, GREATEST(0, league - CASE WHEN relegation THEN 2 ELSE 1 END) AS c
       FROM seasons_seasonfinal WHERE season_id = %(closed)s AND league IS NOT NULL) AS f
 WHERE c > 0
+ORDER BY c DESC, 3 DESC, player_id
 """
 
 
 def close_postgres(*, closed_id: int, next_id: int, initial: float) -> int:
     """Archive the closed season's final standings and write the next season's carried entries: two statements,
-    nothing read into Python. Returns the players ranked."""
+    nothing read into Python, rows written in their indexes' order. Returns the players ranked."""
     from arena.models import Player
 
     params = {"closed": closed_id, "next": next_id, "initial": initial, "top": rules.TOP,
               "share": rules.RELEGATION_SHARE, "thresholds": list(rules.THRESHOLDS),
               "banned": Player.Status.BANNED.value}
     with pg_cursor(binary=False) as cur:
+        # The window sorts of a million rows in memory rather than in temporary files; this transaction only.
+        cur.execute("SET LOCAL work_mem = '256MB'")
         cur.execute(_CLOSE_FINALS, params)
         ranked = cur.rowcount
         cur.execute(_CLOSE_CARRY, params)

@@ -15,6 +15,7 @@ from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
 from backoffice.admin.confirm import Action, RequiredNoteForm
 from backoffice.admin.explanation import LIFT_COOLDOWN, cooldown_context
+from backoffice.admin.seasons import player_seasons
 from moderation import services
 from ratings.config import elo_config
 from ratings.models import Rating
@@ -152,4 +153,4 @@ class PlayerAdmin(PanelAdmin):
         page = reads.player_case_file(player=obj)
         # Both reads fill ``standing`` (ban term, warnings, notes; reputation and cool-down): one dict, no overlap.
         standing = {**page["standing"], **cooldown_context(player=obj)["standing"]}
-        return {**page, "games_url": games_url, "standing": standing}
+        return {**page, "games_url": games_url, "standing": standing, "seasons": player_seasons(player=obj)}
