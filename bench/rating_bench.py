@@ -15,7 +15,10 @@ In one run, over the same 50,000 four-player pending games (inserted with COPY, 
            copy of the same games (title "spades"), batch by batch in turn with the real one: the "before" of
            issue 15 (reputation may cost the stage at most 5 %);
 - skill:   ``ratings.trueskill_batch.trueskill_stage_run`` over the first games, against a bare in-memory loop of
-           ``trueskill.rate`` over the same games.
+           ``trueskill.rate`` over the same games;
+- season (``--season``): the season stage (``seasons.services.season_follow``) right after each of our Elo
+           batches, folding that batch into the open season, timed on its own: its share of the Elo stage's time
+           (issue 28: at most 10 %).
 """
 from __future__ import annotations
 
@@ -50,6 +53,7 @@ from ratings.models import Rating, RatingChange, RatingStage, Reputation  # noqa
 from ratings.rebuild import title_replay  # noqa: E402
 from ratings.store.tables import CHANGE_TYPES  # noqa: E402
 from ratings.trueskill_batch import trueskill_stage_run  # noqa: E402
+from seasons.services import season_follow, season_open  # noqa: E402
 
 TITLE = "wizard"
 NAIVE_TITLE = "tokaido"
@@ -68,7 +72,8 @@ def say(*parts: object) -> None:
 def reset_database() -> None:
     with connection.cursor() as cur:
         cur.execute("TRUNCATE ratings_ratingchange, ratings_rating, ratings_ratingstage, ratings_reputation, "
-                    "arena_seat, arena_game, arena_player, arena_gameserver RESTART IDENTITY CASCADE")
+                    "arena_seat, arena_game, arena_player, arena_gameserver, seasons_season, seasons_seasonentry, "
+                    "seasons_seasongame, seasons_seasonfinal, seasons_seasoncorrection RESTART IDENTITY CASCADE")
 
 
 def make_games(title: str, count: int, players: list[int], server_id: int, rnd: random.Random, first_id: int,
@@ -222,6 +227,17 @@ class Floor:
             cur.execute("UPDATE ratings_ratingstage SET last_seq = %b WHERE title = %b", [last_seq, FLOOR_TITLE])
 
 
+# --season: the season stage's total time after our batches (``season_follow``), and whether it runs.
+SEASON = {"on": False, "seconds": 0.0}
+
+
+def season_after_batch() -> None:
+    if SEASON["on"]:
+        started = time.perf_counter()
+        season_follow(title=TITLE)
+        SEASON["seconds"] += time.perf_counter() - started
+
+
 # Per batch pair (with, without reputation): the ratios of their times. Their median is the steadier figure on a
 # shared machine, where a load spike during one batch moves the totals.
 PAIR_RATIOS: list[float] = []
@@ -253,6 +269,7 @@ def elo_runs(layout: list, batch: int, floor_first_id: int) -> tuple[int, float,
         started = time.perf_counter()
         done += elo_stage_run(title=TITLE, limit=batch).games
         real = time.perf_counter() - started
+        season_after_batch()
         if not index % 2:
             base = without_reputation()
         batch_time += real
@@ -365,6 +382,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=settings.RATING_BATCH_SIZE)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="cProfile the Elo runs, print the top entries")
+    parser.add_argument("--season", action="store_true", help="run and time the season stage after each batch")
     args = parser.parse_args()
     name = connection.settings_dict["NAME"]
     if connection.vendor != "postgresql" or "bench" not in name:
@@ -377,6 +395,9 @@ def main() -> None:
     vacuum()
     say(f"  inserted in {time.perf_counter() - started:.1f}s")
 
+    if args.season:
+        season_open(title=TITLE, now=EPOCH)
+        SEASON["on"] = True
     profiler = None
     if args.profile:
         import cProfile
@@ -397,6 +418,10 @@ def main() -> None:
     reputations = Reputation.objects.count()
     cooling = Reputation.objects.filter(cooldown_until__isnull=False).count()
     say(f"reputation rows: {reputations}, of which {cooling} with a cool-down")
+    if args.season:
+        season = SEASON["seconds"]
+        say(f"season stage after each batch: {season:.2f}s, {season / batch:.1%} of the Elo stage's {batch:.2f}s "
+            f"(<= 10 %: {'ok' if season <= 0.1 * batch else 'MISSED'})")
     drop_floor()
     check = title_replay(title=TITLE, check=True)
     say(f"rebuild --check after the batch run: {len(check.mismatches)} mismatches over {check.games} games")

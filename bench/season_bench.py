@@ -34,7 +34,7 @@ from django.db import connection  # noqa: E402
 from arena.models import Game, GameServer, Player, Seat  # noqa: E402
 from infra.announcements import silenced  # noqa: E402
 from ratings.elo_batch import elo_stage_run  # noqa: E402
-from seasons.models import Season, SeasonEntry  # noqa: E402
+from seasons.models import Season  # noqa: E402
 from seasons.services import season_follow, season_open, season_rollover  # noqa: E402
 
 NOW = datetime(2026, 10, 6, tzinfo=UTC)
@@ -45,7 +45,7 @@ def reset() -> None:
     if "bench" not in connection.settings_dict["NAME"]:
         sys.exit("refusing: the database name must contain 'bench'")
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE seasons_season, seasons_seasonentry, seasons_seasonline, seasons_seasonfinal, "
+        cur.execute("TRUNCATE seasons_season, seasons_seasonentry, seasons_seasongame, seasons_seasonfinal, "
                     "seasons_seasoncorrection, seasons_seasonrollover, ratings_ratingchange, ratings_rating, "
                     "ratings_reputation, ratings_ratingstage, arena_seat, arena_game, arena_player, arena_gameserver "
                     "RESTART IDENTITY CASCADE")
@@ -90,22 +90,33 @@ def stage(batch: int) -> tuple[float, float, int]:
 
 
 def rollover(entries: int) -> float:
-    ids = players(entries, "r")
+    """A season of ``entries`` players (points drawn evenly from 0 to 1,200, so every league is full; written by
+    SQL), analysed, then ``season_rollover`` timed: the archive and the next season's carried entries."""
+    with connection.cursor() as cur:
+        cur.execute("INSERT INTO arena_player (handle, status, created_at) SELECT 'r' || i, 'active', now() "
+                    "FROM generate_series(1, %s) AS i", [entries])
     season = Season.objects.create(title="nile", number=1, starts_at=NOW - timedelta(days=1), ends_at=END)
-    rnd = random.Random(7)
-    rows = []
-    for pid in ids:
-        points = rnd.randint(0, 1200)
-        league = 0 if points < 100 else 1 if points < 250 else 2 if points < 450 else 3 if points < 700 else \
-            4 if points < 1000 else 5
-        rows.append(SeasonEntry(season=season, player_id=pid, points=points, games=10, placement_left=0,
-                                league=league, elo=1500.0 + rnd.random() * 300, elo_games=10, tier=league,
-                                score=float(points)))
-    SeasonEntry.objects.bulk_create(rows, batch_size=20000)
-    reads(season, ids, rnd)
+    with connection.cursor() as cur:
+        cur.execute("SELECT setseed(0.7)")
+        cur.execute(
+            "INSERT INTO seasons_seasonentry (season_id, player_id, points, games, placement_left, league, elo, "
+            "elo_games, tier, score) SELECT %s, id, points, 10, 0, league, elo, 10, league, "
+            "CASE WHEN league = 5 THEN elo ELSE points END FROM (SELECT id, points, elo, CASE WHEN points < 100 "
+            "THEN 0 WHEN points < 250 THEN 1 WHEN points < 450 THEN 2 WHEN points < 700 THEN 3 WHEN points < 1000 "
+            "THEN 4 ELSE 5 END AS league FROM (SELECT id, floor(random() * 1201)::int AS points, "
+            "1500 + random() * 300 AS elo FROM arena_player WHERE handle LIKE 'r%%') AS drawn) AS placed",
+            [season.pk])
+    ids = list(Player.objects.filter(handle__startswith="r").values_list("id", flat=True))
+    reads(season, ids, random.Random(7))
+    vacuum()
     t0 = time.perf_counter()
     season_rollover(title="nile", now=END)
     return time.perf_counter() - t0
+
+
+def vacuum() -> None:
+    with connection.cursor() as cur:
+        cur.execute("VACUUM ANALYZE")
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -119,12 +130,13 @@ def reads(season: Season, ids: list[int], rnd: random.Random, n: int = 100) -> N
     from django.utils import timezone
 
     from leaderboards.selectors import board_page
-    from ratings.models import Rating
     from seasons.selectors import standings_live
 
     at = timezone.now()
-    Rating.objects.bulk_create([Rating(player_id=pid, title="nile", elo=1500 + rnd.random() * 400, games=10,
-                                       last_game_at=at) for pid in ids], batch_size=20000)
+    with connection.cursor() as cur:
+        cur.execute("INSERT INTO ratings_rating (player_id, title, elo, games, last_game_at) "
+                    "SELECT p, 'nile', 1500 + random() * 400, 10, %s FROM unnest(%s::int8[]) AS p", [at, ids])
+    vacuum()
     season_times, board_times = [], []
     for _ in range(n):
         t0 = time.perf_counter()

@@ -1,8 +1,9 @@
 """What seasons keep (docs/seasons.md).
 
 Live tables (the open season, written by the live stage): ``SeasonEntry`` (one per player who played or was
-carried over; ``tier``/``score`` are the standings' order key, so a page is one indexed query) and ``SeasonLine``
-(one per seat of a counted game: the points it gave and why).
+carried over; ``tier``/``score`` are the standings' order key, so a page is one indexed query) and ``SeasonGame``
+(one per counted game: its seats' leagues before it, from which a player's page rebuilds the points and why; a closed
+season keeps them: they are the games its archive counts).
 
 Archive tables (a closed season, read-only but for corrections): ``SeasonFinal`` (the final standings) and
 ``SeasonCorrection`` (one line per player whose place, league or points a later void or late game changed). Reading a
@@ -26,8 +27,6 @@ class Season(models.Model):
     ends_at = models.DateTimeField()
     closed_at = models.DateTimeField(null=True, blank=True)
     cursor = models.BigIntegerField(default=0, help_text="The highest rating_seq the live stage has folded.")
-    carry = models.JSONField(default=dict, blank=True, help_text="Player id -> league index carried over.")
-    final_games = models.JSONField(default=list, blank=True, help_text="Closed: the game ids the archive counts.")
 
     class Meta:
         constraints = [
@@ -41,10 +40,18 @@ class Season(models.Model):
 
 
 class SeasonEntry(models.Model):
-    """A player's open season so far (``seasons.rules.Entry`` plus the season Elo)."""
+    """A player's season so far (``seasons.rules.Entry`` plus the season Elo). ``carried``: the league the previous
+    season's close carried the player into (set at the rollover, never changed after: a replay starts from it).
 
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="entries", db_index=False)
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    No database foreign keys (the ORM's relations and cascades stay): a rollover writes a million entries in one
+    statement, and checking each against its player and season at commit would cost more than the write; every
+    row is written by this app from rows it has just read."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="entries", db_index=False,
+                               db_constraint=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False,
+                               db_constraint=False)
+    carried = models.SmallIntegerField(null=True)
     points = models.IntegerField(default=0)
     games = models.IntegerField(default=0)
     placement_left = models.IntegerField(default=0)
@@ -62,31 +69,31 @@ class SeasonEntry(models.Model):
         return f"{self.season_id}: player {self.player_id}, {self.points} points"
 
 
-class SeasonLine(models.Model):
-    """One counted game for one player: the points it gave and why (``seasons.rules.GameLine``)."""
+class SeasonGame(models.Model):
+    """One counted game of a season: its seats' leagues before it, one character a seat in seat order
+    (``seasons.rules.leagues_code``). With the game's seats this rebuilds each player's points and why
+    (``seasons.rules.player_lines``), so the live stage writes one short row a game, not a line a seat."""
 
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+", db_index=False)
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False)
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+", db_index=False,
+                               db_constraint=False)
     game_id = models.BigIntegerField()
-    finished_at = models.DateTimeField()
-    place = models.SmallIntegerField()
-    sides = models.SmallIntegerField()
-    opponents = models.JSONField(help_text='[[league, "win"|"tie"|"loss", points], ...] per opposing side')
-    points = models.IntegerField()
-    league_after = models.SmallIntegerField(null=True)
+    seq = models.BigIntegerField(help_text="The game's rating_seq: a player's games are listed in this order.")
+    leagues = models.CharField(max_length=64)
 
     class Meta:
-        indexes = [models.Index(fields=["season", "player", "id"], name="season_line_player")]
+        constraints = [models.UniqueConstraint(fields=["season", "game_id"], name="season_game_once")]
 
     def __str__(self) -> str:
-        return f"game {self.game_id}: player {self.player_id} +{self.points}"
+        return f"{self.season_id}: game {self.game_id}"
 
 
 class SeasonFinal(models.Model):
-    """A closed season's final standings line (the archive)."""
+    """A closed season's final standings line (the archive). No database foreign keys, as ``SeasonEntry``."""
 
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="finals", db_index=False)
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="finals", db_index=False,
+                               db_constraint=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False,
+                               db_constraint=False)
     rank = models.IntegerField()
     league = models.SmallIntegerField(null=True)
     points = models.IntegerField()

@@ -136,6 +136,10 @@ class SeasonPlay:
     entries: dict[int, Entry] = field(default_factory=dict)
     elo_states: dict[int, PlayerState] = field(default_factory=dict)
     lines: list[GameLine] = field(default_factory=list)
+    # The live stage keeps no lines (a player's page rebuilds them, ``player_lines``): only each game's leagues
+    # before it, in seat order (``leagues_code``).
+    keep_lines: bool = True
+    leagues_before: list[tuple[int, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._elo = EloPlan(states=self.elo_states, config=self.rules.elo, hanabi_rules=None)
@@ -149,42 +153,114 @@ class SeasonPlay:
     def apply_game(self, game: RatedGame) -> None:
         """Points, placement and promotion for every seat, all from the leagues BEFORE the game; then season Elo."""
         seats = game.seats
-        count = 1 + max(seat[1] for seat in seats)
-        places: list[int] = [0] * count
-        members: list[list[int | None]] = [[] for _ in range(count)]
         entries = [self.entry(seat[0]) for seat in seats]
-        for (_, side, place, _), entry in zip(seats, entries, strict=True):
-            if place is None:
-                raise ValueError(f"game {game.id} was read with a seat without a place")
-            places[side] = place
-            members[side].append(entry.league)
-        side_leagues = [side_league(m) for m in members]
-        side_names = ["placement" if all(x is None for x in m) else LEAGUES[league]
-                      for league, m in zip(side_leagues, members, strict=True)]
-        pair_points: list[list[tuple[str, str, int]]] = [[] for _ in range(count)]
-        for s in range(count):
-            for t in range(count):
-                if s == t:
-                    continue
-                outcome, pair = ("win", WIN_PAIR) if places[s] < places[t] else \
-                    ("tie", TIE_PAIR) if places[s] == places[t] else ("loss", 0)
-                pair_points[s].append((side_names[t], outcome, pair * weight(side_leagues[t])))
-        for (player_id, side, _, _), entry in zip(seats, entries, strict=True):
-            gained = sum(p for _, _, p in pair_points[side])
+        before = [entry.league for entry in entries]
+        words = game_points(seats, before) if self.keep_lines else None
+        gains = [sum(p for _, _, p in w) for w in words] if words is not None else game_gains(seats, before)
+        for index, ((player_id, _, place, _), entry) in enumerate(zip(seats, entries, strict=True)):
+            gained = gains[index]
             entry.points += gained
             entry.games += 1
             if entry.placement_left:
                 entry.placement_left -= 1
             if not entry.placement_left:
                 entry.league = league_of(entry.points)
-            self.lines.append(GameLine(game.id, player_id, game.finished_at, places[side], count,
-                                       tuple(pair_points[side]), gained, entry.league))
+            if words is not None:
+                self.lines.append(GameLine(game.id, player_id, game.finished_at, place, 1 + max(s[1] for s in seats),
+                                           tuple(words[index]), gained, entry.league))
+        self.leagues_before.append((game.id, leagues_code(before)))
         self._elo.apply_game(game, 0)
         self._elo.changes.clear()
 
     def season_elo(self, player_id: int) -> float:
         state = self.elo_states.get(player_id)
         return state.elo if state is not None else self.rules.elo.initial
+
+
+def _sides(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | None]
+           ) -> tuple[list[int], list[int], list[str]]:
+    """Each side's place, weighting league and shown name ("placement" when all its members are in placement)."""
+    count = 1 + max(seat[1] for seat in seats)
+    places = [0] * count
+    members: list[list[int | None]] = [[] for _ in range(count)]
+    for (_, side, place, _), league in zip(seats, before, strict=True):
+        places[side] = place
+        members[side].append(league)
+    leagues = [side_league(m) for m in members]
+    names = ["placement" if all(x is None for x in m) else LEAGUES[league]
+             for league, m in zip(leagues, members, strict=True)]
+    return places, leagues, names
+
+
+def game_points(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | None]
+                ) -> list[list[tuple[str, str, int]]]:
+    """Per seat, what each opposing side gave it: (that side's league name, "win"/"tie"/"loss", points), from
+    the seats' leagues ``before`` the game (docs/seasons.md "Season points")."""
+    places, leagues, names = _sides(seats, before)
+    per_side: list[list[tuple[str, str, int]]] = []
+    for s, mine in enumerate(places):
+        gains = []
+        for t, theirs in enumerate(places):
+            if s == t:
+                continue
+            outcome, pair = ("win", WIN_PAIR) if mine < theirs else ("tie", TIE_PAIR) if mine == theirs else ("loss", 0)
+            gains.append((names[t], outcome, pair * weight(leagues[t])))
+        per_side.append(gains)
+    return [per_side[seat[1]] for seat in seats]
+
+
+def game_gains(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | None]) -> list[int]:
+    """Per seat, the points the game gives (``game_points`` summed, without the words: the live stage's path)."""
+    count = 1 + max(seat[1] for seat in seats)
+    if count == len(seats):  # one player a side: no means to take
+        weights = [BASE_WEIGHT + (league or 0) for league in before]
+        places = [seat[2] for seat in seats]
+    else:
+        places, leagues, _ = _sides(seats, before)
+        weights = [BASE_WEIGHT + league for league in leagues]
+    side_gain = []
+    for mine in places:
+        gained = 0
+        for theirs, w in zip(places, weights, strict=True):
+            if mine < theirs:
+                gained += WIN_PAIR * w
+            elif mine == theirs:
+                gained += TIE_PAIR * w
+        side_gain.append(gained - TIE_PAIR * weights[len(side_gain)])  # a side ties itself: take that back
+    if count == len(seats):
+        return side_gain
+    return [side_gain[seat[1]] for seat in seats]
+
+
+def leagues_code(leagues: Sequence[int | None]) -> str:
+    """The seats' leagues before a game as one short string, a character a seat: "-" placement, "0".."5"."""
+    return "".join("-" if league is None else str(league) for league in leagues)
+
+
+def leagues_decode(code: str) -> list[int | None]:
+    return [None if c == "-" else int(c) for c in code]
+
+
+def player_lines(player_id: int, start: Entry, games: Iterable[tuple[RatedGame, str]]) -> list[GameLine]:
+    """A player's game lines rebuilt from their counted games in rating order, each with the seats' leagues before
+    it (``leagues_code``), from the entry they started the season with: what ``SeasonPlay`` wrote for them."""
+    entry = Entry(player_id, start.points, start.games, start.placement_left, start.league, start.start_league)
+    out = []
+    for game, code in games:
+        seats = game.seats
+        before = leagues_decode(code)
+        index = next(i for i, seat in enumerate(seats) if seat[0] == player_id)
+        gain = game_points(seats, before)[index]
+        gained = sum(p for _, _, p in gain)
+        entry.points += gained
+        entry.games += 1
+        if entry.placement_left:
+            entry.placement_left -= 1
+        if not entry.placement_left:
+            entry.league = league_of(entry.points)
+        out.append(GameLine(game.id, player_id, game.finished_at, seats[index][2], 1 + max(s[1] for s in seats),
+                            tuple(gain), gained, entry.league))
+    return out
 
 
 def start_entry(player_id: int, carried: int | None, rules: SeasonRules) -> Entry:

@@ -12,11 +12,12 @@ from typing import Any
 
 from django.db.models import Count, Q
 
-from arena.models import Player
+from arena.models import Game, Player, Seat
 from arena.selectors import player_get
 from infra.errors import NotFound
+from ratings.plan import RatedGame
 from seasons import rules
-from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonLine
+from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonGame
 from seasons.services import season_open, season_rules
 
 _BANNED = Player.Status.BANNED
@@ -158,19 +159,37 @@ def corrections_for_games(*, game_ids: Iterable[int]) -> list[dict[str, Any]]:
     return out
 
 
+def _player_lines(season: Season, player_id: int, carried: int | None) -> list[rules.GameLine]:
+    """The player's counted games rebuilt with their points and why (``rules.player_lines``): three queries (their
+    games' leagues, the games, their seats), whatever the number of games."""
+    mine = Seat.objects.filter(player_id=player_id, game__title=season.title).values("game_id")
+    counted = list(SeasonGame.objects.filter(season=season, game_id__in=mine).order_by("seq").values_list(
+        "game_id", "leagues"))
+    if not counted:
+        return []
+    ids = [game_id for game_id, _ in counted]
+    finished = dict(Game.objects.filter(id__in=ids).values_list("id", "finished_at"))
+    seats: dict[int, list[tuple[int, int, int, bool]]] = {game_id: [] for game_id in ids}
+    for game_id, pid, side, place, quit_ in Seat.objects.filter(game_id__in=ids).order_by(
+            "game_id", "position").values_list("game_id", "player_id", "side", "place", "quit"):
+        seats[game_id].append((pid, side, place, quit_))
+    start = rules.start_entry(player_id, carried, season_rules())
+    return rules.player_lines(player_id, start, [
+        (RatedGame(game_id, None, None, finished[game_id], None, seats[game_id]), code) for game_id, code in counted])
+
+
 def player_season(*, title: str, player: str) -> dict[str, Any]:
     """A player's open season: league, points, rank, each counted game with its points and why, and the
     correction lines of the title's closed seasons."""
     found = player_get(handle=player)
     season = season_open(title=title)
     entry = SeasonEntry.objects.filter(season=season, player=found).values(
-        "league", "points", "games", "placement_left", "elo", "tier", "score").first()
+        "league", "points", "games", "placement_left", "elo", "tier", "score", "carried").first()
     rank = None
     if entry is not None and not found.is_banned:
         rank = 1 + _live(season).filter(Q(tier__gt=entry["tier"]) | Q(tier=entry["tier"],
                                                                        score__gt=entry["score"])).count()
-    lines = SeasonLine.objects.filter(season=season, player=found).order_by("id").values(
-        "game_id", "finished_at", "place", "sides", "opponents", "points", "league_after")
+    lines = _player_lines(season, found.id, entry["carried"] if entry else None)
     corrections = SeasonCorrection.objects.filter(season__title=title, player=found).order_by("id").values(
         "season__number", "text", "created_at")
     league = entry["league"] if entry else None
@@ -180,12 +199,21 @@ def player_season(*, title: str, player: str) -> dict[str, Any]:
         "points": entry["points"] if entry else 0, "games": entry["games"] if entry else 0,
         "placement_left": entry["placement_left"] if entry else season_rules().placement_games,
         "season_elo": round(entry["elo"], 2) if entry and league == rules.TOP else None,
-        "results": [{"game_id": r["game_id"], "finished_at": r["finished_at"], "place": r["place"],
-                     "sides": r["sides"], "points": r["points"],
-                     "league_after": rules.league_name(r["league_after"]) if r["league_after"] is not None else None,
-                     "opponents": [{"league": o[0], "outcome": o[1], "points": o[2]} for o in r["opponents"]]}
+        "results": [{"game_id": r.game_id, "finished_at": r.finished_at, "place": r.place, "sides": r.sides,
+                     "points": r.points,
+                     "league_after": rules.league_name(r.league_after) if r.league_after is not None else None,
+                     "opponents": [{"league": o[0], "outcome": o[1], "points": o[2]} for o in r.opponents]}
                     for r in lines],
         "corrections": [{"season": c["season__number"], "text": c["text"], "created_at": c["created_at"]}
                         for c in corrections],
     }
 
+
+
+def player_season_titles(*, player_id: int) -> list[str]:
+    """The titles whose open season counts this player (played, or carried over), or whose closed seasons hold a
+    correction of theirs: the case file shows a season for each (one query)."""
+    entries = SeasonEntry.objects.filter(player_id=player_id, season__closed_at__isnull=True).values_list(
+        "season__title", flat=True)
+    corrected = SeasonCorrection.objects.filter(player_id=player_id).values_list("season__title", flat=True)
+    return sorted(set(entries.union(corrected)))

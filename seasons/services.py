@@ -17,10 +17,11 @@ from django.utils import timezone
 from arena.games import all_games, get_game
 from arena.models import Game, Player, Seat
 from infra.errors import NotFound
+from infra.gc_pause import gc_paused
 from ratings.config import elo_config
-from ratings.plan import PlayerState, RatedGame, RatedSeat
+from ratings.plan import PlayerState, RatedGame
 from seasons import rules, store
-from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonLine, SeasonRollover
+from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonGame, SeasonRollover
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ def season_title(*, game: str) -> str:
 
 def season_open(*, title: str, now: datetime | None = None) -> Season:
     """The title's open season; the first one is opened on first need, starting at the aligned boundary."""
-    found: Season | None = Season.objects.filter(title=title, closed_at__isnull=True).first()
+    found = Season.objects.filter(title=title, closed_at__isnull=True).first()
     if found is not None:
         return found
     now = now or timezone.now()
@@ -59,16 +60,14 @@ def season_open(*, title: str, now: datetime | None = None) -> Season:
     with transaction.atomic():
         Season.objects.bulk_create([Season(title=title, number=1, starts_at=rules.aligned_start(now, length),
                                            ends_at=rules.aligned_end(now, length))], ignore_conflicts=True)
-    opened: Season = Season.objects.get(title=title, closed_at__isnull=True)
-    return opened
+    return Season.objects.get(title=title, closed_at__isnull=True)
 
 
 # Reading games ------------------------------------------------------------------------------------------------
 
 
-def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[list[RatedGame], int]]:
-    """The season's rated games with rating_seq > ``after_seq``, in rating order, by chunks; and each chunk's
-    last seq."""
+def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[list[RatedGame], list[int]]]:
+    """The season's rated games with rating_seq > ``after_seq``, in rating order, by chunks; and their seqs."""
     while True:
         rows = list(Game.objects.filter(title=title, status=_RATED, rating_seq__gt=after_seq,
                                         finished_at__gte=season.starts_at, finished_at__lt=season.ends_at)
@@ -76,37 +75,39 @@ def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[
                     [:_CHUNK])
         if not rows:
             return
-        seats: dict[int, list[RatedSeat]] = {row[0]: [] for row in rows}
+        seats: dict[int, list] = {row[0]: [] for row in rows}
         for game_id, player_id, side, place, quit_ in Seat.objects.filter(game_id__in=list(seats)).order_by(
                 "game_id", "position").values_list("game_id", "player_id", "side", "place", "quit"):
             seats[game_id].append((player_id, side, place, quit_))
-        yield [RatedGame(r[0], r[1], None, r[2], None, seats[r[0]]) for r in rows], rows[-1][3]
+        yield [RatedGame(r[0], r[1], None, r[2], None, seats[r[0]]) for r in rows], [r[3] for r in rows]
         after_seq = rows[-1][3]
 
 
 def _carry(season: Season) -> dict[int, int]:
-    return {int(pid): int(league) for pid, league in season.carry.items()}
+    """Player id -> the league the season's opening carried them into (``SeasonEntry.carried``)."""
+    return dict(SeasonEntry.objects.filter(season=season, carried__isnull=False).values_list("player_id", "carried"))
 
 
 # The live stage -----------------------------------------------------------------------------------------------
 
 
 def _fold(season: Season) -> int:
-    """Fold the open season's newly rated games into its entries and lines (caller holds the season's lock).
-    Returns the games folded."""
+    """Fold the open season's newly rated games into its entries and game rows (caller holds the season's lock).
+    Returns the games folded. Per chunk: one read of the games, one of their seats, one of their players' entries,
+    one upsert of those entries and one COPY of the games' leagues; no query per game."""
     folded = 0
     config = season_rules()
-    carry = _carry(season)
-    for games, last_seq in _season_games(season.title, season, season.cursor):
+    for games, seqs in _season_games(season.title, season, season.cursor):
         ids = {seat[0] for game in games for seat in game.seats}
-        play = rules.SeasonPlay(rules=config, carry=carry)
-        for pid, points, played, left, league, elo, elo_games in SeasonEntry.objects.filter(
-                season=season, player_id__in=ids).values_list("player_id", "points", "games", "placement_left",
-                                                              "league", "elo", "elo_games"):
+        # No carry needed: every carried player has had an entry since the season opened.
+        play = rules.SeasonPlay(rules=config, keep_lines=False)
+        for pid, points, played, left, league, elo, elo_games, _, _ in store.entries_load(season_id=season.pk,
+                                                                                          player_ids=ids):
             play.entries[pid] = rules.Entry(pid, points, played, left, league)
             play.elo_states[pid] = PlayerState(None, elo, elo_games)
-        for game in games:
-            play.apply_game(game)
+        with gc_paused():
+            for game in games:
+                play.apply_game(game)
         rows = []
         for pid in ids:
             entry, state = play.entries[pid], play.elo_states[pid]
@@ -114,22 +115,21 @@ def _fold(season: Season) -> int:
             rows.append((pid, entry.points, entry.games, entry.placement_left, entry.league, state.elo, state.games,
                          tier, score))
         store.entries_upsert(season_id=season.pk, rows=rows)
-        store.lines_insert(season_id=season.pk, rows=[
-            (line.player_id, line.game_id, line.finished_at, line.place, line.sides, [list(o) for o in line.opponents],
-             line.points, line.league_after) for line in play.lines])
-        season.cursor = last_seq
+        store.games_insert(season_id=season.pk, rows=[(game_id, seq, code) for (game_id, code), seq in zip(
+            play.leagues_before, seqs, strict=True)])
+        season.cursor = seqs[-1]
         folded += len(games)
     if folded:
         season.save(update_fields=["cursor"])
     return folded
 
 
-def _carried_entries(season: Season) -> list[store.EntryRow]:
+def _carried_entries(carry: dict[int, int]) -> list[store.EntryRow]:
     """The entries a season starts with: its carried-over players, placed at their league's threshold."""
     config = season_rules()
     initial = config.elo.initial
     out = []
-    for pid, league in _carry(season).items():
+    for pid, league in carry.items():
         entry = rules.start_entry(pid, league, config)
         tier, score = rules.order_key(entry.league, entry.points, initial)
         out.append((pid, entry.points, 0, 0, entry.league, initial, 0, tier, score))
@@ -143,7 +143,7 @@ def season_follow(*, title: str, game_ids: Iterable[int] = ()) -> int:
         return 0
     opened = season_open(title=title)
     with transaction.atomic():
-        season: Season = Season.objects.select_for_update().get(pk=opened.pk)
+        season = Season.objects.select_for_update().get(pk=opened.pk)
         if season.closed_at is not None:  # closed meanwhile: the next one is open now
             season = Season.objects.select_for_update().get(title=title, closed_at__isnull=True)
         folded = _fold(season)
@@ -161,10 +161,10 @@ def season_replay_live(*, title: str) -> int:
         return 0
     opened = season_open(title=title)
     with transaction.atomic():
-        season: Season = Season.objects.select_for_update().get(pk=opened.pk)
-        SeasonLine.objects.filter(season=season).delete()
-        SeasonEntry.objects.filter(season=season).delete()
-        store.entries_upsert(season_id=season.pk, rows=_carried_entries(season))
+        season = Season.objects.select_for_update().get(pk=opened.pk)
+        SeasonGame.objects.filter(season=season).delete()
+        SeasonEntry.objects.filter(season=season, carried__isnull=True).delete()
+        store.entries_upsert(season_id=season.pk, rows=_carried_entries(_carry(season)))
         season.cursor = 0
         season.save(update_fields=["cursor"])
         folded = _fold(season)
@@ -200,6 +200,21 @@ def _finals(season: Season, rows: list[rules.Row]) -> None:
                                                     r.placement_left, r.season_elo, r.relegation) for r in rows])
 
 
+def _close(season: Season, following: Season) -> int:
+    """The final standings archived and the next season's carried entries written (caller holds the lock).
+
+    PostgreSQL: two ``INSERT ... SELECT`` statements that rank, mark the relegation zones and carry over inside the
+    server (``store.close_in_database``, the same rules written in SQL; the rollover tests run on both paths).
+    Elsewhere: the pure rules over the entries read into memory. Returns the players ranked."""
+    if store.close_in_database():
+        config = season_rules()
+        return store.close_postgres(closed_id=season.pk, next_id=following.pk, initial=config.elo.initial)
+    rows = _live_rows(season)
+    _finals(season, rows)
+    store.entries_upsert(season_id=following.pk, rows=_carried_entries(rules.carry_over(rows)), carried=True)
+    return len(rows)
+
+
 def season_rollover(*, title: str, now: datetime | None = None, actor: str | None = None, reason: str = "",
                     number: int | None = None) -> Season | None:
     """Close the open season (archive its final standings) and open the next, once, in one transaction.
@@ -213,7 +228,7 @@ def season_rollover(*, title: str, now: datetime | None = None, actor: str | Non
     now = now or timezone.now()
     opened = season_open(title=title, now=now)
     with transaction.atomic():
-        season: Season = Season.objects.select_for_update().get(pk=opened.pk)
+        season = Season.objects.select_for_update().get(pk=opened.pk)
         if season.closed_at is not None or (number is not None and season.number != number):
             return None
         if actor is None and now < season.ends_at:
@@ -221,19 +236,15 @@ def season_rollover(*, title: str, now: datetime | None = None, actor: str | Non
         _fold(season)
         if actor is not None and now < season.ends_at:
             season.ends_at = now
-        rows = _live_rows(season)
-        _finals(season, rows)
-        season.final_games = sorted(set(SeasonLine.objects.filter(season=season).values_list("game_id", flat=True)))
         season.closed_at = now
-        season.save(update_fields=["ends_at", "closed_at", "final_games"])
+        season.save(update_fields=["ends_at", "closed_at"])
         length = season_rules().length_days
         following = Season.objects.create(title=title, number=season.number + 1, starts_at=season.ends_at,
-                                          ends_at=rules.aligned_end(season.ends_at, length),
-                                          carry={str(k): v for k, v in rules.carry_over(rows).items()})
-        store.entries_upsert(season_id=following.pk, rows=_carried_entries(following))
+                                          ends_at=rules.aligned_end(season.ends_at, length))
+        players = _close(season, following)
         if actor is not None:
             SeasonRollover.objects.create(title=title, closed_number=season.number, actor=actor, reason=reason)
-    log.info("season closed", extra={"title": title, "season": season.number, "players": len(rows)})
+    log.info("season closed", extra={"title": title, "season": season.number, "players": players})
     return season
 
 
@@ -251,15 +262,15 @@ def seasons_due(*, now: datetime | None = None) -> list[str]:
 
 def _replay_closed(season: Season) -> tuple[rules.SeasonPlay, list[int]]:
     config = season_rules()
-    play = rules.SeasonPlay(rules=config, carry=_carry(season))
+    play = rules.SeasonPlay(rules=config, carry=_carry(season), keep_lines=False)
     for pid in play.carry:
         play.entry(pid)
-    counted = []
-    for games, _ in _season_games(season.title, season, 0):
+    seqs: list[int] = []
+    for games, chunk in _season_games(season.title, season, 0):
         for game in games:
             play.apply_game(game)
-            counted.append(game.id)
-    return play, counted
+        seqs += chunk
+    return play, seqs
 
 
 def season_correct(*, season_id: int, now: datetime | None = None) -> int:
@@ -270,8 +281,9 @@ def season_correct(*, season_id: int, now: datetime | None = None) -> int:
         season = Season.objects.select_for_update().get(pk=season_id)
         if season.closed_at is None:
             return 0
-        play, counted = _replay_closed(season)
-        before_ids = set(season.final_games)
+        play, seqs = _replay_closed(season)
+        counted = [game_id for game_id, _ in play.leagues_before]
+        before_ids = set(SeasonGame.objects.filter(season=season).values_list("game_id", flat=True))
         voided = sorted(before_ids - set(counted))
         late = sorted(set(counted) - before_ids)
         if not voided and not late:
@@ -295,6 +307,7 @@ def season_correct(*, season_id: int, now: datetime | None = None) -> int:
         SeasonFinal.objects.filter(season=season).delete()
         _finals(season, rows)
         SeasonCorrection.objects.bulk_create(corrections, batch_size=5000)
-        season.final_games = counted
-        season.save(update_fields=["final_games"])
+        SeasonGame.objects.filter(season=season).delete()
+        store.games_insert(season_id=season.pk, rows=[(game_id, seq, code) for (game_id, code), seq in zip(
+            play.leagues_before, seqs, strict=True)])
     return len(corrections)

@@ -1,69 +1,81 @@
 """Where the live stage writes: one statement per table per chunk (docs/architecture.md "The storage seams").
 
-PostgreSQL: entries upserted from ``unnest`` arrays (``INSERT ... ON CONFLICT DO UPDATE``), lines in with a COPY.
+PostgreSQL: entries upserted from one JSON document (``INSERT ... ON CONFLICT DO UPDATE``), games in with a binary
+COPY.
 Any other database (SQLite, embedded): the ORM's ``bulk_create`` with the same meaning. Callers run inside their
 transaction holding the season's row lock. ``_postgres()`` is the only place that looks at the database.
 """
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from datetime import datetime
-from typing import Any
+from collections.abc import Collection, Sequence
 
+import orjson
 from django.db import connection
 
 from infra.db import pg_cursor
-from seasons.models import SeasonEntry, SeasonLine
+from seasons import rules
+from seasons.models import SeasonEntry, SeasonGame
 
 # (player_id, points, games, placement_left, league, elo, elo_games, tier, score)
 EntryRow = tuple[int, int, int, int, "int | None", float, int, int, float]
-# (player_id, game_id, finished_at, place, sides, opponents, points, league_after)
-LineRow = tuple[int, int, datetime, int, int, "list[Any]", int, "int | None"]
 
 _ENTRY_FIELDS = ("points", "games", "placement_left", "league", "elo", "elo_games", "tier", "score")
 
 
 def _postgres() -> bool:
-    vendor: str = connection.vendor
-    return vendor == "postgresql"
+    return connection.vendor == "postgresql"
 
 
-def entries_upsert(*, season_id: int, rows: Sequence[EntryRow]) -> None:
-    """Create or overwrite these players' entries."""
+def entries_load(*, season_id: int, player_ids: Collection[int]) -> list[EntryRow]:
+    """These players' entries, as ``EntryRow`` (one query; on PostgreSQL the ids travel as one binary array)."""
+    if not player_ids:
+        return []
+    if _postgres():
+        with pg_cursor() as cur:
+            cur.execute("SELECT player_id, " + ", ".join(_ENTRY_FIELDS) + " FROM seasons_seasonentry "
+                        "WHERE season_id = %b AND player_id = ANY(%b::int8[])", [season_id, list(player_ids)])
+            return cur.fetchall()
+    return list(SeasonEntry.objects.filter(season_id=season_id, player_id__in=list(player_ids)).values_list(
+        "player_id", *_ENTRY_FIELDS))
+
+
+def entries_upsert(*, season_id: int, rows: Sequence[EntryRow], carried: bool = False) -> None:
+    """Create or overwrite these players' entries (PostgreSQL: one statement fed by one JSON document, which the
+    server parses faster than the driver adapts nine arrays). ``carried``: new entries of carried-over players
+    (their league is the league carried); an overwrite never changes ``carried``."""
     if not rows:
         return
     if _postgres():
-        cols = list(zip(*rows, strict=True))
-        with pg_cursor() as cur:
+        with pg_cursor(binary=False) as cur:
             cur.execute(
                 "INSERT INTO seasons_seasonentry (season_id, player_id, points, games, placement_left, league, elo, "
-                "elo_games, tier, score) SELECT %s, * FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], "
-                "%s::smallint[], %s::float8[], %s::int[], %s::smallint[], %s::float8[]) "
+                "elo_games, tier, score, carried) SELECT %s, (e->>0)::int8, (e->>1)::int4, (e->>2)::int4, "
+                "(e->>3)::int4, (e->>4)::int2, (e->>5)::float8, (e->>6)::int4, (e->>7)::int2, (e->>8)::float8, "
+                "CASE WHEN %s THEN (e->>4)::int2 END FROM json_array_elements(%s::json) AS e "
                 "ON CONFLICT (season_id, player_id) DO UPDATE SET "
                 + ", ".join(f"{f} = EXCLUDED.{f}" for f in _ENTRY_FIELDS),
-                [season_id, *[list(c) for c in cols]])
+                [season_id, carried, orjson.dumps(rows).decode()])
         return
     SeasonEntry.objects.bulk_create(
-        [SeasonEntry(season_id=season_id, player_id=r[0], **dict(zip(_ENTRY_FIELDS, r[1:], strict=True)))
+        [SeasonEntry(season_id=season_id, player_id=r[0], carried=r[4] if carried else None,
+                     **dict(zip(_ENTRY_FIELDS, r[1:], strict=True)))
          for r in rows], update_conflicts=True, unique_fields=["season", "player"], update_fields=list(_ENTRY_FIELDS),
         batch_size=2000)
 
 
-def lines_insert(*, season_id: int, rows: Sequence[LineRow]) -> None:
-    """Append the lines of a chunk of games."""
+def games_insert(*, season_id: int, rows: Sequence[tuple[int, int, str]]) -> None:
+    """Append a chunk's counted games: (game_id, rating_seq, the seats' leagues before it)."""
     if not rows:
         return
     if _postgres():
-        with pg_cursor(binary=False) as cur, cur.copy(
-                "COPY seasons_seasonline (season_id, player_id, game_id, finished_at, place, sides, opponents, "
-                "points, league_after) FROM STDIN") as copy:
-            for pid, game_id, at, place, sides, opponents, points, league in rows:
-                copy.write_row((season_id, pid, game_id, at, place, sides, json.dumps(opponents), points, league))
+        with pg_cursor() as cur, cur.copy(
+                "COPY seasons_seasongame (season_id, game_id, seq, leagues) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(("int8", "int8", "int8", "varchar"))
+            for game_id, seq, code in rows:
+                copy.write_row((season_id, game_id, seq, code))
         return
-    SeasonLine.objects.bulk_create([
-        SeasonLine(season_id=season_id, player_id=r[0], game_id=r[1], finished_at=r[2], place=r[3], sides=r[4],
-                   opponents=r[5], points=r[6], league_after=r[7]) for r in rows], batch_size=2000)
+    SeasonGame.objects.bulk_create([SeasonGame(season_id=season_id, game_id=g, seq=q, leagues=c) for g, q, c in rows],
+                                   batch_size=2000)
 
 
 # (player_id, rank, league, points, games, placement_left, season_elo, relegation)
@@ -86,3 +98,55 @@ def finals_insert(*, season_id: int, rows: Sequence[FinalRow]) -> None:
     SeasonFinal.objects.bulk_create([
         SeasonFinal(season_id=season_id, player_id=r[0], rank=r[1], league=r[2], points=r[3], games=r[4],
                     placement_left=r[5], season_elo=r[6], relegation=r[7]) for r in rows], batch_size=5000)
+
+
+def close_in_database() -> bool:
+    """Whether the rollover ranks and carries over inside the database (``close_postgres``)."""
+    return _postgres()
+
+
+# The close in SQL: docs/seasons.md "Standings" and "Carry-over", as seasons.rules.standings and carry_over write
+# them. Rank: equal (tier, score) share the first position's rank. Relegation: in a league above bronze, the
+# players after the first size - ceil(size * share) (floating point, as the rules compute it). Banned players
+# are left out. The carried league: one down, two from the relegation zone, kept when above bronze.
+_CLOSE_FINALS = """
+INSERT INTO seasons_seasonfinal (season_id, player_id, rank, league, points, games, placement_left, season_elo,
+                                 relegation)
+SELECT %(closed)s, player_id, rank() OVER (ORDER BY tier DESC, score DESC), league, points, games, placement_left,
+       CASE WHEN league = %(top)s THEN elo END,
+       COALESCE(league > 0 AND row_number() OVER league_order
+                > count(*) OVER by_league - ceil(count(*) OVER by_league * %(share)s::float8), false)
+FROM seasons_seasonentry AS e
+WHERE season_id = %(closed)s
+  AND NOT EXISTS (SELECT 1 FROM arena_player AS p WHERE p.id = e.player_id AND p.status = %(banned)s)
+WINDOW by_league AS (PARTITION BY league),
+       league_order AS (PARTITION BY league ORDER BY tier DESC, score DESC, player_id)
+ORDER BY 3, 2
+"""
+_CLOSE_CARRY = """
+INSERT INTO seasons_seasonentry (season_id, player_id, points, games, placement_left, league, elo, elo_games, tier,
+                                 score, carried)
+SELECT %(next)s, player_id, (%(thresholds)s::int4[])[c + 1], 0, 0, c, %(initial)s, 0, c,
+       CASE WHEN c = %(top)s THEN %(initial)s ELSE (%(thresholds)s::int4[])[c + 1] END, c
+FROM (SELECT player_id, GREATEST(0, league - CASE WHEN relegation THEN 2 ELSE 1 END) AS c
+      FROM seasons_seasonfinal WHERE season_id = %(closed)s AND league IS NOT NULL) AS f
+WHERE c > 0
+ORDER BY c DESC, 3 DESC, player_id
+"""
+
+
+def close_postgres(*, closed_id: int, next_id: int, initial: float) -> int:
+    """Archive the closed season's final standings and write the next season's carried entries: two statements,
+    nothing read into Python, rows written in their indexes' order. Returns the players ranked."""
+    from arena.models import Player
+
+    params = {"closed": closed_id, "next": next_id, "initial": initial, "top": rules.TOP,
+              "share": rules.RELEGATION_SHARE, "thresholds": list(rules.THRESHOLDS),
+              "banned": Player.Status.BANNED.value}
+    with pg_cursor(binary=False) as cur:
+        # The window sorts of a million rows in memory rather than in temporary files; this transaction only.
+        cur.execute("SET LOCAL work_mem = '256MB'")
+        cur.execute(_CLOSE_FINALS, params)
+        ranked = cur.rowcount
+        cur.execute(_CLOSE_CARRY, params)
+    return ranked

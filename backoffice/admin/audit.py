@@ -10,6 +10,7 @@ from django.utils.html import format_html, format_html_join
 
 from backoffice.admin import reads
 from backoffice.admin.base import PanelAdmin
+from backoffice.admin.seasons import void_season_corrections
 from moderation.models import AuditEntry
 
 TARGET_GAMES = 3
@@ -36,7 +37,8 @@ class AuditEntryAdmin(PanelAdmin):
         """A void's one refund summary (``reads.void_summary``), the page every voided game links to."""
         if obj.action != AuditEntry.Action.VOID_GAMES:
             return {}
-        return {"summary": reads.void_summary(obj)}
+        game_ids = [game.pk for game in obj.games.all()]
+        return {"summary": reads.void_summary(obj), "season_corrections": void_season_corrections(game_ids=game_ids)}
 
     def get_readonly_fields(self, request: HttpRequest, obj: AuditEntry | None = None) -> tuple[str, ...]:
         return self.get_fields(request, obj)

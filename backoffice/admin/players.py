@@ -16,6 +16,7 @@ from backoffice.admin.base import PanelAdmin
 from backoffice.admin.confirm import Action, RequiredNoteForm, related_field_add, related_picked
 from backoffice.admin.explanation import LIFT_COOLDOWN, cooldown_context
 from backoffice.admin.presets import WarningForm
+from backoffice.admin.seasons import player_seasons
 from moderation import services
 from ratings.config import elo_config
 from ratings.models import Rating
@@ -157,4 +158,4 @@ class PlayerAdmin(PanelAdmin):
         page = reads.player_case_file(player=obj)
         # Both reads fill ``standing`` (ban term, warnings, notes; reputation and cool-down): one dict, no overlap.
         standing = {**page["standing"], **cooldown_context(player=obj)["standing"]}
-        return {**page, "games_url": games_url, "standing": standing}
+        return {**page, "games_url": games_url, "standing": standing, "seasons": player_seasons(player=obj)}

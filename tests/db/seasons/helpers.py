@@ -12,6 +12,13 @@ from seasons.selectors import standings_live
 from seasons.services import season_rules
 
 
+def carry_of(season: Season) -> dict[int, int]:
+    """The leagues the season's opening carried players into (player id -> league index)."""
+    from seasons.models import SeasonEntry
+
+    return dict(SeasonEntry.objects.filter(season=season, carried__isnull=False).values_list("player_id", "carried"))
+
+
 def replayed_rows(season: Season) -> list[tuple[Any, ...]]:
     """The season replayed from scratch: (player, rank, league, points, games, placement_left, season_elo)."""
     games = []
@@ -19,7 +26,7 @@ def replayed_rows(season: Season) -> list[tuple[Any, ...]]:
                                  finished_at__lt=season.ends_at).order_by("rating_seq"):
         seats = [(s.player_id, s.side, s.place, s.quit) for s in Seat.objects.filter(game=g).order_by("position")]
         games.append(RatedGame(g.id, g.recommended_sides, None, g.finished_at, None, seats))
-    play = rules.season_replay(games, carry={int(k): v for k, v in season.carry.items()}, rules=season_rules())
+    play = rules.season_replay(games, carry=carry_of(season), rules=season_rules())
     banned = set(Player.objects.filter(status=Player.Status.BANNED).values_list("id", flat=True))
     elo = {pid: s.elo for pid, s in play.elo_states.items()}
     handles = dict(Player.objects.values_list("id", "handle"))
@@ -42,7 +49,7 @@ def replayed_state(season: Season) -> dict[int, tuple[Any, ...]]:
                                  finished_at__lt=season.ends_at).order_by("rating_seq"):
         seats = [(s.player_id, s.side, s.place, s.quit) for s in Seat.objects.filter(game=g).order_by("position")]
         games.append(RatedGame(g.id, g.recommended_sides, None, g.finished_at, None, seats))
-    play = rules.season_replay(games, carry={int(k): v for k, v in season.carry.items()}, rules=season_rules())
+    play = rules.season_replay(games, carry=carry_of(season), rules=season_rules())
     return {pid: (e.points, e.games, e.placement_left, e.league, round(play.season_elo(pid), 9),
                   play.elo_states[pid].games if pid in play.elo_states else 0) for pid, e in play.entries.items()}
 

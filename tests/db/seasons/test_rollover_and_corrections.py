@@ -9,11 +9,11 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from arena.models import Game, Player
-from seasons import store
+from seasons import services
 from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonRollover
 from seasons.selectors import corrections_for_games
 from seasons.services import season_follow, season_open, season_replay_live, season_rollover
-from tests.db.seasons.helpers import rated_game
+from tests.db.seasons.helpers import carry_of, rated_game
 
 NOW = datetime(2026, 10, 6, 12, tzinfo=UTC)
 END = datetime(2027, 1, 4, tzinfo=UTC)
@@ -32,9 +32,9 @@ def test_beat_closes_once_and_carries_over(client):
     a, e, d = players("aed")
     season = season_open(title="wizard", now=NOW)
     # a and e carried into gold (250 points); a beats d: 2 x 5 = 10 -> 260.
-    Season.objects.filter(pk=season.pk).update(carry={str(a.pk): 2, str(e.pk): 2})
-    season.refresh_from_db()
     SeasonEntry.objects.all().delete()
+    SeasonEntry.objects.bulk_create([SeasonEntry(season=season, player=p, carried=2, league=2, points=250, elo=1500,
+                                                 tier=2, score=250) for p in (a, e)])
     season_replay_live(title="wizard")
     rated_game("wizard", [(a, 0, 1), (d, 1, 2)], NOW)
     season_follow(title="wizard")
@@ -49,7 +49,7 @@ def test_beat_closes_once_and_carries_over(client):
     finals = {f.player.handle: (f.rank, f.league, f.points, f.relegation) for f in SeasonFinal.objects.all()}
     assert finals == {"a": (1, 2, 260, False), "e": (2, 2, 250, True), "d": (3, 0, 0, False)}
     following = Season.objects.get(title="wizard", number=2)
-    assert following.carry == {str(a.pk): 1}
+    assert carry_of(following) == {a.pk: 1}
     body = client.get("/api/v1/seasons/wizard/").json()
     assert body["season"] == 2
     assert [(r["player"], r["league"], r["points"], r["games"]) for r in body["standings"]] == [("a", "silver", 100, 0)]
@@ -74,10 +74,13 @@ def test_a_failure_half_way_leaves_nothing_written(monkeypatch):
     rated_game("nile", [(a, 0, 1), (b, 1, 2)], NOW)
     season_follow(title="nile")
 
-    def killed(*args, **kwargs):
+    close = services._close
+
+    def killed(season, following):
+        close(season, following)  # the archive and the next season's entries written, then the worker dies
         raise RuntimeError("worker killed")
 
-    monkeypatch.setattr(store, "entries_upsert", killed)  # after the archive, before the next season
+    monkeypatch.setattr(services, "_close", killed)
     with pytest.raises(RuntimeError):
         season_rollover(title="nile", now=END)
     assert (SeasonFinal.objects.count(), Season.objects.filter(title="nile").count()) == (0, 1)

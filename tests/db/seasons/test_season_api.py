@@ -82,7 +82,7 @@ def test_a_closed_season_reads_only_the_archive(client, four):
     assert body["corrections"] == [] and body["closed_at"] == "2027-01-04T00:00:01Z"
     sql = " ".join(q["sql"] for q in queries.captured_queries)
     assert "seasons_seasonfinal" in sql
-    assert "seasons_seasonentry" not in sql and "seasons_seasonline" not in sql
+    assert "seasons_seasonentry" not in sql and "seasons_seasongame" not in sql
     assert len(queries.captured_queries) <= 6
 
 
