@@ -152,7 +152,7 @@ class SeasonPlay:
 
     def apply_game(self, game: RatedGame) -> None:
         """Points, placement and promotion for every seat, all from the leagues BEFORE the game; then season Elo."""
-        seats = game.seats
+        seats = placed_seats(game)
         entries = [self.entry(seat[0]) for seat in seats]
         before = [entry.league for entry in entries]
         words = game_points(seats, before) if self.keep_lines else None
@@ -218,7 +218,7 @@ def game_gains(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int
     else:
         places, leagues, _ = _sides(seats, before)
         weights = [BASE_WEIGHT + league for league in leagues]
-    side_gain = []
+    side_gain: list[int] = []
     for mine in places:
         gained = 0
         for theirs, w in zip(places, weights, strict=True):
@@ -230,6 +230,17 @@ def game_gains(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int
     if count == len(seats):
         return side_gain
     return [side_gain[seat[1]] for seat in seats]
+
+
+def placed_seats(game: RatedGame) -> list[tuple[int, int, int, bool]]:
+    """The game's seats, each with its place: a rated game has every place, so a seat without one is a reading
+    error, refused here rather than counted as a place."""
+    seats = []
+    for player_id, side, place, quit_ in game.seats:
+        if place is None:
+            raise ValueError(f"game {game.id} was read with a seat without a place")
+        seats.append((player_id, side, place, quit_))
+    return seats
 
 
 def leagues_code(leagues: Sequence[int | None]) -> str:
@@ -247,7 +258,7 @@ def player_lines(player_id: int, start: Entry, games: Iterable[tuple[RatedGame, 
     entry = Entry(player_id, start.points, start.games, start.placement_left, start.league, start.start_league)
     out = []
     for game, code in games:
-        seats = game.seats
+        seats = placed_seats(game)
         before = leagues_decode(code)
         index = next(i for i, seat in enumerate(seats) if seat[0] == player_id)
         gain = game_points(seats, before)[index]

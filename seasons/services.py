@@ -52,7 +52,7 @@ def season_title(*, game: str) -> str:
 
 def season_open(*, title: str, now: datetime | None = None) -> Season:
     """The title's open season; the first one is opened on first need, starting at the aligned boundary."""
-    found = Season.objects.filter(title=title, closed_at__isnull=True).first()
+    found: Season | None = Season.objects.filter(title=title, closed_at__isnull=True).first()
     if found is not None:
         return found
     now = now or timezone.now()
@@ -60,7 +60,8 @@ def season_open(*, title: str, now: datetime | None = None) -> Season:
     with transaction.atomic():
         Season.objects.bulk_create([Season(title=title, number=1, starts_at=rules.aligned_start(now, length),
                                            ends_at=rules.aligned_end(now, length))], ignore_conflicts=True)
-    return Season.objects.get(title=title, closed_at__isnull=True)
+    opened: Season = Season.objects.get(title=title, closed_at__isnull=True)
+    return opened
 
 
 # Reading games ------------------------------------------------------------------------------------------------
@@ -75,7 +76,7 @@ def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[
                     [:_CHUNK])
         if not rows:
             return
-        seats: dict[int, list] = {row[0]: [] for row in rows}
+        seats: dict[int, list[tuple[int, int, int | None, bool]]] = {row[0]: [] for row in rows}
         for game_id, player_id, side, place, quit_ in Seat.objects.filter(game_id__in=list(seats)).order_by(
                 "game_id", "position").values_list("game_id", "player_id", "side", "place", "quit"):
             seats[game_id].append((player_id, side, place, quit_))
@@ -228,7 +229,7 @@ def season_rollover(*, title: str, now: datetime | None = None, actor: str | Non
     now = now or timezone.now()
     opened = season_open(title=title, now=now)
     with transaction.atomic():
-        season = Season.objects.select_for_update().get(pk=opened.pk)
+        season: Season = Season.objects.select_for_update().get(pk=opened.pk)
         if season.closed_at is not None or (number is not None and season.number != number):
             return None
         if actor is None and now < season.ends_at:

@@ -23,7 +23,7 @@ _ENTRY_FIELDS = ("points", "games", "placement_left", "league", "elo", "elo_game
 
 
 def _postgres() -> bool:
-    return connection.vendor == "postgresql"
+    return bool(connection.vendor == "postgresql")
 
 
 def entries_load(*, season_id: int, player_ids: Collection[int]) -> list[EntryRow]:
@@ -34,7 +34,8 @@ def entries_load(*, season_id: int, player_ids: Collection[int]) -> list[EntryRo
         with pg_cursor() as cur:
             cur.execute("SELECT player_id, " + ", ".join(_ENTRY_FIELDS) + " FROM seasons_seasonentry "
                         "WHERE season_id = %b AND player_id = ANY(%b::int8[])", [season_id, list(player_ids)])
-            return cur.fetchall()
+            rows: list[EntryRow] = cur.fetchall()
+            return rows
     return list(SeasonEntry.objects.filter(season_id=season_id, player_id__in=list(player_ids)).values_list(
         "player_id", *_ENTRY_FIELDS))
 
@@ -142,11 +143,11 @@ def close_postgres(*, closed_id: int, next_id: int, initial: float) -> int:
 
     params = {"closed": closed_id, "next": next_id, "initial": initial, "top": rules.TOP,
               "share": rules.RELEGATION_SHARE, "thresholds": list(rules.THRESHOLDS),
-              "banned": Player.Status.BANNED.value}
+              "banned": str(Player.Status.BANNED)}
     with pg_cursor(binary=False) as cur:
         # The window sorts of a million rows in memory rather than in temporary files; this transaction only.
         cur.execute("SET LOCAL work_mem = '256MB'")
         cur.execute(_CLOSE_FINALS, params)
-        ranked = cur.rowcount
+        ranked: int = cur.rowcount
         cur.execute(_CLOSE_CARRY, params)
     return ranked
