@@ -63,8 +63,8 @@ WHERE s.pool_id = %s AND t.status = 'waiting' {{by_key}}
 # ticket before them: 82 s instead of 0.2 s beside 5 million closed tickets (bench/matchmaking_bench.py --closed).
 # The keys are read first and sent back as a literal array, not as ``ANY(ARRAY(SELECT ...))``: the planner knows
 # a literal's length and guesses 10 rows for a subquery's, and with 10 rows it probed every other table by index
-# per row (and the open seats twice); with the true count it hashes the small ones. Issue 24 §3: the load of
-# 10,000 tickets took 0.44 s that way against 0.15 s this way in the same run (load average 5).
+# per row (and the open seats twice); with the true count it hashes the small ones. Issue 24 §3, same run: the load
+# of 10,000 tickets, median 0.96 s that way against 0.60 s this way (docs/testing.md, "Workers and pools").
 _KEYS_SQL = f"SELECT ticket_id::text FROM {_OPEN} WHERE pool_id = %s AND position = 0"
 _BY_KEY = "AND t.id = ANY(%s::uuid[])"
 LOAD_SQL_POSTGRES = _LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8",
