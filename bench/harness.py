@@ -56,11 +56,13 @@ def free_port() -> int:
 
 
 def start_gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> tuple[subprocess.Popen, int]:
-    """Serve Arena with gunicorn (gthread workers, as deployed) and wait until it answers; the caller stops it."""
+    """Serve Arena with gunicorn and wait until it answers; the caller stops it. The worker class is the
+    Procfile's (config/gunicorn.py names it): gthread reading headers in its event loop, config/http_worker.py."""
     port = free_port()
     proc = subprocess.Popen(
         [PYTHON, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
-         "--worker-class", "gthread", "--threads", str(threads), "--log-level", "warning", "--keep-alive", "30"],
+         "--worker-class", "config.http_worker.HeaderBufferingWorker", "--threads", str(threads),
+         "--log-level", "warning", "--keep-alive", "30"],
         cwd=ROOT, env=env,
     )
     deadline = time.monotonic() + 120   # a bound, not a pause: a busy machine (CI beside other passes) starts slowly

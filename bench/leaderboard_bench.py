@@ -9,7 +9,8 @@ Run by hand, against a database and a Redis index of its own (it empties the pla
 Each size is a board of its own, side by side in one database and one Redis: the smallest is Wizard, the next
 Tokaido, and so on, each played by its own players (all eligible, Elo to 0.01, so ties are common). Players and
 ratings are loaded with COPY, each board rebuilt from the database (timed: what a lost board costs), then one
-gunicorn (2 workers x 2 threads, gthread so the client keeps its connection alive, DEBUG off) is timed with
+gunicorn (2 workers x 2 threads, the Procfile's gthread worker of config/http_worker.py, so the client keeps its
+connection alive, DEBUG off) is timed with
 sequential requests from one keep-alive client: top-50, a deep page (50 at offset total-200), around a random
 player, a random player's page; then again with the public throttle off, to show its share. The sizes take
 turns request by request, so whatever else the machine does

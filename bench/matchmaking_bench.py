@@ -161,7 +161,7 @@ def add_closed(count: int, pool: Pool, now: datetime) -> float:
 def plan_of_load(pool: Pool) -> list[str]:
     """The load query's plan lines that say how the ticket table is reached."""
     with connection.cursor() as cur:
-        cur.execute("EXPLAIN " + store.LOAD_SQL_POSTGRES, [TITLE, pool.pk, pool.pk])
+        cur.execute("EXPLAIN " + store.LOAD_SQL_POSTGRES, store.load_params(cur, pool))
         lines = [row[0] for row in cur.fetchall()]
     return [line.strip() for line in lines if "matchmaking_ticket" in line or "Scan" in line]
 
@@ -245,7 +245,8 @@ def buffers_of_load(pool: Pool) -> list[str]:
     """The load run once under EXPLAIN (ANALYZE, BUFFERS), before any timed read of these tickets: how many
     pages the ticket table's primary key and heap cost it, from the cache ("hit") or not ("read")."""
     with connection.cursor() as cur:
-        cur.execute("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + store.LOAD_SQL_POSTGRES, [TITLE, pool.pk, pool.pk])
+        cur.execute("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + store.LOAD_SQL_POSTGRES,
+                    store.load_params(cur, pool))
         lines = [row[0].strip() for row in cur.fetchall()]
     out = []
     for index, line in enumerate(lines):

@@ -253,7 +253,8 @@ IS_POSTGRES = DATABASES["default"]["ENGINE"].endswith("postgresql")
 # =============================================================================
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # infra/cache.py: Django's Redis cache, one redis-py client per pool rather than one per operation.
+    CACHES = {"default": {"BACKEND": "infra.cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

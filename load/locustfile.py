@@ -32,6 +32,8 @@ from tests.faults.clients import recent
 KEY = os.environ.get("ARENA_LOAD_KEY", "")
 RATE = float(os.environ.get("ARENA_LOAD_RATE", "60"))
 USERS = int(os.environ.get("ARENA_LOAD_USERS", "30"))
+# The read pool's address (the Procfile's `web-read`); empty: public reads go to `web` like everything else.
+READ_URL = os.environ.get("ARENA_LOAD_READ_URL", "")
 POOL = 400                     # players of the game servers' games
 BOARDS = [t for t in TITLES if t != "hanabi"]
 HANDLES = [f"p{i}" for i in range(POOL)]
@@ -138,6 +140,11 @@ class GameServer(ArenaUser):
 
 class PublicReader(ArenaUser):
     weight = 5
+
+    def on_start(self) -> None:
+        super().on_start()
+        if READ_URL:  # the read pool, as a proxy routes public GETs (docs/scaling.md)
+            self.client.base_url = READ_URL
 
     def get(self, path: str, name: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> None:
         for _ in range(3):

@@ -3,7 +3,9 @@ load/locustfile.py headless against it (locust as a library, loopback only), the
 end state checked as the fault suite does. Exit status 1 on any 5xx, any failed request or a wrong end state.
 
 Options: ``--rate R`` (target requests per second, default 60), ``--users N`` (default 30),
-``--steps R1,R2,...`` (capacity: one run of MINUTES at each rate on the same site, figures for each).
+``--steps R1,R2,...`` (capacity: one run of MINUTES at each rate on the same site, figures for each),
+``--reads web-read|web|both`` (where the public GETs go: the Procfile's read pool, as the proxy of
+docs/scaling.md routes them, which is the default; ``web``; or each step twice, ``web`` then ``web-read``).
 The public throttle is lifted (``PUBLIC_THROTTLE_RATE``): every simulated reader shares 127.0.0.1.
 """
 from __future__ import annotations
@@ -57,7 +59,8 @@ def start_site(root: Path) -> tuple:
     redis.start()
     postgres.psql("CREATE DATABASE arena")
     env = production_env(database_url=postgres.url("arena"), redis_url=redis.url(), var_dir=root,
-                         bind=f"127.0.0.1:{free_port()}", PUBLIC_THROTTLE_RATE="100000000/min")
+                         bind=f"127.0.0.1:{free_port()}", ARENA_READ_BIND=f"127.0.0.1:{free_port()}",
+                         PUBLIC_THROTTLE_RATE="100000000/min")
     manage(env, "migrate", "--no-input", timeout=600)
     # Every scope: the mix sets players' preferences too (as a site's account service would).
     key = manage(env, "create_game_server", "load", "--quiet-key", "--scope", "games", "matchmaking", "reports",
@@ -65,7 +68,24 @@ def start_site(root: Path) -> tuple:
     shape = Shape(env=env, logs=root)
     shape.start_all()
     shape.wait_ready(timeout=120)
+    _wait_read_pool(env["ARENA_READ_BIND"], timeout=120)
     return postgres, redis, shape, env, key
+
+
+def _wait_read_pool(bind: str, timeout: float) -> None:
+    """Until the Procfile's ``web-read`` answers ``/healthz`` (the shape waits for ``web`` only)."""
+    import http.client
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            conn = http.client.HTTPConnection(*bind.split(":"), timeout=2)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                conn.close()
+                return
+        time.sleep(0.3)
+    raise RuntimeError(f"the read pool at {bind} did not answer /healthz")
 
 
 def run_locust(url: str, seconds: float, users: int) -> object:
@@ -125,6 +145,9 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=int(os.environ.get("ARENA_LOAD_USERS", "30")))
     parser.add_argument("--steps", default="", help="capacity: comma-separated rates, MINUTES each")
     parser.add_argument("--no-check", action="store_true", help="skip the end-state check")
+    parser.add_argument("--reads", choices=("web-read", "web", "both"), default="web-read",
+                        help="where public GETs go: the read pool (as the proxy routes them), web, or each step "
+                             "twice, web then web-read (same site, same run)")
     args = parser.parse_args()
     rates = [float(r) for r in args.steps.split(",") if r] or [args.rate]
     root = Path(tempfile.mkdtemp(prefix="arena-load-"))
@@ -134,11 +157,13 @@ def main() -> int:
     try:
         postgres, redis, shape, env, key = start_site(root)
         print(f"site up at {shape.url} (logs in {root})", flush=True)
-        for rate in rates:
+        pools = {"both": ("web", "web-read")}.get(args.reads, (args.reads,))
+        for rate, pool in ((rate, pool) for rate in rates for pool in pools):
             os.environ.update(ARENA_LOAD_KEY=key, ARENA_LOAD_RATE=str(rate), ARENA_LOAD_USERS=str(args.users))
             import load.locustfile as mix
 
             mix.KEY = key
+            mix.READ_URL = f"http://{env['ARENA_READ_BIND']}" if pool == "web-read" else ""
             for user in (mix.GameServer, mix.PublicReader, mix.Matchmaking):
                 user.wait_time = constant_throughput(rate / args.users)
             seconds = args.minutes * 60
@@ -150,7 +175,8 @@ def main() -> int:
             environment = run_locust(shape.url, seconds, args.users)
             elapsed = time.monotonic() - wall
             text, fails, fives = table(environment, elapsed)
-            print(f"\n=== target {rate:.0f} req/s, {args.users} users, {elapsed:.0f} s ===\n{text}")
+            print(f"\n=== target {rate:.0f} req/s, {args.users} users, {elapsed:.0f} s, public reads on {pool} ===\n"
+                  f"{text}")
             print(f"CPU over the run (cores busy): site {(cpu_seconds(pids) - before) / elapsed:.2f}, PostgreSQL "
                   f"{(cpu_seconds(_postgres_pids(postgres)) - pg_before) / elapsed:.2f}, "
                   f"locust {(time.process_time() - load_cpu) / elapsed:.2f} of {os.cpu_count()}; machine load "

@@ -1,4 +1,5 @@
-"""The rows a pass moves: the pool loaded in one query, the tables and ticket statuses written in one statement.
+"""The rows a pass moves: the pool loaded in one query (after its keys, on PostgreSQL), the tables and ticket
+statuses written in one statement.
 
 Why hand-written SQL: a pass over 100,000 waiting tickets must stay within seconds, and the ORM spends longer
 building model instances than the database spends answering. On PostgreSQL the whole write is one statement fed by
@@ -60,9 +61,20 @@ WHERE s.pool_id = %s AND t.status = 'waiting' {{by_key}}
 # seats with the primary key in key order; with time-ordered ids (matchmaking/ids.py) the waiting keys all sort
 # together, that plan looks cheap, and it walks the index (and the heap, for the status) through every closed
 # ticket before them: 82 s instead of 0.2 s beside 5 million closed tickets (bench/matchmaking_bench.py --closed).
-_BY_KEY = f"AND t.id = ANY(ARRAY(SELECT o.ticket_id FROM {_OPEN} o WHERE o.pool_id = %s))"
+# The keys are read first and sent back as a literal array, not as ``ANY(ARRAY(SELECT ...))``: the planner knows
+# a literal's length and guesses 10 rows for a subquery's, and with 10 rows it probed every other table by index
+# per row (and the open seats twice); with the true count it hashes the small ones. Issue 24 §3, same run: the load
+# of 10,000 tickets, median 0.96 s that way against 0.60 s this way (docs/testing.md, "Workers and pools").
+_KEYS_SQL = f"SELECT ticket_id::text FROM {_OPEN} WHERE pool_id = %s AND position = 0"
+_BY_KEY = "AND t.id = ANY(%s::uuid[])"
 LOAD_SQL_POSTGRES = _LOAD_SQL.format(ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8",
                                      by_key=_BY_KEY)
+
+
+def load_params(cur: Any, pool: Pool) -> list[Any]:
+    """The parameters of ``LOAD_SQL_POSTGRES`` for ``pool``: its title, its key and its waiting tickets' keys."""
+    cur.execute(_KEYS_SQL, [pool.pk])
+    return [pool.title, pool.pk, "{" + ",".join([row[0] for row in cur.fetchall()]) + "}"]
 
 
 @dataclass
@@ -82,7 +94,8 @@ class PassWritten:
 
 
 def pool_load(*, pool: Pool) -> Loaded:
-    """Every waiting ticket of ``pool`` with its players' Elo, TrueSkill and preferences: one query."""
+    """Every waiting ticket of ``pool`` with its players' Elo, TrueSkill and preferences: one query
+    (PostgreSQL reads the keys first)."""
     return _tickets(_backend().load_rows(pool))
 
 
@@ -200,7 +213,7 @@ class _PostgresPass:
         with pg_cursor() as cur:
             # For the rest of the pass's transaction: the arrays of a large pass's writes fit in memory.
             cur.execute("SET LOCAL work_mem = '32MB'")
-            cur.execute(LOAD_SQL_POSTGRES, [pool.title, pool.pk, pool.pk])
+            cur.execute(LOAD_SQL_POSTGRES, load_params(cur, pool))
             return cur.fetchall()
 
     def write(self, pool: Pool, rows: list[tuple[str, engine.Table]], seats: list[tuple[Any, str]],

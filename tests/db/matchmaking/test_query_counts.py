@@ -50,24 +50,26 @@ def by_backend(*, sqlite: int, postgresql: int) -> int:
 # load of every waiting seat with its rating, preferences and reputation (one query).
 PASS_BASE = SAVEPOINT + 1 + 1
 PG_WORK_MEM = 1  # SET LOCAL work_mem, PostgreSQL only
+# PostgreSQL reads the waiting tickets' keys before the load, which takes them as a literal array (store.py).
+PG_KEYS = 1
 
 
 def pass_forming() -> int:
     """PostgreSQL: the one write statement. SQLite: INSERT the tables (one bulk statement, up to 111 tables,
     Django's batch for SQLite), UPDATE the seated tickets (a CASE gives each its table), DELETE their open seats,
     UPDATE the pool's last_pass_at. Both then read the pool's servers' callbacks (none here: no push written)."""
-    return PASS_BASE + by_backend(sqlite=4, postgresql=PG_WORK_MEM + 1) + 1
+    return PASS_BASE + by_backend(sqlite=4, postgresql=PG_WORK_MEM + PG_KEYS + 1) + 1
 
 
 def pass_forming_none() -> int:
     """PostgreSQL runs its one write statement anyway (it stamps the pool); SQLite only stamps the pool."""
-    return PASS_BASE + by_backend(sqlite=1, postgresql=PG_WORK_MEM + 1)
+    return PASS_BASE + by_backend(sqlite=1, postgresql=PG_WORK_MEM + PG_KEYS + 1)
 
 
 def pass_expiring() -> int:
     """SQLite: UPDATE the expired tickets, DELETE their open seats, UPDATE the pool; PostgreSQL: the one write.
     Both then read which expired tickets' servers take pushes (ticket.expired; none here: no push written)."""
-    return PASS_BASE + by_backend(sqlite=3, postgresql=PG_WORK_MEM + 1) + 1
+    return PASS_BASE + by_backend(sqlite=3, postgresql=PG_WORK_MEM + PG_KEYS + 1) + 1
 
 
 def fill_pool(server, n: int, *, apart: float = 0.0, created_at=None) -> Pool:
