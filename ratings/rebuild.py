@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from arena.models import Game
 from infra.gc_pause import gc_paused
+from ratings import economy
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange, RatingStage
 from ratings.plan import KIND_GAME, KIND_RESET, EloPlan, RatedGame, SkillPlan
@@ -129,8 +130,10 @@ def title_replay(*, title: str, progress: Callable[[int, int], None] | None = No
         if check:
             result.mismatches = _compare(title, plan, skills)
             return result
-        moved = set(Rating.objects.filter(title=title).values_list("player_id", flat=True)) | plan.states.keys()
+        before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
+        _ledger(title, plan, before)
         _write(title, plan, skills)
+        moved = before.keys() | plan.states.keys()
         ratings_announce(title=title, player_ids=moved, cause="rebuild")
     return result
 
@@ -153,6 +156,17 @@ def title_rebuild(*, title: str) -> dict[int, EloMove]:
         if abs(delta) > REPLAY_NOISE:
             moves[player_id] = EloMove(before.get(player_id), after.get(player_id), delta)
     return moves
+
+
+def _ledger(title: str, plan: EloPlan, before: dict[int, float]) -> None:
+    """The rebuild's moves into the ledger (docs/ratings.md, "Where rating points come from"): the history rows
+    of games no longer rated (voided since the last rebuild, which removes their rows) are what is refunded."""
+    voided: dict[int, float] = {}
+    for player_id, delta in (RatingChange.objects.filter(title=title, kind=KIND_GAME)
+                             .exclude(game__status=Game.Status.RATED).values_list("player_id", "delta")):
+        voided[player_id] = voided.get(player_id, 0.0) + delta
+    after = {player_id: state.elo for player_id, state in plan.states.items()}
+    economy.ledger_rebuild(title=title, before=before, after=after, void_deltas=voided, initial=plan.config.initial)
 
 
 def _rebuilt_ratings(plan: EloPlan, skills: SkillPlan) -> dict[int, tuple]:
