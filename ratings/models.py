@@ -143,6 +143,8 @@ class LedgerDay(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["title", "day", "source"], name="ledger_unique_day")]
+        # The panel lists it by what its page shows (backoffice/admin/economy.py).
+        verbose_name = verbose_name_plural = "rating economy"
 
     def __str__(self) -> str:
         return f"{self.title} {self.day} {self.source} {self.created:+.2f}/{self.destroyed:+.2f}"
