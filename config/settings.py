@@ -452,6 +452,9 @@ VOID_REBUILD_SWEEP_SECONDS = env.float("VOID_REBUILD_SWEEP_SECONDS", default=60.
 VOID_REBUILD_OVERDUE_SECONDS = env.float("VOID_REBUILD_OVERDUE_SECONDS", default=120.0)
 # A lost Redis board (its "ready" marker missing) is asked for again this often, whatever became of its message.
 LEADERBOARD_SWEEP_SECONDS = env.float("LEADERBOARD_SWEEP_SECONDS", default=60.0)
+# Boards that list settled players only (docs/api.md, "Leaderboards"): titles, comma-separated. Empty by default: every
+# board lists provisional players too, marked provisional: true (leaderboards/provisional.py).
+LEADERBOARD_EXCLUDE_PROVISIONAL = env.list("LEADERBOARD_EXCLUDE_PROVISIONAL", default=[])
 # Closed tickets (matched, cancelled, expired) are kept this many days, then deleted by beat in chunks of
 # MATCHMAKING_TICKET_PURGE_CHUNK rows, one short transaction each, every MATCHMAKING_TICKET_PURGE_SECONDS.
 MATCHMAKING_TICKET_RETENTION_DAYS = env.int("MATCHMAKING_TICKET_RETENTION_DAYS", default=30)
