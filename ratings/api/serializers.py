@@ -131,6 +131,10 @@ class RefundOut(serializers.Serializer):
     before = serializers.FloatField(allow_null=True)
     after = serializers.FloatField(allow_null=True)
     delta = serializers.FloatField()
+    sources = serializers.DictField(child=serializers.FloatField(), help_text=(
+        "The refund by ledger source (docs/ratings.md, \"Where rating points come from\"): void_refund, what the "
+        "voided games had changed given back, and rebuild, the rest of the move; empty for a void written before "
+        "sources were kept."))
 
 
 class VoidOut(serializers.Serializer):

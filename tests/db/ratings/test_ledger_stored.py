@@ -64,7 +64,11 @@ def test_the_small_season_of_the_docs_by_hand(api, settings, clock):
     # A: void_refund −30, moved 0, rebuild +30. B: void_refund +30, moved +20, rebuild −10.
     clock.at = DAY1 + timedelta(days=2)
     Game.objects.filter(pk=first.json()["id"]).update(status=Game.Status.VOID)
-    title_rebuild(title="tokaido")
+    moves = title_rebuild(title="tokaido")
+    # What a void's explanation shows per player (A moved 0 in all, so it is not among the moves).
+    b = Player.objects.get(handle="B").pk
+    assert list(moves) == [b]
+    assert {s: round(v, 4) for s, v in moves[b].sources.items()} == {"void_refund": 30.0, "rebuild": -10.0}
     day3 = {source: flow for (day, source), flow in _ledger("tokaido").items() if day == 3}
     assert day3 == {"void_refund": (30.0, -30.0), "rebuild": (30.0, -10.0)}
     assert dict(Rating.objects.filter(title="tokaido").values_list("player__handle", "elo")) == {
