@@ -10,8 +10,9 @@ from rest_framework.test import APIClient
 from arena.models import Player
 from arena.servers import game_server_create
 from ratings import economy
-from ratings.models import PopulationDay, Rating
+from ratings.models import LedgerDay, PopulationDay, Rating
 from ratings.resets import rating_reset
+from tests.db.observability.metrics_text import TOKEN, scrape, value
 from tests.db.ratings.helpers import rate_all
 from tests.db.ratings.test_ledger_stored import DAY1, _tokaido, clock  # noqa: F401 - the fixture
 
@@ -82,3 +83,21 @@ def test_population_snapshot_keeps_the_days_last(db):
     rows = {r.title: (r.active, r.mean, r.median) for r in PopulationDay.objects.all()}
     # (1500 + 1700) / 2 = 1600 both ways; wizard has nobody active.
     assert rows == {"nile": (2, 1600.0, 1600.0), "wizard": (0, None, None)}
+
+
+def test_the_points_metric_is_the_ledgers_net_of_all_time_and_the_drift_threshold_a_setting(anon, settings, db):
+    settings.METRICS_TOKEN = TOKEN
+    settings.PROMETHEUS_MULTIPROC_DIR = ""
+    settings.RATING_DRIFT_POINTS = 40.0
+    LedgerDay.objects.bulk_create([
+        LedgerDay(title="wizard", day=DAY1.date(), source="quit_penalty", created=0.0, destroyed=-20.0),
+        LedgerDay(title="wizard", day=DAY1.date() + timedelta(days=1), source="quit_penalty", destroyed=-10.0),
+        LedgerDay(title="wizard", day=DAY1.date(), source="floor", created=4.5),
+        LedgerDay(title="nile", day=DAY1.date(), source="duel", created=30.0, destroyed=-30.0),
+    ])
+    samples = scrape(anon)
+    # quit_penalty: −20 − 10 = −30 over the two days; a duel that created as much as it destroyed nets 0.
+    assert value(samples, "arena_rating_points_total", title="wizard", source="quit_penalty") == -30.0
+    assert value(samples, "arena_rating_points_total", title="wizard", source="floor") == 4.5
+    assert value(samples, "arena_rating_points_total", title="nile", source="duel") == 0.0
+    assert value(samples, "arena_rating_drift_threshold_points", title="tokaido") == 40.0
