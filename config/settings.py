@@ -384,6 +384,14 @@ if "HANABOT_BELOW_THRESHOLD" in os.environ:
     # "tie_with_1000" (the later rule, the default) or "lose_to_weakest" (the 2014 rule).
     HANABOT_BELOW_THRESHOLD = env.str("HANABOT_BELOW_THRESHOLD")
 RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
+# The rating economy (docs/ratings.md, "Where rating points come from"): a title's active median moving more than
+# this many points in 30 days is drift (inflation or deflation); exposed as arena_rating_drift_threshold_points,
+# which the ArenaRatingDrift rule of ops/alerts.yml compares with.
+RATING_DRIFT_POINTS = env.float("RATING_DRIFT_POINTS", default=25.0)
+# Beat takes each title's active population (count, mean, median) into today's row this often; a day keeps its last.
+RATING_POPULATION_SECONDS = env.float("RATING_POPULATION_SECONDS", default=3600.0)
+CELERY_BEAT_SCHEDULE["rating-population"] = {"task": "ratings.tasks.population_snapshot",
+                                             "schedule": RATING_POPULATION_SECONDS}
 
 # =============================================================================
 # Matchmaking (docs/matchmaking.md; the rules' own constants are in matchmaking/engine/rules.py)
@@ -447,6 +455,9 @@ VOID_REBUILD_SWEEP_SECONDS = env.float("VOID_REBUILD_SWEEP_SECONDS", default=60.
 VOID_REBUILD_OVERDUE_SECONDS = env.float("VOID_REBUILD_OVERDUE_SECONDS", default=120.0)
 # A lost Redis board (its "ready" marker missing) is asked for again this often, whatever became of its message.
 LEADERBOARD_SWEEP_SECONDS = env.float("LEADERBOARD_SWEEP_SECONDS", default=60.0)
+# Boards that list settled players only (docs/api.md, "Leaderboards"): titles, comma-separated. Empty by default: every
+# board lists provisional players too, marked provisional: true (leaderboards/provisional.py).
+LEADERBOARD_EXCLUDE_PROVISIONAL = env.list("LEADERBOARD_EXCLUDE_PROVISIONAL", default=[])
 # Closed tickets (matched, cancelled, expired) are kept this many days, then deleted by beat in chunks of
 # MATCHMAKING_TICKET_PURGE_CHUNK rows, one short transaction each, every MATCHMAKING_TICKET_PURGE_SECONDS.
 MATCHMAKING_TICKET_RETENTION_DAYS = env.int("MATCHMAKING_TICKET_RETENTION_DAYS", default=30)

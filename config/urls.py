@@ -17,6 +17,7 @@ api_v1 = [
     path("games/<int:game_id>/", GameReadApi.as_view(), name="games-detail"),
     path("", include("doors.players")),
     path("", include("ratings.api.players")),
+    path("", include("ratings.api.economy")),
     path("", include("doors.explain")),
     path("", include("leaderboards.api")),
     path("", include("matchmaking.api")),

@@ -27,7 +27,8 @@ def active_cutoff(now: datetime) -> datetime:
     return now - timedelta(days=ACTIVE_DAYS)
 
 
-def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cutoff: datetime) -> bool:
+def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cutoff: datetime,
+                min_games: int = MIN_GAMES) -> bool:
     """Who is on a board (docs/api.md): the one statement of the rule.
 
     Two mirrors restate it where a Python call per player would cost too much, and are held to this function's
@@ -35,19 +36,22 @@ def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cuto
     ``DbBoard.eligible`` as a query filter, and the Redis board, whose syncs and rebuilds add only the players
     this function admits and whose read script drops, at each read, those whose last game is not after the
     cutoff (the one part of the rule that changes with the clock alone).
+
+    ``min_games``: the title's minimum (``leaderboards.provisional.min_games``: 5, or 20 on a board that leaves
+    provisional players out).
     """
-    return not banned and games >= MIN_GAMES and last_game_at is not None and last_game_at > cutoff
+    return not banned and games >= min_games and last_game_at is not None and last_game_at > cutoff
 
 
 class Unranked(NamedTuple):
     """Why a player is not on a board (docs/api.md "Why not on the board"): a stable ``reason`` and a sentence."""
 
-    reason: str  # no_leaderboard, banned, too_few_games, inactive
+    reason: str  # no_leaderboard, banned, too_few_games, provisional, inactive
     message: str
 
 
 def unranked_reason(*, name: str, has_board: bool, games: int, last_game_at: datetime | None, banned: bool,
-                    cutoff: datetime) -> Unranked | None:
+                    cutoff: datetime, min_games: int = MIN_GAMES) -> Unranked | None:
     """The first rule of ``is_eligible`` the player fails, said for a person; None when the player is eligible.
 
     ``name`` is the game's name. Kept beside ``is_eligible`` so the reasons cannot drift from the rule."""
@@ -60,6 +64,10 @@ def unranked_reason(*, name: str, has_board: bool, games: int, last_game_at: dat
         plural = "game" if games == 1 else "games"
         return Unranked("too_few_games", f"{games} rated {name} {plural} so far; {MIN_GAMES} are needed to be "
                                          f"ranked ({MIN_GAMES - games} more).")
+    if games < min_games:
+        return Unranked("provisional", f"{games} rated {name} games: the rating is still provisional, and this "
+                                       f"board lists settled players only, from {min_games} games "
+                                       f"({min_games - games} more).")
     if last_game_at is None or last_game_at <= cutoff:
         last = "none" if last_game_at is None else last_game_at.date().isoformat()
         return Unranked("inactive", f"The last rated {name} game finished on {last}, not within the last "

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from arena.models import Player
 from leaderboards.board import MIN_GAMES, Page, Row, active_cutoff, assign_ranks, window_start
+from leaderboards.provisional import excluded_titles, min_games
 from ratings.models import Rating
 
 # Up to this many banned players are excluded by a literal list; beyond, by a subquery.
@@ -36,12 +37,20 @@ def ranks(*, titles: Sequence[str], player_id: int, now: datetime | None = None)
     with how many eligible ratings of its title are strictly higher (a correlated count on the board's index).
     A title where the player is not ranked is absent."""
     cutoff = active_cutoff(now or timezone.now())
-    eligible = Rating.objects.filter(games__gte=MIN_GAMES, last_game_at__gt=cutoff).exclude(
-        player_id__in=_banned_ids())
+    eligible = _settled_only(Rating.objects.filter(games__gte=MIN_GAMES, last_game_at__gt=cutoff).exclude(
+        player_id__in=_banned_ids()))
     higher = (eligible.filter(title=OuterRef("title"), elo__gt=OuterRef("elo")).order_by().values("title")
               .annotate(n=Count("player_id")).values("n"))
     rows = eligible.filter(title__in=titles, player_id=player_id).annotate(higher=Subquery(higher))
     return {title: (above or 0) + 1 for title, above in rows.values_list("title", "higher")}
+
+
+def _settled_only(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
+    """Leave out the provisional players of the boards that exclude them (leaderboards/provisional.py)."""
+    excluded = excluded_titles()
+    if not excluded:
+        return ratings
+    return ratings.exclude(title__in=excluded, games__lt=max(min_games(title) for title in excluded))
 
 
 class DbBoard:
@@ -51,7 +60,8 @@ class DbBoard:
 
     def eligible(self, *, banned: list[int] | QuerySet[Player] | None = None) -> QuerySet[Rating]:
         """The ranked ratings of the title: ``leaderboards.board.is_eligible`` as a filter (its mirror)."""
-        return Rating.objects.filter(title=self.title, games__gte=MIN_GAMES, last_game_at__gt=self.cutoff).exclude(
+        return Rating.objects.filter(title=self.title, games__gte=min_games(self.title),
+                                     last_game_at__gt=self.cutoff).exclude(
             player_id__in=self._banned if banned is None else banned
         )
 

@@ -21,7 +21,6 @@ from infra.errors import NotFound
 from leaderboards import metrics
 from leaderboards.board import (
     ACTIVE_DAYS,
-    MIN_GAMES,
     Board,
     BoardUnavailable,
     Page,
@@ -32,6 +31,7 @@ from leaderboards.board import (
 from leaderboards.board_mode import has_board, redis_board_titles
 from leaderboards.db_board import DbBoard
 from leaderboards.db_board import ranks as db_ranks
+from leaderboards.provisional import min_games
 from leaderboards.redis_board import RedisBoard
 from ratings.models import Rating
 
@@ -81,12 +81,13 @@ def not_ranked(*, title: str, games: int, last_game_at: datetime | None, banned:
     Redis board's sync follows the rating by a moment."""
     game = get_game(title)
     cutoff = active_cutoff(now or timezone.now())
+    least = min_games(title)
     why = unranked_reason(name=game.name, has_board=game.has_leaderboard, games=games, last_game_at=last_game_at,
-                          banned=banned, cutoff=cutoff)
+                          banned=banned, cutoff=cutoff, min_games=least)
     if why is None:
         why = Unranked("catching_up", "Eligible; the leaderboard adds the player within seconds.")
     return {
-        "reason": why.reason, "message": why.message, "games": games, "games_needed": MIN_GAMES,
+        "reason": why.reason, "message": why.message, "games": games, "games_needed": least,
         "last_rated_game_at": last_game_at.isoformat().replace("+00:00", "Z") if last_game_at else None,
         "window_days": ACTIVE_DAYS,
     }

@@ -20,6 +20,7 @@ from leaderboards import redis_board
 from leaderboards.board import BoardUnavailable, active_cutoff, is_eligible, unique_ids
 from leaderboards.board_mode import board_titles, redis_board_titles
 from leaderboards.db_board import DbBoard
+from leaderboards.provisional import min_games
 from leaderboards.redis_board import Ranked, RedisBoard
 from leaderboards.sql import Epoch
 from ratings.models import Rating
@@ -65,6 +66,7 @@ def board_sync(*, title: str, player_ids: Iterable[int]) -> None:
 
 def _read_players(title: str, ids: list[int]) -> tuple[list[Ranked], list[int]]:
     cutoff = active_cutoff(timezone.now())
+    least = min_games(title)
     add: list[Ranked] = []
     seen: set[int] = set()
     for i in range(0, len(ids), _SYNC_QUERY_CHUNK):
@@ -73,7 +75,7 @@ def _read_players(title: str, ids: list[int]) -> tuple[list[Ranked], list[int]]:
         )
         for player_id, handle, elo, games, last_game_at, status in rows:
             banned = status == Player.Status.BANNED
-            if is_eligible(games=games, last_game_at=last_game_at, banned=banned, cutoff=cutoff):
+            if is_eligible(games=games, last_game_at=last_game_at, banned=banned, cutoff=cutoff, min_games=least):
                 add.append(Ranked(player_id, handle, elo, games, last_game_at.timestamp()))
                 seen.add(player_id)
     return add, [pid for pid in ids if pid not in seen]

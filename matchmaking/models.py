@@ -101,6 +101,9 @@ class Ticket(models.Model):
     max_players = models.PositiveSmallIntegerField()
     # The least reputation (percent) accepted at the table: the strictest its players asked; null for any.
     min_reputation = models.FloatField(null=True, blank=True)
+    # No provisional player at the table (docs/matchmaking.md, "Avoiding provisional players"); a database default
+    # too, so the bulk writers that name their columns (COPY in the benches) need not know it.
+    avoid_provisional = models.BooleanField(default=False, db_default=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
     created_at = models.DateTimeField(help_text="When the ticket started waiting.")
     closed_at = models.DateTimeField(null=True, blank=True)

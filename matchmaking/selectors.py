@@ -53,6 +53,7 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
         "request_id": ticket.request_id,
         "created_at": ticket.created_at,
         "min_reputation": ticket.min_reputation,
+        "avoid_provisional": ticket.avoid_provisional,
     }
     if ticket.status == Ticket.Status.CANCELLED and ticket.cancel_reason:
         body["reason"] = ticket.cancel_reason  # deleted, player_banned or server_revoked

@@ -14,12 +14,13 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 from django.db import connection
 from django.db.models import Case, UUIDField, Value, When
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from arena.models import Player
@@ -27,6 +28,7 @@ from infra.db import pg_cursor
 from matchmaking import engine, events
 from matchmaking.ids import uuid7_texts
 from matchmaking.models import Delivery, OpenSeat, Pool, Preferences, ServerCallback, Table, Ticket, TicketSeat
+from ratings import settled
 from ratings.config import elo_config
 from ratings.models import Rating, Reputation
 from ratings.reputation import reputation
@@ -46,7 +48,8 @@ _REPUTATION = Reputation._meta.db_table
 # seats costs Python (_tickets), and the engine's result does not depend on the order of the pool.
 _LOAD_SQL = f"""
 SELECT {{ident}}, {{queued}}, t.min_players, t.max_players, t.server_id, s.position, p.handle, s.ip_hash,
-       r.elo, r.ts_mu, r.ts_sigma, pr.refuse_same_ip, pr.blocked, t.min_reputation, r.games, rep.recent
+       r.elo, r.ts_mu, r.ts_sigma, pr.refuse_same_ip, pr.blocked, t.min_reputation, r.games, rep.recent,
+       t.avoid_provisional, r.last_game_at
 FROM {_OPEN} s
 JOIN {_TICKET} t ON t.id = s.ticket_id
 JOIN {_PLAYER} p ON p.id = s.player_id
@@ -113,8 +116,10 @@ def _tickets(rows: Sequence[tuple]) -> Loaded:
     key_of: dict[str, Any] = {}
     standing_of: dict[str, tuple[float, int]] = {}
     Ticket_, none = engine.Ticket, _NONE
+    # Who is provisional is only worked out in a pool where someone asks to avoid them (docs/matchmaking.md).
+    provisional = _provisional_of(rows) if any(row[16] for row in rows) else None
     for (key, queued, low, high, server, position, handle, ip, elo, mu, sigma, refuses, blocked, least, games,
-         recent) in rows:
+         recent, avoid, _) in rows:
         standing_of[handle] = (initial if elo is None else elo, games or 0)
         if position:
             continue
@@ -130,7 +135,27 @@ def _tickets(rows: Sequence[tuple]) -> Loaded:
             _blocked(blocked) if blocked else none, _party(party, initial, default_skill) if party else (),
             reputation(recent).percent if recent else None, least,
         ))
+        if provisional is not None:
+            ticket = tickets[-1]
+            ticket.avoid_provisional = bool(avoid)
+            ticket.provisional = handle in provisional
+            for member in ticket.party:
+                member.provisional = member.player in provisional
     return Loaded(tickets, server_of, key_of, standing_of)
+
+
+def _provisional_of(rows: Sequence[tuple]) -> set[str]:
+    """The handles whose rating in the pool's title is provisional now (docs/ratings.md, "How settled is a
+    rating"): from games played and days since the last rated game, as the player page shows it."""
+    now, config = timezone.now(), elo_config()
+    found = set()
+    for row in rows:
+        last = row[17]
+        if last is not None and (not isinstance(last, datetime) or last.tzinfo is None):
+            last = datetime.fromtimestamp(_epoch(last if isinstance(last, str) else last.isoformat()), tz=UTC)
+        if settled.elo_settledness(row[14] or 0, settled.days_away(last, now), config).provisional:
+            found.add(row[6])
+    return found
 
 
 def _party(rows: list[tuple], initial: float, default_skill: tuple[float, float]) -> tuple[engine.Member, ...]:
@@ -163,8 +188,6 @@ def _epoch(value: Any) -> float:
         return value.timestamp()
     moment = parse_datetime(str(value))
     if moment.tzinfo is None:
-        from datetime import UTC
-
         moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 

@@ -65,6 +65,7 @@ def tickets_present(*, server: GameServer, tickets: list[Ticket]) -> list[dict[s
             "party": handles[1:], "game": ticket.pool.title, "variant": ticket.pool.variant,
             "rated": ticket.pool.rated, "min_players": ticket.min_players, "max_players": ticket.max_players,
             "request_id": ticket.request_id, "created_at": ticket.created_at, "min_reputation": ticket.min_reputation,
+            "avoid_provisional": ticket.avoid_provisional,
         }
         if ticket.status == Ticket.Status.CANCELLED and ticket.cancel_reason:
             body["reason"] = ticket.cancel_reason

@@ -118,7 +118,8 @@ def void_of_game(*, game_id: int, title: str) -> dict[str, Any] | None:
     if entry is None:
         return None
     details = entry.details or {}
-    refunds = [{"player": r["handle"], "before": r["before"], "after": r["after"], "delta": r["delta"]}
+    refunds = [{"player": r["handle"], "before": r["before"], "after": r["after"], "delta": r["delta"],
+                "sources": r.get("sources", {})}
                for r in details.get("refunds", {}).get(title, [])]
     return {"voided_at": entry.created_at, "games": sorted(entry.games.values_list("pk", flat=True)),
             "pending": title in details.get("pending_titles", []), "refunds": refunds}

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from arena.models import Game
 from infra.gc_pause import gc_paused
-from ratings import metrics, reputation
+from ratings import economy, metrics, reputation
 from ratings.config import elo_config
 from ratings.models import RatingStage
 from ratings.plan import EloPlan, RatedGame
@@ -43,6 +43,7 @@ def elo_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
                 seq += 1
                 plan.apply_game(game, seq)
         _write(title=title, plan=plan, game_seqs=[(game.id, first + i) for i, game in enumerate(games)])
+        ledger_record(title=title, games=games, plan=plan)
         reputations_fold(games)
         stage_advance(stage, seq)
         ratings_announce(title=title, player_ids=plan.touched, cause="batch", game_ids=[game.id for game in games])
@@ -68,6 +69,12 @@ def _write(*, title: str, plan: EloPlan, game_seqs: list[tuple[int, int]]) -> No
     db.update_elo(rows=updated)
     db.insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
     db.mark_games_rated(rows=game_seqs)
+
+
+def ledger_record(*, title: str, games: Sequence[RatedGame], plan: EloPlan) -> None:
+    """The batch's points by source into today's ledger (docs/ratings.md, "Where rating points come from"), in
+    the batch's transaction: a separate call, so the bench can time the stage without it."""
+    economy.ledger_batch(title=title, games=games, plan=plan)
 
 
 def reputations_fold(games: Sequence[RatedGame]) -> None:

@@ -18,9 +18,12 @@ destroys (``duel``) is healthy; one that only destroys (``quit_penalty``) is how
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
+
+from ratings.elo import EloConfig
+from ratings.plan import ChangeRow, EloPlan, HanabiRules, PlayerState, RatedGame
 
 DUEL = "duel"
 HANABOT = "hanabot"
@@ -59,6 +62,75 @@ def void_parts(*, refunded: float, moved: float) -> dict[str, float]:
     """
     parts = {VOID_REFUND: refunded, REBUILD: moved - refunded}
     return {source: amount for source, amount in parts.items() if amount != 0.0}
+
+
+# Per source, [created, destroyed]: what one transaction adds to the ledger of its title and day.
+Flows = dict[str, list[float]]
+
+
+def flows_add(flows: Flows, parts: Mapping[str, float]) -> None:
+    """Add one change's parts to ``flows`` (positive parts to created, negative to destroyed)."""
+    for source, amount in parts.items():
+        if source not in SOURCES:
+            raise ValueError(f"unknown ledger source {source!r}")
+        flow = flows.setdefault(source, [0.0, 0.0])
+        flow[0 if amount > 0 else 1] += amount
+
+
+def batch_flows(games: Sequence[RatedGame], changes: Sequence[ChangeRow], *, config: EloConfig,
+                hanabi_rules: HanabiRules | None) -> Flows:
+    """The ledger of one Elo batch: ``changes`` are the plan's rows of ``games``, one per seat in seat order.
+
+    Most rows are the game's own part alone (``duel``, or ``hanabot`` for a cooperative title) and are summed
+    straight away; a quitter's row gives the penalty back to its ``duel`` part. A row that ends on the floor is
+    the rare one: its game is rated again without the floor (``unfloored``) to know what the floor gave back.
+    """
+    main = HANABOT if hanabi_rules is not None else DUEL
+    penalty = 0.0 if hanabi_rules is not None else config.quit_penalty
+    floor = config.floor
+    created = destroyed = paid = 0.0
+    flows: Flows = {}
+    start = 0
+    for game in games:
+        seats = game.seats
+        end = start + len(seats)
+        rows = changes[start:end]
+        start = end
+        if floor is not None and any(row.after == floor for row in rows):
+            for parts in _floored_parts(game, rows, penalty, config, hanabi_rules):
+                flows_add(flows, parts)
+            continue
+        for row, seat in zip(rows, seats):  # noqa: B905 - one row per seat by construction
+            delta = row.delta
+            if seat[3] and penalty:
+                delta += penalty
+                paid -= penalty
+            if delta > 0:
+                created += delta
+            else:
+                destroyed += delta
+    if start != len(changes):
+        raise ValueError("the batch's rows do not match its games' seats")
+    if created or destroyed:
+        flow = flows.setdefault(main, [0.0, 0.0])
+        flow[0] += created
+        flow[1] += destroyed
+    if paid:
+        flows.setdefault(QUIT_PENALTY, [0.0, 0.0])[1] += paid
+    return flows
+
+
+def _floored_parts(game: RatedGame, rows: Sequence[ChangeRow], penalty: float, config: EloConfig,
+                   hanabi_rules: HanabiRules | None) -> list[dict[str, float]]:
+    """Each row's parts for a game a floor may have stopped: the same game rated from the same standings by the
+    same plan with no floor gives each player's unfloored delta (bit for bit the rule's own sum)."""
+    states = {row.player_id: PlayerState(None, row.before, row.games_before) for row in rows}
+    plan = EloPlan(states=states, config=replace(config, floor=None), hanabi_rules=hanabi_rules)
+    plan.apply_game(game, 0, opponent=rows[0].opponent)
+    unfloored = {row.player_id: row.delta for row in plan.changes}
+    return [game_parts(delta=row.delta, unfloored=unfloored[row.player_id],
+                       penalty=penalty if seat[3] else 0.0, cooperative=hanabi_rules is not None)
+            for row, seat in zip(rows, game.seats, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)

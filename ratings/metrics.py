@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from django.conf import settings
 from prometheus_client import Histogram
-from prometheus_client.core import Metric
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 from arena.games import all_games
 from infra import metrics
+from ratings import economy as ledger_reads
 from ratings import lag
 from ratings.store import economy
 
@@ -39,3 +41,20 @@ def economy_gauges() -> Iterator[Metric]:
     """docs/observability.md: the median rating of each title's active players (its drift is deflation)."""
     yield metrics.gauge("arena_rating_active_median", "Median Elo of the players with a rated game in the title "
                         "within 90 days.", economy.active_medians(), label="title")
+
+
+@metrics.scrape
+def ledger_gauges() -> Iterator[Metric]:
+    """docs/observability.md: the ledger's net points of all time per title and source, and the drift threshold
+    the ``ArenaRatingDrift`` rule compares the active median's 30-day move with (one sample per title, so the rule
+    matches label for label)."""
+    family = GaugeMetricFamily("arena_rating_points_total", "Net rating points a source created in a title since "
+                               "the ledger began (negative: destroyed); read from the stored ledger.",
+                               labels=["title", "source"])
+    for (title, source), net in sorted(ledger_reads.points_by_source().items()):
+        family.add_metric([title, source], net)
+    yield family
+    titles = [game.title for game in all_games()]
+    yield metrics.gauge("arena_rating_drift_threshold_points", "Points a title's active median may move in 30 days "
+                        "before ArenaRatingDrift fires (RATING_DRIFT_POINTS).",
+                        {title: float(settings.RATING_DRIFT_POINTS) for title in titles}, label="title")

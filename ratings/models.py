@@ -128,3 +128,41 @@ class Reputation(models.Model):
 
     def __str__(self) -> str:
         return f"reputation of {self.player_id}"
+
+
+class LedgerDay(models.Model):
+    """The rating ledger (docs/ratings.md, "Where rating points come from"): the points one source created and
+    destroyed in one title on one UTC day. Added to (never rewritten) in the transaction of the change it counts:
+    the Elo stage's batch, a reset, a rebuild after a void; the day is the day the change was applied."""
+
+    title = models.CharField(max_length=32)
+    day = models.DateField()
+    source = models.CharField(max_length=16)
+    created = models.FloatField(default=0.0, help_text="Sum of the positive parts.")
+    destroyed = models.FloatField(default=0.0, help_text="Sum of the negative parts (a negative number).")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["title", "day", "source"], name="ledger_unique_day")]
+        # The panel lists it by what its page shows (backoffice/admin/economy.py).
+        verbose_name = verbose_name_plural = "rating economy"
+
+    def __str__(self) -> str:
+        return f"{self.title} {self.day} {self.source} {self.created:+.2f}/{self.destroyed:+.2f}"
+
+
+class PopulationDay(models.Model):
+    """A title's active players on one UTC day (rated within the boards' 90 days): count, mean and median Elo,
+    as last taken that day (``ratings.economy.population_snapshot``, by beat); the ledger's other half."""
+
+    title = models.CharField(max_length=32)
+    day = models.DateField()
+    active = models.PositiveIntegerField()
+    mean = models.FloatField(null=True, blank=True)
+    median = models.FloatField(null=True, blank=True)
+    taken_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["title", "day"], name="population_unique_day")]
+
+    def __str__(self) -> str:
+        return f"{self.title} {self.day} {self.active} active"

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from arena.models import Game
 from infra.gc_pause import gc_paused
+from ratings import economy, ledger
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange, RatingStage
 from ratings.plan import KIND_GAME, KIND_RESET, EloPlan, RatedGame, SkillPlan
@@ -52,6 +53,8 @@ class RebuildResult:
     trueskill_games: int = 0
     checked: bool = False
     mismatches: list[Mismatch] = field(default_factory=list)
+    # player id -> the sum of their changes in the games voided since the last rebuild (what is refunded).
+    voided: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class EloMove:
     before: float | None
     after: float | None
     delta: float
+    # The move by ledger source (docs/ratings.md, "Where rating points come from"): void_refund and rebuild.
+    sources: dict[str, float] = field(default_factory=dict)
 
 
 def titles_rated() -> list[str]:
@@ -130,8 +135,10 @@ def title_replay(*, title: str, progress: Callable[[int, int], None] | None = No
         if check:
             result.mismatches = _compare(title, plan, skills)
             return result
-        moved = set(Rating.objects.filter(title=title).values_list("player_id", flat=True)) | plan.states.keys()
+        before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
+        result.voided = _ledger(title, plan, before)
         _write(title, plan, skills)
+        moved = before.keys() | plan.states.keys()
         ratings_announce(title=title, player_ids=moved, cause="rebuild")
     return result
 
@@ -146,14 +153,27 @@ def title_rebuild(*, title: str) -> dict[int, EloMove]:
     with transaction.atomic():
         stage_lock(title, RatingStage.Stage.ELO)
         before = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
-        title_replay(title=title)
+        voided = title_replay(title=title).voided
         after = dict(Rating.objects.filter(title=title).values_list("player_id", "elo"))
     moves = {}
     for player_id in sorted(before.keys() | after.keys()):
         delta = after.get(player_id, initial) - before.get(player_id, initial)
         if abs(delta) > REPLAY_NOISE:
-            moves[player_id] = EloMove(before.get(player_id), after.get(player_id), delta)
+            moves[player_id] = EloMove(before.get(player_id), after.get(player_id), delta,
+                                       ledger.void_parts(refunded=-voided.get(player_id, 0.0), moved=delta))
     return moves
+
+
+def _ledger(title: str, plan: EloPlan, before: dict[int, float]) -> dict[int, float]:
+    """The rebuild's moves into the ledger (docs/ratings.md, "Where rating points come from"): the history rows
+    of games no longer rated (voided since the last rebuild, which removes their rows) are what is refunded."""
+    voided: dict[int, float] = {}
+    for player_id, delta in (RatingChange.objects.filter(title=title, kind=KIND_GAME)
+                             .exclude(game__status=Game.Status.RATED).values_list("player_id", "delta")):
+        voided[player_id] = voided.get(player_id, 0.0) + delta
+    after = {player_id: state.elo for player_id, state in plan.states.items()}
+    economy.ledger_rebuild(title=title, before=before, after=after, void_deltas=voided, initial=plan.config.initial)
+    return voided
 
 
 def _rebuilt_ratings(plan: EloPlan, skills: SkillPlan) -> dict[int, tuple[Any, ...]]:

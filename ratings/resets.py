@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.models import Player
+from ratings import economy
 from ratings.config import elo_config
 from ratings.models import Rating, RatingStage
 from ratings.plan import EloPlan, PlayerState
@@ -47,6 +48,7 @@ def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: dat
                            config=elo_config(), hanabi_rules=None)
             plan.apply_reset(player.pk, seq, at)
             store().insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
+            economy.ledger_reset(title=title, changes=plan.changes)
             Rating.objects.filter(pk=rating.pk).update(elo=plan.states[player.pk].elo)
             stage_advance(stage, seq)
             results.append(ResetResult(title=title, player_id=player.pk, seq=seq, before=rating.elo))

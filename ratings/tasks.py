@@ -11,9 +11,10 @@ from collections.abc import Iterable
 from celery import shared_task
 from django.conf import settings
 
+from arena.games import all_games
 from infra import wakeups
 from infra.task_log import task_facts
-from ratings import elo_batch, trueskill_batch
+from ratings import economy, elo_batch, trueskill_batch
 from ratings.lag import oldest_pending_age
 
 # A title with a wake-up already queued needs no second message: the queued task rates every game committed
@@ -83,3 +84,9 @@ def sweep_pending() -> None:
         rate_elo.delay(title)
     for title in trueskill_batch.titles_pending_trueskill():
         rate_trueskill.delay(title)
+
+
+@shared_task(name="ratings.tasks.population_snapshot")
+def population_snapshot() -> int:
+    """Beat: each title's active population into today's economy row (``ratings.economy``); safe to run twice."""
+    return economy.population_snapshot(titles=[game.title for game in all_games()])

@@ -66,6 +66,8 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "deliveries_retrieve": _merge(KEY, ANY, {404: ("delivery_not_found",)}),
     "deliveries_redeliver": _merge(KEY, ANY, WRITE, {404: ("delivery_not_found", "callback_not_found"),
                                                      409: ("callback_disabled",)}),
+    # docs/api.md, "The rating economy": an operator's read (scope staff).
+    "titles_economy": _merge(KEY, ANY, {400: ("invalid_input",), 404: ("unknown_game",)}),
     # docs/seasons.md (the seasons app's reads)
     "seasons_current": _merge(ANY, PUBLIC, {
         400: ("invalid_input",), 404: ("unknown_game", "no_season", "player_not_found", "player_not_in_season")}),
@@ -96,6 +98,7 @@ QUERY_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("seasons_closed", "limit"): {"type": "integer", "minimum": 1, "maximum": 200},
     ("seasons_closed", "offset"): {"type": "integer", "minimum": 0, "maximum": 1_000_000_000, "default": 0},
     ("seasons_closed", "around"): {"type": "string", "pattern": PLAYER_ID},
+    ("titles_economy", "days"): {"type": "integer", "minimum": 1, "maximum": 400, "default": 30},
     ("players_history", "limit"): {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ("players_history", "before"): {"type": "integer", "minimum": 0, "maximum": MAX_ID},
     # Issue 26: the lists a game server reads back (arena/api/game_read.py, matchmaking/api/*).

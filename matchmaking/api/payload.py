@@ -17,7 +17,7 @@ from matchmaking.preferences import blocked_list_check
 from matchmaking.services import PARTY_MAX, SeatInput, TicketInput
 
 TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id",
-             "min_reputation"}
+             "min_reputation", "avoid_provisional"}
 _MIN_REPUTATION = "Must be a number from 0 to 100 (a percentage), or null for any."
 
 
@@ -105,6 +105,9 @@ def parse_ticket(body: Any) -> TicketInput:
     request_id = body.get("request_id")
     if request_id is not None and not (isinstance(request_id, str) and 1 <= len(request_id) <= 64):
         errors["request_id"] = "Must be a string of 1 to 64 characters."
+    avoid = body.get("avoid_provisional", False)
+    if not isinstance(avoid, bool):
+        errors["avoid_provisional"] = "Must be true or false."
     if errors:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", errors)
     try:
@@ -115,7 +118,7 @@ def parse_ticket(body: Any) -> TicketInput:
     return TicketInput(
         player=owner, title=game, variant=variant, rated=rated, min_players=counts["min_players"],
         max_players=counts["max_players"], party=tuple(party), request_id=request_id,
-        fingerprint=fingerprint(canonical),
+        fingerprint=fingerprint(canonical), avoid_provisional=avoid is True,
     )
 
 

@@ -29,6 +29,9 @@ class TicketIn(serializers.Serializer):
     min_reputation = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=100,
                                             help_text="Never seat a player whose reputation (%) is below this; a "
                                                       "party's minimum is the strictest of its players'.")
+    avoid_provisional = serializers.BooleanField(required=False, default=False,
+                                                 help_text="Never seat a player whose rating in this game is "
+                                                           "provisional (docs/ratings.md).")
 
 
 class StakeOut(serializers.Serializer):
@@ -84,6 +87,7 @@ class TicketOut(serializers.Serializer):
     request_id = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
     min_reputation = serializers.FloatField(allow_null=True)
+    avoid_provisional = serializers.BooleanField()
     waiting = TicketWaitOut(required=False, help_text="Only while waiting.")
     table = MatchTableOut(required=False, help_text="Only when matched.")
     recorded_game = RecordedGameLinkOut(required=False, allow_null=True,

@@ -14,7 +14,13 @@ import math
 from collections.abc import Sequence
 
 from matchmaking.engine.rules import BETA_SQ, TOLERANCE_BASE, TOLERANCE_MAX, TOLERANCE_PER_SECOND
-from matchmaking.engine.tickets import Ticket, lowest_reputation, strictest_minimum
+from matchmaking.engine.tickets import (
+    Ticket,
+    any_provisional,
+    avoids_provisional,
+    lowest_reputation,
+    strictest_minimum,
+)
 
 
 def ordered(keys: list[float], ids: list[str]) -> list[int]:
@@ -50,8 +56,14 @@ class PassState:
         self.blocked = [u.blocked.union(*(m.blocked for m in u.party)) if u.party else u.blocked for u in units]
         self.refuses = [u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) if u.party
                         else u.refuses_same_ip for u in units]
+        # avoid_provisional (docs/matchmaking.md): a ticket that asks it is never plain, so every pair it is in goes
+        # through pair_allowed, which checks it; a pool where nobody asks it pays nothing.
+        self.avoids = [avoids_provisional(u) for u in units]
+        self.provisional = [any_provisional(u) for u in units]
+        self.provisional_rule = any(self.avoids)
         # Between two plain tickets only Elo, the handles and reputations need comparing.
-        self.plain = [not (u.party or u.blocked or u.refuses_same_ip) for u in units]
+        self.plain = [not (u.party or u.blocked or u.refuses_same_ip or avoid) for u, avoid in
+                      zip(units, self.avoids, strict=True)]
         self._read_reputations(units)
         with_party = [i for i, p in enumerate(parties) if p]
         self.party_players = {i: frozenset(units[i].players) for i in with_party}
@@ -124,6 +136,9 @@ class PassState:
         if gap > self.tol[a] or gap > self.tol[b]:
             return False
         if self.reputation_rule and (self.rep_min[a] > self.rep_low[b] or self.rep_min[b] > self.rep_low[a]):
+            return False
+        if self.provisional_rule and ((self.avoids[a] and self.provisional[b]) or
+                                      (self.avoids[b] and self.provisional[a])):
             return False
         players_a, players_b = self.handles(a), self.handles(b)
         if not players_a.isdisjoint(players_b):

@@ -25,6 +25,10 @@ class Member:
     # docs/matchmaking.md, "Reputation": the friend's (None: under 10 games) and the minimum the friend asks.
     reputation: float | None = None
     min_reputation: float | None = None
+    # docs/matchmaking.md, "Avoiding provisional players": the friend's rating is provisional; the friend asks
+    # for no provisional player at the table.
+    provisional: bool = False
+    avoid_provisional: bool = False
 
 
 @dataclass(slots=True)
@@ -54,6 +58,10 @@ class Ticket:
     # the ticket accepts at its table (None: any); a party's minimum is the strictest of its players'.
     reputation: float | None = None
     min_reputation: float | None = None
+    # docs/matchmaking.md, "Avoiding provisional players": the player's rating in this game is provisional
+    # (ratings.settled), and the ticket asks to sit with no provisional player (a party asks it if any member does).
+    provisional: bool = False
+    avoid_provisional: bool = False
 
     @property
     def seats(self) -> int:
@@ -83,6 +91,16 @@ def strictest_minimum(ticket: Ticket) -> float:
     """The ticket's minimum: the strictest of its players' (docs/matchmaking.md); -inf when nobody asks one."""
     asked = [r for r in (ticket.min_reputation, *(m.min_reputation for m in ticket.party)) if r is not None]
     return max(asked) if asked else -math.inf
+
+
+def any_provisional(ticket: Ticket) -> bool:
+    """A provisional player is among the ticket's players."""
+    return ticket.provisional or any(m.provisional for m in ticket.party)
+
+
+def avoids_provisional(ticket: Ticket) -> bool:
+    """One of the ticket's players asks for no provisional player at the table (docs/matchmaking.md)."""
+    return ticket.avoid_provisional or any(m.avoid_provisional for m in ticket.party)
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,8 @@ class TicketInput:
     party: tuple[SeatInput, ...]
     request_id: str | None
     fingerprint: str
+    # No provisional player at the table (docs/matchmaking.md, "Avoiding provisional players").
+    avoid_provisional: bool = False
 
     @property
     def min_reputation(self) -> float | None:
@@ -145,7 +147,8 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
             ticket = Ticket.objects.create(
                 server=server, pool=pool, player=players[data.player.player], request_id=data.request_id,
                 fingerprint=data.fingerprint, min_players=low, max_players=high,
-                min_reputation=data.min_reputation, created_at=now or timezone.now(),
+                min_reputation=data.min_reputation, avoid_provisional=data.avoid_provisional,
+                created_at=now or timezone.now(),
             )
             TicketSeat.objects.bulk_create([
                 TicketSeat(ticket=ticket, player=players[seat.player], position=index, ip_hash=seat.ip_hash)

@@ -383,7 +383,10 @@ def void_rebuild_run(*, entry_id: int, title: str) -> list[dict[str, Any]]:
         moves = title_rebuild(title=title)
         handles = dict(Player.objects.filter(pk__in=list(moves)).values_list("pk", "handle"))
         refunds = [{"player": pk, "handle": handles[pk], "before": move.before, "after": move.after,
-                    "delta": round(move.delta, 6)} for pk, move in moves.items()]
+                    "delta": round(move.delta, 6),
+                    # By ledger source; a part that rounds to nothing (float noise of the replay) is left out.
+                    "sources": {source: round(part, 6) for source, part in move.sources.items() if round(part, 6)}}
+                   for pk, move in moves.items()]
         refunds.sort(key=lambda r: (-r["delta"], r["handle"]))
         entry.details.setdefault("refunds", {})[title] = refunds
         entry.details["pending_titles"] = [t for t in entry.details.get("pending_titles", []) if t != title]

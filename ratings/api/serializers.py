@@ -15,10 +15,12 @@ class HistoryQueryIn(serializers.Serializer):
 
 
 class NotRankedOut(serializers.Serializer):
-    reason = serializers.ChoiceField(choices=["no_leaderboard", "banned", "too_few_games", "inactive", "catching_up"])
+    reason = serializers.ChoiceField(choices=["no_leaderboard", "banned", "too_few_games", "provisional", "inactive",
+                                              "catching_up"])
     message = serializers.CharField()
     games = serializers.IntegerField(help_text="Rated games so far in this game.")
-    games_needed = serializers.IntegerField(help_text="Rated games a ranked player has at least: 5.")
+    games_needed = serializers.IntegerField(help_text="Rated games a ranked player has at least: 5, or 20 on a "
+                                                      "board that lists settled players only.")
     last_rated_game_at = serializers.DateTimeField(allow_null=True, help_text="finished_at of the last rated game.")
     window_days = serializers.IntegerField(help_text="A ranked player's last rated game is this recent: 90 days.")
 
@@ -136,6 +138,10 @@ class RefundOut(serializers.Serializer):
     before = serializers.FloatField(allow_null=True)
     after = serializers.FloatField(allow_null=True)
     delta = serializers.FloatField()
+    sources = serializers.DictField(child=serializers.FloatField(), help_text=(
+        "The refund by ledger source (docs/ratings.md, \"Where rating points come from\"): void_refund, what the "
+        "voided games had changed given back, and rebuild, the rest of the move; empty for a void written before "
+        "sources were kept."))
 
 
 class VoidOut(serializers.Serializer):

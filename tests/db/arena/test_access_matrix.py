@@ -151,6 +151,8 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/players/<str:player>/": {"GET": Public(200)},
     "api/v1/players/<str:player>/history/<str:game>/": {"GET": Public(200)},
     "api/v1/leaderboards/<str:game>/": {"GET": Public(200)},
+    # An operator's read of a title's rating ledger (docs/api.md, "The rating economy"): no tenant owns it.
+    "api/v1/titles/<str:game>/economy/": {"GET": Keyed("staff", owner=(200, None), other=(200, None))},
     "api/v1/seasons/<str:game>/": {"GET": Public(200)},
     "api/v1/seasons/<str:game>/<int:season>/": {"GET": Public(404, "season_not_found")},
     "api/v1/players/<str:player>/seasons/<str:game>/": {"GET": Public(200)},

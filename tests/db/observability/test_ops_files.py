@@ -40,7 +40,8 @@ def test_the_five_alerts_of_the_issue_are_there():
     assert "> 60" in exprs["ArenaRatingLag"] and "arena_rating_oldest_pending_seconds" in exprs["ArenaRatingLag"]
     assert "> 0.01" in exprs["ArenaServerErrors"] and '"5.."' in exprs["ArenaServerErrors"]
     assert "> 1" in exprs["ArenaSlowMatchmakingPass"] and "> 10" in exprs["ArenaBeatStopped"]
-    assert "offset 30d) > 25" in exprs["ArenaRatingDrift"]
+    # The drift threshold is the RATING_DRIFT_POINTS setting, exposed per title (default 25).
+    assert "offset 30d) > arena_rating_drift_threshold_points" in exprs["ArenaRatingDrift"]
 
 
 @pytest.fixture

@@ -184,6 +184,10 @@ def test_a_void_game_answers_with_its_void_and_refunds(api):
     refunds = {r["player"]: r["delta"] for r in body["void"]["refunds"]}
     assert refunds["v"] == pytest.approx(54.87, abs=0.01)
     assert refunds["cheat"] == pytest.approx(-54.87, abs=0.01)
+    # Both games voided, nothing after them: all of each move is the games' own change given back (void_refund).
+    sources = {r["player"]: r["sources"] for r in body["void"]["refunds"]}
+    assert sources["v"] == {"void_refund": pytest.approx(54.87, abs=0.01)}
+    assert sources["cheat"] == {"void_refund": pytest.approx(-54.87, abs=0.01)}
     assert "note" not in body["void"]
 
 
