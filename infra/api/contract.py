@@ -23,7 +23,9 @@ MAX_ID = 2**63 - 1
 # Shared sets of codes, by what the operation is.
 # A key lacking the operation's scope is 403 missing_scope (docs/security.md#game-server-keys-and-scopes).
 KEY = {401: ("missing_api_key", "invalid_api_key"), 403: ("missing_scope",)}
-ANY = {406: ("not_acceptable",)}
+# Refused on every path before any view (infra/http_guard.py, issue 25 §2): a NUL byte in the query string, more
+# than 1,000 query parameters.
+ANY = {400: ("invalid_query", "too_many_parameters"), 406: ("not_acceptable",)}
 BODY = {400: ("invalid_input", "malformed_json", "body_too_complex", "duplicate_key"), 413: ("body_too_large",),
         415: ("unsupported_media_type",)}
 # Writes are throttled per key (API_WRITE_THROTTLE_RATE, infra/api/throttles.py).

@@ -4,7 +4,8 @@
   fuzzing, stateful), every check, 0 failures, with ``schemathesis.toml`` (which says where a rule JSON Schema
   cannot express allows a documented 400). Bounded for CI by ``--max-examples``: a couple of minutes.
 - A client generated from the schema by openapi-python-client 0.29 records a Tokaido game (its ``achievements``
-  come from the schema's oneOf), reads it, opens a ticket and cancels it.
+  come from the schema's oneOf), reads it, sends a typed batch of its models, opens a ticket and cancels it; and
+  it runs the README's API tour, the callback and deliveries included.
 - The schema's own promises: links between operations, security on every key operation, the status table.
 
 ``ARENA_CONTRACT_EXAMPLES`` raises the examples per operation for a longer run by hand.
@@ -17,6 +18,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,3 +150,70 @@ def test_a_client_generated_from_the_schema_records_reads_queues_and_cancels(liv
     assert ticket.parsed.status.value == "waiting"
     cancelled = tickets_cancel.sync(client=api, ticket_id=ticket.parsed.id)
     assert cancelled.status.value == "cancelled"
+
+
+@pytest.mark.skipif(shutil.which("openapi-python-client", path=str(BIN)) is None,
+                    reason="openapi-python-client is a dev requirement")
+def test_the_generated_client_runs_the_readme_tour(live_server, tmp_path, monkeypatch):
+    """The README's API tour (tests/db/arena/test_integrator_tour.py runs it with curl) through the generated
+    client's own functions and models: record, read back, the player page, history, explanation, board, the games
+    by table id, a ticket's life and list, preferences, then the callback, a ping, the deliveries and a redelivery."""
+    import urllib.request
+
+    from tests.db.matchmaking.receiver import receiver
+
+    schema = tmp_path / "schema.json"
+    with urllib.request.urlopen(f"{live_server.url}/api/schema/?format=json", timeout=60) as response:
+        schema.write_bytes(response.read())
+    subprocess.run([str(BIN / "openapi-python-client"), "generate", "--path", str(schema), "--output-path",
+                    str(tmp_path / "tour_client"), "--meta", "none"],
+                   check=True, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def op(name: str) -> Any:
+        return importlib.import_module(f"tour_client.api.{name}")
+
+    models = importlib.import_module("tour_client.models")
+    client = importlib.import_module("tour_client")
+    api = client.AuthenticatedClient(base_url=live_server.url, token=game_server_create(
+        name="tour-client", scopes=SCOPES).key, prefix="Api-Key")
+    seats = [models.TokaidoGamePlayersItem(player="alice", ip="203.0.113.7", score=61, achievements=3),
+             models.TokaidoGamePlayersItem(player="bob", ip="198.51.100.2", score=61, achievements=1)]
+    recorded = op("games.games_create").sync_detailed(client=api, body=models.TokaidoGame(
+        table_id="T-1", game=models.TokaidoGameGame.TOKAIDO, players=seats))
+    assert recorded.status_code == 201 and recorded.parsed.places.to_dict() == {"alice": 1, "bob": 2}
+    game_id = recorded.parsed.id
+    read = op("games.games_retrieve").sync(client=api, game_id=game_id).to_dict()
+    assert {c["player"]: c["delta"] for c in read["rating_changes"]} == {"alice": 30.0, "bob": -30.0}
+    page = op("players.players_retrieve").sync("alice", client=api).to_dict()
+    assert page["ratings"]["tokaido"]["games"] == 1
+    history = op("players.players_history").sync("alice", models.PlayersHistoryGame.TOKAIDO, client=api).to_dict()
+    assert [e["game_id"] for e in history["entries"]] == [game_id]
+    explained = op("games.games_explain").sync(game_id, client=api).to_dict()
+    assert {s["player"]: s["shown"]["delta"] for s in explained["seats"]} == {"alice": 30.0, "bob": -30.0}
+    board = op("leaderboards.leaderboards_retrieve").sync(models.LeaderboardsRetrieveGame.TOKAIDO, client=api)
+    assert "alice" not in [e["player"] for e in board.to_dict()["entries"]]  # one game: not ranked yet
+    found = op("games.games_list").sync(client=api, table_id="T-1").to_dict()
+    assert [g["id"] for g in found["games"]] == [game_id]
+
+    ticket = op("matchmaking.matchmaking_tickets_create").sync(client=api, body=models.TicketInRequest(
+        player="carol", ip="192.0.2.10", game=models.TicketInRequestGame.TOKAIDO, request_id="tour-1"))
+    assert op("matchmaking.matchmaking_tickets_retrieve").sync(ticket.id, client=api).status.value == "waiting"
+    assert op("matchmaking.matchmaking_tickets_cancel").sync(ticket.id, client=api).status.value == "cancelled"
+    listed = op("matchmaking.matchmaking_tickets_list").sync(
+        client=api, status=models.MatchmakingTicketsListStatus.CANCELLED).to_dict()
+    assert [t["id"] for t in listed["tickets"]] == [str(ticket.id)]
+    prefs = op("players.players_preferences_update").sync("alice", client=api, body=models.PreferencesInRequest(
+        refuse_same_ip=True, blocked=["mallory"])).to_dict()
+    assert prefs == {"player": "alice", "refuse_same_ip": True, "blocked": ["mallory"]}
+
+    with receiver() as box:
+        hook = op("callbacks.callback_update").sync(client=api, body=models.CallbackInRequest(url=box.url))
+        assert hook.url == box.url and hook.secret
+        pinged = op("callbacks.callback_ping").sync(client=api)
+        box.wait_for(1)
+        deliveries = op("callbacks.deliveries_list").sync(client=api).to_dict()
+        assert [d["id"] for d in deliveries["deliveries"]] == [str(pinged.id)]
+        again = op("callbacks.deliveries_redeliver").sync(pinged.id, client=api)
+        assert again.id == pinged.id
+        assert [r.headers["X-Arena-Delivery"] for r in box.wait_for(2)] == [str(pinged.id)] * 2
