@@ -9,12 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.models import Game
+from infra.announcements import GamesVoided, announce
 
 
 def games_void_mark(*, game_ids: Sequence[int]) -> int:
     """These games are void from now on (the caller holds their row locks and has checked the void is allowed);
-    returns how many rows changed."""
-    return Game.objects.filter(pk__in=game_ids).update(status=Game.Status.VOID)
+    returns how many rows changed. Announced after the commit (``GamesVoided``): tournaments re-score without the
+    voided players."""
+    changed = Game.objects.filter(pk__in=game_ids).update(status=Game.Status.VOID)
+    announce(GamesVoided(game_ids=tuple(sorted(game_ids))))
+    return changed
 
 
 def games_trueskill_skip(*, title: str) -> int:

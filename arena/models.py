@@ -44,8 +44,9 @@ class Player(models.Model):
 
 
 # What a key may do (docs/security.md#game-server-keys-and-scopes). ``preferences`` is not a default: in a real site
-# the account service sets players' matchmaking preferences, not a game server.
-SCOPES = ("games", "matchmaking", "reports", "preferences")
+# the account service sets players' matchmaking preferences, not a game server; nor is ``tournaments`` (a site
+# chooses which server organises them).
+SCOPES = ("games", "matchmaking", "reports", "preferences", "tournaments")
 DEFAULT_SCOPES = ("games", "matchmaking", "reports")
 
 
