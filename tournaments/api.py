@@ -34,12 +34,12 @@ class TournamentIn(serializers.Serializer):
     max_players = serializers.IntegerField(required=False, allow_null=True)
 
 
-class RegistrationIn(serializers.Serializer):
+class TournamentRegistrationIn(serializers.Serializer):
     player = serializers.CharField()
     ip = serializers.CharField(help_text="The player's address; only its keyed hash is kept.")
 
 
-class TableOut(serializers.Serializer):
+class TournamentTableOut(serializers.Serializer):
     id = serializers.IntegerField(help_text="Name it as tournament_table when recording the game.")
     board = serializers.IntegerField()
     seats = serializers.ListField(child=serializers.CharField(), help_text="Seat order: seat 1 plays first.")
@@ -48,16 +48,16 @@ class TableOut(serializers.Serializer):
     places = serializers.ListField(child=serializers.IntegerField(), required=False)
 
 
-class RoundOut(serializers.Serializer):
+class TournamentRoundOut(serializers.Serializer):
     number = serializers.IntegerField()
     paired_at = serializers.DateTimeField()
     deadline = serializers.DateTimeField()
     closed_at = serializers.DateTimeField(allow_null=True)
-    tables = TableOut(many=True)
+    tables = TournamentTableOut(many=True)
     byes = serializers.ListField(child=serializers.CharField())
 
 
-class StandingOut(serializers.Serializer):
+class TournamentStandingOut(serializers.Serializer):
     rank = serializers.IntegerField()
     player = serializers.CharField()
     points = serializers.IntegerField()
@@ -75,8 +75,8 @@ class TournamentOut(serializers.Serializer):
     rounds_planned = serializers.IntegerField()
     table_size = serializers.IntegerField()
     players = serializers.ListField(child=serializers.CharField())
-    rounds = RoundOut(many=True)
-    standings = StandingOut(many=True)
+    rounds = TournamentRoundOut(many=True)
+    standings = TournamentStandingOut(many=True)
     voids = serializers.ListField(child=serializers.DictField(), help_text="What each void changed.")
 
 
@@ -126,7 +126,7 @@ class TournamentStartApi(APIView):
 class PlayersApi(APIView):
     required_scope = "tournaments"
 
-    @extend_schema(operation_id="tournaments_players_create", tags=TAGS, request=RegistrationIn,
+    @extend_schema(operation_id="tournaments_players_create", tags=TAGS, request=TournamentRegistrationIn,
                    responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT, **ERRORS})
     def post(self, request: Request, tournament_id: int) -> Response:
         handle, ip_hash = parse_registration(request.data)
