@@ -102,8 +102,7 @@ def _named(value: Any, handles: dict[int, str]) -> Any:
 def standing_explain(tournament: Tournament, handle: str) -> dict[str, Any]:
     """One player's line, each figure with the terms it adds up from (docs/tournaments.md#tie-breaks)."""
     handles = _handles(tournament)
-    records = records_load(tournament)
-    lines = standings_of(tournament, records)
+    lines = standings_of(tournament, records_load(tournament)) if tournament.round else []  # none before the start
     line = next((line for line in lines if handles[line.player] == handle), None)
     if line is None:
         raise NotFound("standing_not_found", f"{handle} has no standing in tournament {tournament.pk}.",
