@@ -22,6 +22,7 @@ VIEW = [
     ("moderation", "flag", "view_flag"),
     ("moderation", "report", "view_report"),
     ("moderation", "auditentry", "view_auditentry"),
+    ("tournaments", "tournament", "view_tournament"),  # docs/tournaments.md#cancelling
 ]
 
 # codename -> name: what a moderator may do, each through its service (moderation/services).
@@ -37,6 +38,7 @@ ACTIONS = {
     "warn_player": "Can warn a player (recorded, shown on their page)",
     "note_player": "Can write private moderator notes on a player",
     "claim": "Can claim flags and reports (others see who holds them)",
+    "cancel_tournament": "Can cancel a tournament (who and why kept on it)",
 }
 ACTION_MODEL = ("moderation", "auditentry")
 

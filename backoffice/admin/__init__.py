@@ -11,7 +11,7 @@ import arena.admin  # noqa: F401  (registered before they are wrapped below)
 import matchmaking.admin  # noqa: F401
 import ratings.admin  # noqa: F401
 from arena.models import GameServer
-from backoffice.admin import audit, door, flags, games, players, reports
+from backoffice.admin import audit, door, flags, games, players, reports, tournaments
 from backoffice.admin.rules_audit import audit_admins
 from matchmaking.models import ServerCallback
 from ratings.models import HanabotRating
@@ -21,4 +21,4 @@ RULE_TABLES = [HanabotRating, ServerCallback, GameServer]
 audit_admins(admin.site, RULE_TABLES)
 door.register()  # the superusers' "Unlock" actions, the TOTP pages of a missing device (issue 25)
 
-__all__ = ["RULE_TABLES", "audit", "flags", "games", "players", "reports"]
+__all__ = ["RULE_TABLES", "audit", "flags", "games", "players", "reports", "tournaments"]
