@@ -44,6 +44,7 @@ class TournamentAdmin(PanelAdmin):
     fields = ("name", "title", "server", "status", "round", "rounds", "table_size", "starts_at", "started_at",
               "finished_at", "cancelled_by", "cancel_reason", "standings", "void_changes")
     panel_actions = {"cancel": CANCEL}
+    change_form_template = "admin/backoffice/tournament_change_form.html"
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return list(self.fields)
