@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from django.urls import path, reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from arena.api.schemas import ErrorOut
 from tournaments import selectors, services
 from tournaments.models import Tournament
 from tournaments.payload import parse_registration, parse_tournament
 
 TAGS = ["tournaments"]
-ERRORS = {code: OpenApiResponse(ErrorOut) for code in (400, 401, 403, 404, 409)}
 
 
 class TournamentIn(serializers.Serializer):
@@ -97,7 +95,7 @@ class TournamentsApi(APIView):
     required_scope = "tournaments"  # docs/security.md#game-server-keys-and-scopes
 
     @extend_schema(operation_id="tournaments_create", tags=TAGS, request=TournamentIn, examples=[CREATE_EXAMPLE],
-                   responses={201: TournamentOut, **ERRORS})
+                   responses={201: TournamentOut})
     def post(self, request: Request) -> Response:
         tournament = services.tournament_create(server=request.user, data=parse_tournament(request.data))
         response = Response(selectors.tournament_present(tournament), status=status.HTTP_201_CREATED)
@@ -108,7 +106,7 @@ class TournamentsApi(APIView):
 class TournamentDetailApi(APIView):
     required_scope = "tournaments"
 
-    @extend_schema(operation_id="tournaments_retrieve", tags=TAGS, responses={200: TournamentOut, **ERRORS})
+    @extend_schema(operation_id="tournaments_retrieve", tags=TAGS, responses={200: TournamentOut})
     def get(self, request: Request, tournament_id: int) -> Response:
         return Response(selectors.tournament_present(_own(request, tournament_id)))
 
@@ -117,7 +115,7 @@ class TournamentStartApi(APIView):
     required_scope = "tournaments"
 
     @extend_schema(operation_id="tournaments_start", tags=TAGS, request=None,
-                   responses={200: TournamentOut, **ERRORS})
+                   responses={200: TournamentOut})
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = services.tournament_start(tournament_id=tournament_id, server=request.user)
         return Response(selectors.tournament_present(tournament))
@@ -127,7 +125,7 @@ class PlayersApi(APIView):
     required_scope = "tournaments"
 
     @extend_schema(operation_id="tournaments_players_create", tags=TAGS, request=TournamentRegistrationIn,
-                   responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT, **ERRORS})
+                   responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
     def post(self, request: Request, tournament_id: int) -> Response:
         handle, ip_hash = parse_registration(request.data)
         entry, created = services.player_register(server=request.user, tournament_id=tournament_id, handle=handle,
@@ -139,7 +137,7 @@ class PlayersApi(APIView):
 class PlayerApi(APIView):
     required_scope = "tournaments"
 
-    @extend_schema(operation_id="tournaments_players_destroy", tags=TAGS, responses={204: None, **ERRORS})
+    @extend_schema(operation_id="tournaments_players_destroy", tags=TAGS, responses={204: None})
     def delete(self, request: Request, tournament_id: int, player: str) -> Response:
         services.player_withdraw(server=request.user, tournament_id=tournament_id, handle=player)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -149,7 +147,7 @@ class RoundApi(APIView):
     required_scope = "tournaments"
 
     @extend_schema(operation_id="tournaments_rounds_retrieve", tags=TAGS, examples=[ROUND_EXAMPLE],
-                   responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, tournament_id: int, number: int) -> Response:
         return Response(selectors.round_present(_own(request, tournament_id), number))
 
@@ -158,7 +156,7 @@ class StandingExplainApi(APIView):
     required_scope = "tournaments"
 
     @extend_schema(operation_id="tournaments_standings_explain", tags=TAGS,
-                   responses={200: OpenApiTypes.OBJECT, **ERRORS})
+                   responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, tournament_id: int, player: str) -> Response:
         return Response(selectors.standing_explain(_own(request, tournament_id), player))
 

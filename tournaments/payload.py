@@ -10,6 +10,7 @@ from typing import Any
 from django.utils.dateparse import parse_datetime
 
 from arena.api.field_hints import unknown_field
+from arena.api.game_payload import refuse_unstorable
 from arena.models import is_player_id
 from infra.errors import InvalidInput
 from infra.hashing import hash_ip
@@ -58,8 +59,10 @@ def _number(body: dict, key: str, low: float, high: float, errors: dict[str, str
 
 
 def _object(body: Any) -> dict:
+    """The body as an object, refused first if any part of it cannot be stored (a NUL, a lone surrogate)."""
     if not isinstance(body, dict):
         raise InvalidInput("invalid_input", "The body must be a JSON object.", {"body": "Must be an object."})
+    refuse_unstorable(body)
     return body
 
 
