@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.models import Game
+from infra.announcements import GamesVoided, announce
 
 
 def games_void_mark(*, game_ids: Sequence[int]) -> int:
     """These games are void from now on (the caller holds their row locks and has checked the void is allowed);
-    returns how many rows changed."""
+    returns how many rows changed. Announced after the commit (``GamesVoided``): tournaments re-score without the
+    voided players."""
     changed: int = Game.objects.filter(pk__in=game_ids).update(status=Game.Status.VOID)
+    announce(GamesVoided(game_ids=tuple(sorted(game_ids))))
     return changed
 
 

@@ -44,9 +44,10 @@ class Player(models.Model):
 
 
 # What a key may do (docs/security.md#game-server-keys-and-scopes). ``preferences`` is not a default: in a real site
-# the account service sets players' matchmaking preferences, not a game server. ``staff`` (an operator's key: the
-# rating economy, docs/api.md) is not one either.
-SCOPES = ("games", "matchmaking", "reports", "preferences", "staff")
+# the account service sets players' matchmaking preferences, not a game server; nor is ``tournaments`` (a site
+# chooses which server organises them). ``staff`` (an operator's key: the rating economy, docs/api.md) is not one
+# either.
+SCOPES = ("games", "matchmaking", "reports", "preferences", "tournaments", "staff")
 DEFAULT_SCOPES = ("games", "matchmaking", "reports")
 
 

@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "moderation",
     "seasons",
     "tournaments",
+    "doors",  # the top floor's listeners (a tournament round's pushes)
     "backoffice",  # the project-wide admin (docs/architecture.md): on top of every app
 ]
 
@@ -506,3 +507,4 @@ SEASON_LENGTH_DAYS = env.int("SEASON_LENGTH_DAYS", default=91)
 SEASON_PLACEMENT_GAMES = env.int("SEASON_PLACEMENT_GAMES", default=3)
 SEASON_ROLLOVER_SECONDS = env.float("SEASON_ROLLOVER_SECONDS", default=60.0)
 CELERY_BEAT_SCHEDULE["season-rollover"] = {"task": "seasons.tasks.rollover_due", "schedule": SEASON_ROLLOVER_SECONDS}
+CELERY_BEAT_SCHEDULE["tournaments-due"] = {"task": "tournaments.tasks.due", "schedule": 60.0}  # docs/tournaments.md

@@ -23,6 +23,7 @@ api_v1 = [
     path("", include("matchmaking.api")),
     path("", include("moderation.api")),
     path("", include("seasons.api")),
+    path("", include("tournaments.api")),
     re_path(r"^(?P<unmatched>.*)$", endpoint_not_found),  # last: whatever no endpoint above claimed
 ]
 

@@ -20,6 +20,7 @@ from arena.api.game_payload import parse_game
 from arena.models import Game
 from arena.recording import Outcome, Recorded, game_record, games_record
 from arena.selectors import game_get_for_server, games_as_committed, games_present
+from doors.tournament_games import tournament_game_record, tournament_table_take
 from infra.api.errors import refusal_body
 from infra.api.json_budget import game_values
 from infra.api.request_log import bind_games
@@ -46,7 +47,10 @@ class GameCreateApi(APIView):
     @extend_schema(operation_id="games_create", request=schemas.GameIn,
                    responses={201: schemas.GameOut, 200: schemas.GameOut, **ERRORS})
     def post(self, request: Request) -> Response:
-        recorded = game_record(server=request.user, data=parse_game(request.data))
+        body, table_ref = tournament_table_take(request.data)  # docs/tournaments.md: a tournament table's game
+        data = parse_game(body)
+        recorded = (game_record(server=request.user, data=data) if table_ref is None
+                    else tournament_game_record(server=request.user, data=data, table_ref=table_ref))
         bind_games([recorded.game.id])
         (body,) = _present([recorded])
         return Response(body, status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK)

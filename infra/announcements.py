@@ -78,8 +78,28 @@ class PlayerWarned:
     entry_id: int
 
 
-Announcement = GamesRecorded | RatingsChanged | PlayerStatusChanged | ServerRevoked | PlayerWarned
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, ServerRevoked, PlayerWarned)
+@dataclass(frozen=True, slots=True)
+class GamesVoided:
+    """Games were voided (``arena/game_rows.py`` ``games_void_mark``, a moderator's void): tournaments take the
+    voided players out of their standings (docs/tournaments.md#voids), rated or not."""
+
+    game_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRoundPaired:
+    """A tournament round's tables were committed (tournaments, docs/tournaments.md): the top floor pushes each
+    table to the organising server (``doors/tournament_pushes.py``), since tournaments may not import matchmaking's
+    pushes (siblings)."""
+
+    tournament_id: int
+    round: int
+
+
+Announcement = (GamesRecorded | RatingsChanged | PlayerStatusChanged | ServerRevoked | PlayerWarned | GamesVoided
+                | TournamentRoundPaired)
+A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, ServerRevoked, PlayerWarned, GamesVoided,
+            TournamentRoundPaired)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 

@@ -24,6 +24,7 @@ VIEW = [
     ("moderation", "auditentry", "view_auditentry"),
     # The Hanabot table decides Hanabi ratings: a moderator reads it (issue 27 §4), only a superuser edits it.
     ("ratings", "hanabotrating", "view_hanabotrating"),
+    ("tournaments", "tournament", "view_tournament"),  # docs/tournaments.md#cancelling
 ]
 
 # codename -> name: what a moderator may do, each through its service (moderation/services).
@@ -39,6 +40,7 @@ ACTIONS = {
     "warn_player": "Can warn a player (recorded, shown on their page)",
     "note_player": "Can write private moderator notes on a player",
     "claim": "Can claim flags and reports (others see who holds them)",
+    "cancel_tournament": "Can cancel a tournament (who and why kept on it)",
 }
 ACTION_MODEL = ("moderation", "auditentry")
 

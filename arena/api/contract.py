@@ -31,7 +31,11 @@ GAME_BODY = ("unknown_game", *sorted(GAME_RULE_CODES))
 # operation id -> status -> the error codes that status may carry. The lead (or anyone adding an answer) extends a
 # row here; the hook writes the responses from it.
 ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
-    "games_create": _merge(KEY, ANY, BODY, WRITE, {400: GAME_BODY, 409: ("table_conflict",)}),
+    # A game naming its tournament_table (docs/tournaments.md, "Rounds, results and deadlines") may also be refused
+    # for the table: wrong players or title, no such table, its round over or its game already there.
+    "games_create": _merge(KEY, ANY, BODY, WRITE, {
+        400: (*GAME_BODY, "tournament_table_mismatch"), 404: ("tournament_table_not_found",),
+        409: ("table_conflict", "tournament_table_closed", "tournament_table_recorded")}),
     "games_batch": _merge(KEY, ANY, BODY, WRITE),
     "games_retrieve": _merge(KEY, ANY, {404: ("game_not_found",)}),
     "games_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
@@ -75,12 +79,26 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
         400: ("invalid_input",),
         404: ("unknown_game", "no_season", "season_not_found", "player_not_found", "player_not_in_season")}),
     "seasons_player": _merge(ANY, PUBLIC, {404: ("unknown_game", "no_season", "player_not_found")}),
+    # docs/tournaments.md ("The API"): a server's own tournaments.
+    "tournaments_create": _merge(KEY, ANY, BODY, WRITE, {400: ("unknown_game", "cooperative_game")}),
+    "tournaments_retrieve": _merge(KEY, ANY, {404: ("tournament_not_found",)}),
+    "tournaments_start": _merge(KEY, ANY, WRITE, {404: ("tournament_not_found",),
+                                                  409: ("tournament_started", "too_few_players")}),
+    "tournaments_players_create": _merge(KEY, ANY, BODY, WRITE, {
+        403: ("player_banned", "cooldown", "reputation_too_low", "rating_out_of_range"),
+        404: ("tournament_not_found",), 409: ("tournament_started", "tournament_full", "already_registered")}),
+    "tournaments_players_destroy": _merge(KEY, ANY, WRITE, {404: ("tournament_not_found", "entry_not_found"),
+                                                            409: ("tournament_started",)}),
+    "tournaments_rounds_retrieve": _merge(KEY, ANY, {404: ("tournament_not_found", "round_not_found")}),
+    "tournaments_standings_explain": _merge(KEY, ANY, {404: ("tournament_not_found", "standing_not_found")}),
 }
 
 # Path parameters: what each may be (a value outside is a 404, documented as such).
 PATH_PARAMETERS: dict[str, dict[str, Any]] = {
     "game_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "report_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+    "tournament_id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+    "number": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
     "ticket_id": {"type": "string", "format": "uuid"},
     "delivery_id": {"type": "string", "format": "uuid"},
     "player": {"type": "string", "pattern": PLAYER_ID},

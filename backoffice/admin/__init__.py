@@ -11,7 +11,7 @@ import arena.admin  # noqa: F401  (registered before they are wrapped below)
 import matchmaking.admin  # noqa: F401
 import ratings.admin  # noqa: F401
 from arena.models import GameServer
-from backoffice.admin import audit, door, economy, flags, games, players, reports, seasons
+from backoffice.admin import audit, door, economy, flags, games, players, reports, seasons, tournaments
 from backoffice.admin.rules_audit import audit_admins
 from matchmaking.models import ServerCallback
 from ratings.models import HanabotRating
@@ -36,4 +36,4 @@ admin.site.unregister(HanabotRating)
 admin.site.register(HanabotRating, HanabotReadable)
 door.register()  # the superusers' "Unlock" actions, the TOTP pages of a missing device (issue 25)
 
-__all__ = ["RULE_TABLES", "audit", "economy", "flags", "games", "players", "reports", "seasons"]
+__all__ = ["RULE_TABLES", "audit", "economy", "flags", "games", "players", "reports", "seasons", "tournaments"]

@@ -34,6 +34,7 @@ from arena.servers import game_server_create, game_server_revoke
 from matchmaking.models import Delivery, Preferences, ServerCallback, Ticket
 from moderation.models import Report
 from tests.conftest import game_body, player
+from tournaments.models import Entry, Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -71,6 +72,7 @@ class World:
     ticket_id: str = ""
     report_id: int = 0
     delivery_id: str = ""
+    tournament_id: int = 0
 
 
 Body = Callable[[World], Any]
@@ -125,6 +127,14 @@ def _preferences_patch(world: World) -> dict[str, Any]:
 
 def _callback(world: World) -> dict[str, Any]:
     return {"url": "http://127.0.0.1:9/matrix"}
+
+
+def _tournament(world: World) -> dict[str, Any]:
+    return {"name": "Matrix Swiss", "game": "tokaido", "rounds": 3, "starts_at": "2030-01-01T00:00:00Z"}
+
+
+def _registration(world: World) -> dict[str, Any]:
+    return {"player": f"entrant-{next(_bodies)}", "ip": "203.0.113.9"}
 
 
 def _report(world: World) -> dict[str, Any]:
@@ -199,6 +209,30 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/deliveries/<str:delivery_id>/redeliver/": {
         "POST": Keyed("matchmaking", owner=(202, None), other=(404, "delivery_not_found")),
     },
+    # A server's own tournaments (docs/tournaments.md): the owner's, registering with alice alone, is another's 404.
+    "api/v1/tournaments/": {
+        "POST": Keyed("tournaments", owner=(201, None), other=(201, None), body=_tournament, rows=(Tournament,)),
+    },
+    "api/v1/tournaments/<int:tournament_id>/": {
+        "GET": Keyed("tournaments", owner=(200, None), other=(404, "tournament_not_found")),
+    },
+    "api/v1/tournaments/<int:tournament_id>/start/": {
+        "POST": Keyed("tournaments", owner=(409, "too_few_players"), other=(404, "tournament_not_found"),
+                      rows=(Tournament,)),
+    },
+    "api/v1/tournaments/<int:tournament_id>/players/": {
+        "POST": Keyed("tournaments", owner=(201, None), other=(404, "tournament_not_found"), body=_registration,
+                      rows=(Entry,)),
+    },
+    "api/v1/tournaments/<int:tournament_id>/players/<str:player>/": {
+        "DELETE": Keyed("tournaments", owner=(204, None), other=(404, "tournament_not_found")),
+    },
+    "api/v1/tournaments/<int:tournament_id>/rounds/<int:number>/": {
+        "GET": Keyed("tournaments", owner=(404, "round_not_found"), other=(404, "tournament_not_found")),
+    },
+    "api/v1/tournaments/<int:tournament_id>/standings/<str:player>/explain/": {
+        "GET": Keyed("tournaments", owner=(404, "standing_not_found"), other=(404, "tournament_not_found")),
+    },
     "api/v1/^(?P<unmatched>.*)$": {"*": Public(404, "not_found")},
     "api/schema/": {"GET": Public(200)},
     "api/docs/": {"GET": Public(200)},
@@ -213,7 +247,9 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
 def concrete(route: str, world: World) -> str:
     """A URL for the route, naming the owner's objects."""
     url = (route.replace("<int:game_id>", str(world.game_id)).replace("<str:ticket_id>", world.ticket_id)
-           .replace("<int:report_id>", str(world.report_id)).replace("<str:delivery_id>", world.delivery_id)
+           .replace("<int:report_id>", str(world.report_id))
+           .replace("<int:tournament_id>", str(world.tournament_id)).replace("<int:number>", "1")
+           .replace("<str:delivery_id>", world.delivery_id)
            .replace("<str:player>", "alice").replace("<str:game>", "tokaido").replace("<int:season>", "1")
            .replace("^(?P<unmatched>.*)$", "no-such-endpoint/").replace("^healthz/?$", "healthz/")
            .replace("^readyz/?$", "readyz/"))
@@ -265,6 +301,12 @@ def world(db, settings) -> World:
     pinged = world.owner.post("/api/v1/callback/ping/")
     assert pinged.status_code == 202, pinged.content
     world.delivery_id = pinged.json()["id"]
+    created = world.owner.post("/api/v1/tournaments/", _tournament(world), format="json")
+    assert created.status_code == 201, created.content
+    world.tournament_id = created.json()["id"]
+    entered = world.owner.post(f"/api/v1/tournaments/{world.tournament_id}/players/",
+                               {"player": "alice", "ip": "203.0.113.9"}, format="json")
+    assert entered.status_code == 201, entered.content
     return world
 
 
@@ -361,6 +403,7 @@ def test_every_app_with_an_api_is_in_the_matrix():
     """The matrix's own sanity: each app's API door has rows (a door mounted under another prefix would show here)."""
     doors = {"arena": "api/v1/games/", "ratings": "api/v1/players/<str:player>/",
              "leaderboards": "api/v1/leaderboards/<str:game>/", "matchmaking": "api/v1/matchmaking/tickets/",
-             "moderation": "api/v1/reports/", "seasons": "api/v1/seasons/<str:game>/"}
+             "moderation": "api/v1/reports/", "seasons": "api/v1/seasons/<str:game>/",
+             "tournaments": "api/v1/tournaments/"}
     assert all(apps.is_installed(app) for app in doors)
     assert set(doors.values()) <= set(MATRIX)

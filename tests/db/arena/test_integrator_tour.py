@@ -146,6 +146,9 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
         ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),  # the season: standings, the player's, a closed one
         ("curl", "POST"), ("curl", "GET"), ("curl", "DELETE"), ("curl", "GET"), ("curl", "PUT"), ("curl", "PATCH"),
         ("curl", "PUT"), ("curl", "POST"), ("curl", "GET"), ("curl", "POST"),  # callback, ping, deliveries, again
+        # the tournament: create, two registrations, start, the table's game, then three reads
+        ("curl", "POST"), ("curl", "POST"), ("curl", "POST"), ("curl", "POST"), ("curl", "POST"),
+        ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
     ]
     setup, *commands = moderator_steps()
     assert setup.argv == ["export", "DEBUG=true"]  # production is the default: the tour says development first
@@ -155,10 +158,11 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
 @pytest.mark.django_db(transaction=True, reset_sequences=True)  # the tour reads game 1: ids start at 1 here too
 def test_the_api_tour_step_by_step(live_server):
     base = live_server.url.removeprefix("http://")
-    key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all four" scopes
+    key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all six" scopes
     steps = [s for s in api_steps() if s.argv[0] == "curl"]
     (record, game, page, history, board, explain, by_table, since, season, season_player, season_closed,
-     ticket_new, ticket_get, ticket_delete, ticket_list, put, patch, callback, ping, deliveries, redeliver) = steps
+     ticket_new, ticket_get, ticket_delete, ticket_list, put, patch, callback, ping, deliveries, redeliver,
+     *tournament) = steps
 
     # Record the game as written: 201, the places the tour shows.
     status, created = _curl(record, base, key, None)
@@ -247,9 +251,30 @@ def test_the_api_tour_step_by_step(live_server):
     status, prefs = _curl(patch, base, key, None)
     announced = json.loads(patch.answer[0].lstrip("# ").split("   ")[0])
     assert status == 200 and prefs == announced == {"player": "alice", "refuse_same_ip": False, "blocked": ["mallory"]}
+    _tournament_tour(tournament, base, key)
+    _callback_tour([callback, ping, deliveries, redeliver], base, key)
 
-    # Push instead of polling: the callback set through the API (the README's example URL is this run's receiver),
-    # a signed ping received and listed with its attempt, and redelivered under the same id.
+
+def _tournament_tour(steps: list[Step], base: str, key: str) -> None:
+    """"A tournament (Swiss)": each command's announced status, and the answers the README shows, trimmed."""
+    for step in steps:
+        status, answer = _curl(step, base, key, None)
+        if step.announced_status is not None:
+            assert status == step.announced_status, (step.argv, answer)
+            shown = step.answer[0].split(" ", 2)[2].split("   ")[0].strip()
+            if shown.endswith("}"):
+                shown = shown.replace(", ...}", "}").replace(", ...", "")
+                assert _shows(json.loads(shown), answer), (shown, answer)
+        else:
+            assert status == 200, (step.argv, answer)
+    explained = answer
+    assert explained["points"]["total"] == sum(t["points"] for t in explained["points"]["terms"]) == 2
+
+
+def _callback_tour(steps: list[Step], base: str, key: str) -> None:
+    """"Push instead of polling": the callback set through the API (the README's example URL is this run's
+    receiver), a signed ping received and listed with its attempt, and redelivered under the same id."""
+    callback, ping, deliveries, redeliver = steps
     with receiver() as box:
         example = "https://game.example.com/arena-events"
         status, hook = _curl(callback, base, key, None, **{example: box.url})

@@ -29,17 +29,20 @@ from moderation.models import AuditEntry, Flag, Report
 from moderation.moderators import GROUP
 from ratings.models import HanabotRating
 from tests.db.moderation.panel_helpers import PASSWORD, Arena, build_ring, make_moderator, player, settle
+from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
 
 # docs/moderation.md, by hand: the models a moderator views, and the pages of the actions on each.
 MODERATED = {"arena.player", "arena.game", "moderation.flag", "moderation.report", "moderation.auditentry",
-             "ratings.hanabotrating"}  # issue 27 §4: moderators read the Hanabot table (never edit it)
+             "ratings.hanabotrating",  # issue 27 §4: moderators read the Hanabot table (never edit it)
+             "tournaments.tournament"}
 ACTION_PAGES = {
     "arena.player": {"ban", "unban", "reset", "warn", "note", "lift_cooldown"},
     "arena.game": {"void"},
     "moderation.flag": {"confirm", "dismiss", "duplicate", "reopen", "void", "claim", "release"},
     "moderation.report": {"uphold", "confirm", "dismiss", "duplicate", "reopen", "claim", "release"},
+    "tournaments.tournament": {"cancel"},
 }
 CHANGELIST_ACTIONS = {"arena.game": {"void_selected"}}  # the only bulk action a moderator takes
 SITE_PAGES_FOR_ANY_STAFF = {"index", "password_change", "password_change_done", "jsi18n"}
@@ -98,6 +101,8 @@ def objects() -> dict[str, object]:
         "axes.accesslog": AccessLog.objects.create(**base),
         "axes.accessfailurelog": AccessFailureLog.objects.create(**base),
         "otp_totp.totpdevice": root.totpdevice_set.first(),
+        "tournaments.tournament": Tournament.objects.create(server=server, name="Cup", title="tokaido", rounds=3,
+                                                            table_size=4, starts_at=now),
     }
 
 
@@ -146,7 +151,8 @@ def _every_url(objects: dict) -> list[tuple[str, str | None, str | None]]:
 def _moderator_may(label: str | None, page: str | None) -> bool:
     if label is None:
         return page in SITE_PAGES_FOR_ANY_STAFF or page in ("app_list:arena", "app_list:moderation",
-                                                             "app_list:ratings")
+                                                             "app_list:ratings",
+                                                             "app_list:tournaments")
     if label not in MODERATED:
         return False
     return page in {"changelist", "change", "history", "object"} | ACTION_PAGES.get(label, set())

@@ -367,7 +367,8 @@ def test_void_a_rings_games_at_once_from_the_games_list(arena, mod_client, djang
         done = mod_client.post("/admin/arena/game/?q=kim_alt", {**body, "post": "yes", "note": "ring"})
     assert done.status_code == 302
     assert Game.objects.filter(pk__in=ids, status=Game.Status.VOID).count() == 6
-    assert len(queued) == 1  # one rebuild for the one title, queued for a worker, never run in the request
+    # One rebuild for the one title, queued for a worker, never run in the request; and GamesVoided (tournaments).
+    assert len(queued) == 2
     entry = AuditEntry.objects.get(action=AuditEntry.Action.VOID_GAMES)
     void_rebuild_run(entry_id=entry.pk, title="tokaido")  # what the worker's task does (either mode)
     entry.refresh_from_db()
