@@ -26,7 +26,7 @@ def _wait_for(check, timeout: float = 20.0) -> bool:
     return False
 
 
-def test_a_timed_ban_is_lifted_by_the_embedded_timer_as_an_audited_unban():
+def test_a_timed_ban_is_lifted_by_the_embedded_timer_as_an_audited_unban(embedded_mode):
     Arena().game([("kim", fresh_ip()), ("olga", fresh_ip())])
     mod = make_moderator("mod")
     player_ban(moderator=mod, player=Player.objects.get(handle="kim"), note="cooling off",
