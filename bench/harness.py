@@ -87,7 +87,11 @@ def gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> Iterato
         yield port
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(60)   # gunicorn's graceful stop: its workers finish their requests (slow on a busy machine)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 class Client:

@@ -61,7 +61,8 @@ def bench_env():
 
 
 @pytest.mark.parametrize("bench", sorted(TINY))
-def test_the_bench_runs_at_a_tiny_size(bench, bench_env):
+def test_the_bench_runs_at_a_tiny_size(bench, bench_env, redis_conn):
+    """``redis_conn`` empties the test Redis database first: the Redis benches refuse one holding keys."""
     args, figures = TINY[bench]
     if bench == "recording_bench":   # it makes its own database afresh, and takes its Redis db by number
         redis_db = bench_env["REDIS_URL"].rsplit("/", 1)[1]
