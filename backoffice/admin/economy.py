@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, path
 from django.utils.safestring import mark_safe
 
 from arena.games import UnknownGame, all_games, get_game
@@ -37,7 +38,9 @@ class EconomyAdmin(admin.ModelAdmin):
     """Not a list of rows: the ledger's rows are only ever written by the rating writers."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return bool(request.user.is_active and request.user.is_staff)
+        # Whoever reads the panel's case files (``arena.view_player``: moderators and superusers), as the season
+        # pages; a staff account without it sees nothing here (tests/db/moderation/test_admin_matrix.py).
+        return bool(request.user.is_active and request.user.has_perm("arena.view_player"))
 
     def has_view_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return self.has_module_permission(request)
@@ -52,16 +55,16 @@ class EconomyAdmin(admin.ModelAdmin):
         return False
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("<str:game>/", self.admin_site.admin_view(self.title_view), name="ratings_ledgerday_title"),
+        return [path("title/<str:game>/", self.admin_site.admin_view(self.title_view), name="ratings_ledgerday_title"),
                 *super().get_urls()]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
-        first = all_games()[0].title
-        return HttpResponseRedirect(reverse("admin:ratings_ledgerday_title", args=[first]))
+        """The first title's page: the ledger has no list of its own."""
+        return self.title_view(request, all_games()[0].title)
 
     def title_view(self, request: HttpRequest, game: str) -> TemplateResponse:
         if not self.has_view_permission(request):
-            raise Http404
+            raise PermissionDenied
         try:
             title = get_game(game).title
         except UnknownGame:

@@ -66,7 +66,6 @@ from moderation.services.penalties import (
 )
 from moderation.services.queue import (
     REOPENABLE,
-    case_accounts,
     case_claim,
     case_claim_on_open,
     case_close_as_duplicate,
@@ -74,7 +73,7 @@ from moderation.services.queue import (
     case_reopen,
     claim_holder,
 )
-from moderation.services.related import cases_close_covered, covered_open_cases
+from moderation.services.related import case_accounts, cases_close_covered, covered_open_cases
 from moderation.services.reports import report_create
 from moderation.services.standing import player_note_add, player_warn
 

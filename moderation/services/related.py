@@ -75,5 +75,5 @@ def cases_close_covered(*, cases: Sequence[Case], accounts: Iterable[int], moder
         locked.note = f"Resolved with {by}." + (f" {note}" if note else "")
         locked.claimed_by, locked.claimed_until = None, None
         locked.save(update_fields=["status", "resolved_by", "resolved_at", "note", "claimed_by", "claimed_until"])
-        (flags if isinstance(locked, Flag) else reports).append(locked)  # type: ignore[arg-type]
+        (flags if isinstance(locked, Flag) else reports).append(locked)
     return flags, reports

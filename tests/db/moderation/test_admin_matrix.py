@@ -27,7 +27,8 @@ from backoffice.admin_door import totp_enrol
 from matchmaking.models import Delivery, Pool, ServerCallback, Table, Ticket
 from moderation.models import AuditEntry, Flag, Report
 from moderation.moderators import GROUP
-from ratings.models import HanabotRating
+from ratings.models import HanabotRating, LedgerDay
+from seasons.models import Season
 from tests.db.moderation.panel_helpers import PASSWORD, Arena, build_ring, make_moderator, player, settle
 from tournaments.models import Tournament
 
@@ -36,8 +37,10 @@ pytestmark = pytest.mark.django_db
 # docs/moderation.md, by hand: the models a moderator views, and the pages of the actions on each.
 MODERATED = {"arena.player", "arena.game", "moderation.flag", "moderation.report", "moderation.auditentry",
              "ratings.hanabotrating",  # issue 27 §4: moderators read the Hanabot table (never edit it)
-             "tournaments.tournament"}
+             "tournaments.tournament",
+             "seasons.season", "ratings.ledgerday"}  # read-only pages: the seasons, the rating economy
 ACTION_PAGES = {
+    "ratings.ledgerday": {"title"},  # a title's economy page
     "arena.player": {"ban", "unban", "reset", "warn", "note", "lift_cooldown"},
     "arena.game": {"void"},
     "moderation.flag": {"confirm", "dismiss", "duplicate", "reopen", "void", "claim", "release"},
@@ -101,6 +104,10 @@ def objects() -> dict[str, object]:
         "axes.accesslog": AccessLog.objects.create(**base),
         "axes.accessfailurelog": AccessFailureLog.objects.create(**base),
         "otp_totp.totpdevice": root.totpdevice_set.first(),
+        # The ring's rated games may have opened their title's season and written its ledger already.
+        "seasons.season": Season.objects.get_or_create(title="tokaido", number=1,
+                                                       defaults={"starts_at": now, "ends_at": now})[0],
+        "ratings.ledgerday": LedgerDay.objects.get_or_create(title="tokaido", day=now.date(), source="duel")[0],
         "tournaments.tournament": Tournament.objects.create(server=server, name="Cup", title="tokaido", rounds=3,
                                                             table_size=4, starts_at=now),
     }
@@ -127,6 +134,7 @@ def _concrete(route: str, label: str | None, objects: dict) -> str | None:
     route = route.replace("<path:content_type_id>", str(content_type.pk))
     route = route.replace("<path:object_id>", pk if label else str(objects["arena.player"].pk))
     route = re.sub(r"<(int:)?(pk|id)>", pk, route)
+    route = route.replace("<str:game>", "tokaido")  # a title's page (the rating economy)
     assert "<" not in route, route
     return "/admin/" + route
 
@@ -152,7 +160,7 @@ def _moderator_may(label: str | None, page: str | None) -> bool:
     if label is None:
         return page in SITE_PAGES_FOR_ANY_STAFF or page in ("app_list:arena", "app_list:moderation",
                                                              "app_list:ratings",
-                                                             "app_list:tournaments")
+                                                             "app_list:tournaments", "app_list:seasons")
     if label not in MODERATED:
         return False
     return page in {"changelist", "change", "history", "object"} | ACTION_PAGES.get(label, set())
