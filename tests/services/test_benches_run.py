@@ -28,6 +28,7 @@ TINY: dict[str, tuple[list[str], str]] = {
     "request_profile": (["--requests", "3", "--games", "10"], "POST"),
     "leaderboard_bench": (["--sizes", "100", "300", "--requests", "20"], "top-50"),
     "recording_bench": (["--rounds", "1", "--seconds", "1"], "bare"),
+    "ledger_bench": (["--games", "200", "--players", "40", "--batch", "50"], "with / without"),
 }
 
 MODULES = {"request_profile", "recording_bench"}
