@@ -1,4 +1,5 @@
 """Admin for the core domain: game servers. Key management is for admins (superusers) only; keys are shown once."""
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -43,8 +44,7 @@ class HandleSearch:
     handle_search: ClassVar[str | None] = None
     exact_search: ClassVar[tuple[str, ...]] = ()
 
-    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str
-                           ) -> tuple[QuerySet, bool]:
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str) -> tuple[QuerySet, bool]:
         if self.handle_search is None:
             return super().get_search_results(request, queryset, search_term)  # type: ignore[misc]
         term = search_term.strip()
@@ -98,8 +98,11 @@ class ScopesField(forms.MultipleChoiceField):
 
 
 class GameServerForm(forms.ModelForm):
-    scopes = ScopesField(required=False, initial=list(DEFAULT_SCOPES),
-                         help_text="What the key may do; a call outside them is 403 missing_scope.")
+    scopes = ScopesField(
+        required=False,
+        initial=list(DEFAULT_SCOPES),
+        help_text="What the key may do; a call outside them is 403 missing_scope.",
+    )
 
     class Meta:
         model = GameServer
@@ -147,8 +150,9 @@ class GameServerAdmin(SuperuserOnly, admin.ModelAdmin):
             except ServerRevokedError as refused:  # a revoked server stays revoked
                 self.message_user(request, str(refused), messages.ERROR)
                 continue
-            self.message_user(request, f"New API key for {server.name} (shown only this once): {issued.key}",
-                              messages.WARNING)
+            self.message_user(
+                request, f"New API key for {server.name} (shown only this once): {issued.key}", messages.WARNING
+            )
 
 
 # Players and games are the moderation panel's pages (backoffice/admin/players.py, games.py): with their ratings,

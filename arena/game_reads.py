@@ -9,6 +9,7 @@ played in teams, a place only where the game has places, and the game's own fiel
 
 Selectors: a fixed number of queries per page (the games, their seats, and the caller's rating changes).
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -54,13 +55,20 @@ def _players(game: Game, seats: Sequence[Seat]) -> list[dict[str, Any]]:
 def games_recorded_present(games: Sequence[Game], changes: Mapping[int, Any] | None = None) -> list[dict[str, Any]]:
     """Each game as recorded, in the order given: the POST's answer and what was sent (less addresses)."""
     seats: dict[int, list[Seat]] = defaultdict(list)
-    for seat in (Seat.objects.filter(game_id__in=[g.pk for g in games]).select_related("player")
-                 .order_by("game_id", "position")):
+    for seat in (
+        Seat.objects.filter(game_id__in=[g.pk for g in games]).select_related("player").order_by("game_id", "position")
+    ):
         seats[seat.game_id].append(seat)
     out = []
     for game, body in zip(games, games_present(games, changes=dict(changes or {})), strict=True):
-        body.update({"variant": game.variant, "finished_at": utc_z(game.finished_at),
-                     "players": _players(game, seats[game.pk]), "details": game.details or {}})
+        body.update(
+            {
+                "variant": game.variant,
+                "finished_at": utc_z(game.finished_at),
+                "players": _players(game, seats[game.pk]),
+                "details": game.details or {},
+            }
+        )
         out.append(body)
     return out
 
@@ -72,13 +80,22 @@ def since_parse(raw: str) -> datetime:
     except ValueError:  # well formed, no such time (a 61st second)
         moment = None
     if moment is None or moment.tzinfo is None:
-        raise InvalidInput("invalid_input", "since must be a time in ISO 8601 with a timezone.",
-                           {"since": "Must be ISO 8601 with a timezone, e.g. 2026-12-01T00:00:00Z."})
+        raise InvalidInput(
+            "invalid_input",
+            "since must be a time in ISO 8601 with a timezone.",
+            {"since": "Must be ISO 8601 with a timezone, e.g. 2026-12-01T00:00:00Z."},
+        )
     return moment
 
 
-def games_page(*, server: GameServer, table_id: str | None = None, since: datetime | None = None,
-               cursor: str | None = None, limit: int = GAMES_LIMIT_DEFAULT) -> tuple[list[Game], str | None]:
+def games_page(
+    *,
+    server: GameServer,
+    table_id: str | None = None,
+    since: datetime | None = None,
+    cursor: str | None = None,
+    limit: int = GAMES_LIMIT_DEFAULT,
+) -> tuple[list[Game], str | None]:
     """The server's games, oldest ``finished_at`` first (a server's own clock, which it reconciles by), from
     ``since`` on, after ``cursor``; ``table_id`` finds the one game of that id. Returns the page and the next
     cursor (None at the end)."""
@@ -88,5 +105,4 @@ def games_page(*, server: GameServer, table_id: str | None = None, since: dateti
         rows = rows.filter(table_id=table_id)
     if since is not None:
         rows = rows.filter(finished_at__gte=since)
-    return keyset_page(rows, time_field="finished_at", cursor=cursor, limit=limit, newest_first=False,
-                       key=integer_key)
+    return keyset_page(rows, time_field="finished_at", cursor=cursor, limit=limit, newest_first=False, key=integer_key)

@@ -4,6 +4,7 @@ Recording creates games (``arena/recording.py``) and the rating stages' batch wr
 their store; beside those, a moderator's void (``moderation/services/penalties.py``) and the TrueSkill stage's
 "nothing to rate" (``ratings/trueskill_batch.py``) change a game's row, and both come through this module.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -25,5 +26,6 @@ def games_trueskill_skip(*, title: str) -> int:
     """A title TrueSkill does not rate: every rated game of it waiting for the TrueSkill stage is marked done, so
     the stage's lag reads zero; returns how many."""
     changed: int = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False).update(
-        trueskill_done=True)
+        trueskill_done=True
+    )
     return changed

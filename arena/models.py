@@ -1,4 +1,5 @@
 """The core domain: players, the game servers that report to Arena, and the finished games they report."""
+
 from __future__ import annotations
 
 import re
@@ -64,8 +65,11 @@ class GameServer(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     # Space-separated, as OAuth writes scopes: read with the key on every request by one hand-written query.
-    scopes = models.CharField(max_length=100, default=default_scopes,
-                              help_text="What the key may do: " + ", ".join(SCOPES) + " (docs/security.md).")
+    scopes = models.CharField(
+        max_length=100,
+        default=default_scopes,
+        help_text="What the key may do: " + ", ".join(SCOPES) + " (docs/security.md).",
+    )
 
     def __str__(self) -> str:
         return self.name
@@ -94,7 +98,7 @@ class Game(models.Model):
     # No index of its own: game_unique_server_table leads with server_id and serves every lookup by server.
     server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="games", db_index=False)
     table_id = models.CharField(max_length=64)
-    title = models.CharField(max_length=32, help_text="What is played: wizard, hanabi, ... (the API's \"game\").")
+    title = models.CharField(max_length=32, help_text='What is played: wizard, hanabi, ... (the API\'s "game").')
     variant = models.JSONField(default=dict, help_text="Normalised: every option, defaults filled.")
     rated = models.BooleanField(help_text="As the game server asked.")
     finished_at = models.DateTimeField()
@@ -103,7 +107,8 @@ class Game(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices)
     # Derived at recording so the rating workers need no rules module to read a game.
     recommended_sides = models.PositiveSmallIntegerField(
-        null=True, help_text="Effective recommended number of sides (teams count as one); null if cooperative.")
+        null=True, help_text="Effective recommended number of sides (teams count as one); null if cooperative."
+    )
     coop_score = models.SmallIntegerField(null=True, help_text="Cooperative games: the score that is rated.")
     warnings = models.JSONField(default=list, blank=True)
     same_ip = models.BooleanField(default=False)
@@ -118,11 +123,13 @@ class Game(models.Model):
         ]
         indexes = [
             models.Index(
-                fields=["title", "id"], name="game_pending_by_title",
+                fields=["title", "id"],
+                name="game_pending_by_title",
                 condition=models.Q(status="pending"),
             ),
             models.Index(
-                fields=["title", "rating_seq"], name="game_trueskill_todo",
+                fields=["title", "rating_seq"],
+                name="game_trueskill_todo",
                 condition=models.Q(status="rated", trueskill_done=False),
             ),
             models.Index(fields=["title", "rating_seq"], name="game_rated_order"),
@@ -130,8 +137,11 @@ class Game(models.Model):
             # Partial on a predicate only that listing states, so the recording's prepared probe by (server,
             # table_id) can never pick it: on a never-analysed database the two indexes cost the same for that
             # probe and the planner took this one, reading every game of the server per table.
-            models.Index(fields=["server", "finished_at", "id"], name="game_server_finished",
-                         condition=models.Q(finished_at__isnull=False)),
+            models.Index(
+                fields=["server", "finished_at", "id"],
+                name="game_server_finished",
+                condition=models.Q(finished_at__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

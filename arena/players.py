@@ -4,6 +4,7 @@ audit entry).
 After the commit the change is announced (``PlayerStatusChanged``): the leaderboards drop or restore the player,
 matchmaking cancels a banned player's waiting tickets. The core does not know who listens.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

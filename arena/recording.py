@@ -10,6 +10,7 @@ filled in, players in any order), 409 naming the fields that differ.
 A transient database failure (a deadlock victim, a stale read) is retried here a few times: a game server must
 never get a 500 for a valid game because another transaction was in the way.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,8 +70,9 @@ def _judge(data: GameInput) -> Ranking:
     try:
         rules = get_game(data.title)
     except UnknownGame:
-        raise InvalidInput("unknown_game", f"Arena does not rate a game called {data.title!r}.",
-                           {"game": "Unknown game."}) from None
+        raise InvalidInput(
+            "unknown_game", f"Arena does not rate a game called {data.title!r}.", {"game": "Unknown game."}
+        ) from None
     result = Result(
         variant=data.variant,
         rated=data.rated,
@@ -88,9 +90,13 @@ def _same_ip_warnings(data: GameInput) -> list[dict[str, Any]]:
 
 def _meaning_sent(data: GameInput, ranking: Ranking) -> dict[str, Any]:
     return game_meaning(
-        get_game(data.title), variant=ranking.variant, rated=data.rated,
-        finished_at=data.finished_at if data.finished_at_sent else None, details=data.details,
-        seats=data.players)
+        get_game(data.title),
+        variant=ranking.variant,
+        rated=data.rated,
+        finished_at=data.finished_at if data.finished_at_sent else None,
+        details=data.details,
+        seats=data.players,
+    )
 
 
 def _meaning_stored(game: Game) -> dict[str, Any]:
@@ -98,9 +104,16 @@ def _meaning_stored(game: Game) -> dict[str, Any]:
     which then costs one more query. Comparing rows rather than fingerprints also answers games stored before
     fingerprints were taken by meaning (their fingerprint was of the body as sent)."""
     seats = Seat.objects.filter(game_id=game.pk).values_list(
-        "player__handle", "score", "quit", "team", "fields", "ip_hash", "device_hash")
-    return game_meaning(get_game(game.title), variant=game.variant, rated=game.rated, finished_at=game.finished_at,
-                        details=game.details, seats=(Entry(*seat) for seat in seats))
+        "player__handle", "score", "quit", "team", "fields", "ip_hash", "device_hash"
+    )
+    return game_meaning(
+        get_game(game.title),
+        variant=game.variant,
+        rated=game.rated,
+        finished_at=game.finished_at,
+        details=game.details,
+        seats=(Entry(*seat) for seat in seats),
+    )
 
 
 def _fingerprint(meaning: dict[str, Any]) -> str:
@@ -155,8 +168,9 @@ def games_record(*, server: GameServer, games: Sequence[GameInput | ArenaError])
         # The tables not written were stored before (a resend, or a concurrent request that won): one lookup
         # tells a faithful resend (200) from a conflicting one (409).
         stored_ids = [item.data.table_id for item in fresh if item.data.table_id not in written]
-        stored = {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=stored_ids)} \
-            if stored_ids else {}
+        stored = (
+            {g.table_id: g for g in Game.objects.filter(server=server, table_id__in=stored_ids)} if stored_ids else {}
+        )
         for item in fresh:
             if item.data.table_id in written:
                 outcomes[item.index] = _recorded(server, item, written[item.data.table_id])
@@ -197,14 +211,31 @@ def _row(data: GameInput, ranking: Ranking, fingerprint: str) -> GameRow:
     places = ranking.places
     warnings = _same_ip_warnings(data)
     return GameRow(
-        table_id=data.table_id, title=data.title, variant=ranking.variant, rated=data.rated,
-        wants_rating=data.rated and ranking.ratable, finished_at=data.finished_at, details=data.details,
-        recommended_sides=ranking.recommended_sides, coop_score=ranking.coop_score, warnings=warnings,
-        same_ip=bool(warnings), fingerprint=fingerprint,
+        table_id=data.table_id,
+        title=data.title,
+        variant=ranking.variant,
+        rated=data.rated,
+        wants_rating=data.rated and ranking.ratable,
+        finished_at=data.finished_at,
+        details=data.details,
+        recommended_sides=ranking.recommended_sides,
+        coop_score=ranking.coop_score,
+        warnings=warnings,
+        same_ip=bool(warnings),
+        fingerprint=fingerprint,
         seats=tuple(
-            SeatRow(handle=p.player, position=position, score=p.score, quit=p.quit, team=p.team,
-                    side=side_of[p.player], place=places.get(p.player), fields=dict(p.fields), ip_hash=p.ip_hash,
-                    device_hash=p.device_hash)
+            SeatRow(
+                handle=p.player,
+                position=position,
+                score=p.score,
+                quit=p.quit,
+                team=p.team,
+                side=side_of[p.player],
+                place=places.get(p.player),
+                fields=dict(p.fields),
+                ip_hash=p.ip_hash,
+                device_hash=p.device_hash,
+            )
             for position, p in enumerate(data.players)
         ),
     )
@@ -215,8 +246,9 @@ def _write(server: GameServer, items: list[_Accepted]) -> dict[str, GamesWritten
     rows = [item.row for item in items]
     store = recording_store()
     written = retry_transient(lambda: store.games_write(server_id=server.pk, rows=rows, status_of=_status_of))
-    titles = {row.title for row in rows
-              if row.table_id in written and written[row.table_id].status == Game.Status.PENDING}
+    titles = {
+        row.title for row in rows if row.table_id in written and written[row.table_id].status == Game.Status.PENDING
+    }
     if titles:
         # Delivered once the write has committed: at once, or when the caller's own transaction commits.
         announce(GamesRecorded(titles=frozenset(titles)))
@@ -226,11 +258,20 @@ def _write(server: GameServer, items: list[_Accepted]) -> dict[str, GamesWritten
 def _recorded(server: GameServer, item: _Accepted, written: GamesWritten) -> Recorded:
     row, places = item.row, item.ranking.places
     game = Game(
-        pk=written.id, server=server, table_id=row.table_id, title=row.title, variant=row.variant,
-        rated=row.rated, finished_at=row.finished_at, details=row.details, status=written.status,
-        recommended_sides=row.recommended_sides, coop_score=row.coop_score, warnings=row.warnings, same_ip=row.same_ip,
+        pk=written.id,
+        server=server,
+        table_id=row.table_id,
+        title=row.title,
+        variant=row.variant,
+        rated=row.rated,
+        finished_at=row.finished_at,
+        details=row.details,
+        status=written.status,
+        recommended_sides=row.recommended_sides,
+        coop_score=row.coop_score,
+        warnings=row.warnings,
+        same_ip=row.same_ip,
         fingerprint=row.fingerprint,
     )
     seating = tuple((p.player, places.get(p.player)) for p in item.data.players)
     return Recorded(game, created=True, seating=seating)
-

@@ -4,6 +4,7 @@ Pure: it sees only (player, ip_hash) pairs, never a raw address (docs/moderation
 keyed hashes). Playing from one address is allowed; the other players have a right to know, so each address
 shared by two or more players becomes one warning, its players in the order given.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -1,4 +1,5 @@
 """Reads of the core domain, shaped for the API; a fixed number of queries however many games are asked for."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -13,8 +14,9 @@ from infra.errors import NotFound
 Seating = Sequence[tuple[str, int | None]]
 
 
-def player_not_found(handle: str = "", *, missing: Mapping[str, str] | None = None,
-                     message: str | None = None) -> NotFound:
+def player_not_found(
+    handle: str = "", *, missing: Mapping[str, str] | None = None, message: str | None = None
+) -> NotFound:
     """The one 404 for a handle that names no player (docs/api.md ``player_not_found``), for every app.
 
     One handle (a URL's, a read's): "No player 'x'.". A body naming several players (a report's reporter and
@@ -69,8 +71,9 @@ def games_as_committed(games: Sequence[Game]) -> list[Game]:
     return games
 
 
-def games_present(games: Sequence[Game], known: Mapping[int, Seating] | None = None,
-                  changes: RatingChanges | None = None) -> list[dict[str, Any]]:
+def games_present(
+    games: Sequence[Game], known: Mapping[int, Seating] | None = None, changes: RatingChanges | None = None
+) -> list[dict[str, Any]]:
     """The API view of each game (docs/api.md), in the order given.
 
     ``known`` carries the seating of games the caller has just written, which saves reading them back;
@@ -86,14 +89,16 @@ def games_present(games: Sequence[Game], known: Mapping[int, Seating] | None = N
     for g in games:
         seating = seatings.get(g.pk, ())
         by_player = changes.get(g.pk, {})
-        out.append({
-            "id": g.pk,
-            "table_id": g.table_id,
-            "game": g.title,
-            "rated": g.rated,
-            "status": g.status,
-            "places": {handle: place for handle, place in seating if place is not None},
-            "warnings": g.warnings,
-            "rating_changes": [by_player[handle] for handle, _ in seating if handle in by_player],
-        })
+        out.append(
+            {
+                "id": g.pk,
+                "table_id": g.table_id,
+                "game": g.title,
+                "rated": g.rated,
+                "status": g.status,
+                "places": {handle: place for handle, place in seating if place is not None},
+                "warnings": g.warnings,
+                "rating_changes": [by_player[handle] for handle, _ in seating if handle in by_player],
+            }
+        )
     return out

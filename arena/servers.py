@@ -3,6 +3,7 @@
 docs/security.md#game-server-keys-and-scopes says what each scope opens; #rotating-keys-and-callback-secrets why a
 revoked key is never brought back by a rotation.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,8 +43,9 @@ def game_server_get_by_key(key: str) -> GameServer | None:
     if row is None:
         return None
     server_id, name, prefix, created_at, scopes = row
-    return GameServer(id=server_id, name=name, key_prefix=prefix, key_hash=key_hash, created_at=created_at,
-                      scopes=scopes)
+    return GameServer(
+        id=server_id, name=name, key_prefix=prefix, key_hash=key_hash, created_at=created_at, scopes=scopes
+    )
 
 
 def scopes_text(scopes: Iterable[str]) -> str:
@@ -68,8 +70,9 @@ class IssuedKey:
 @transaction.atomic
 def game_server_create(*, name: str, scopes: Iterable[str] = DEFAULT_SCOPES) -> IssuedKey:
     key = secrets.token_urlsafe(32)
-    server = GameServer.objects.create(name=name, key_prefix=key[:KEY_PREFIX_LENGTH], key_hash=api_key_hash(key),
-                                       scopes=scopes_text(scopes))
+    server = GameServer.objects.create(
+        name=name, key_prefix=key[:KEY_PREFIX_LENGTH], key_hash=api_key_hash(key), scopes=scopes_text(scopes)
+    )
     return IssuedKey(server=server, key=key)
 
 
@@ -79,8 +82,10 @@ def game_server_key_rotate(*, server: GameServer) -> IssuedKey:
     rotation is refused (ServerRevokedError), since it would otherwise bring back a server an admin shut out."""
     locked = GameServer.objects.select_for_update().get(pk=server.pk)
     if locked.revoked_at is not None:
-        raise ServerRevokedError(f"{locked.name}'s key was revoked; a revoked server is never given a new key. "
-                                 "Create a new game server instead.")
+        raise ServerRevokedError(
+            f"{locked.name}'s key was revoked; a revoked server is never given a new key. "
+            "Create a new game server instead."
+        )
     key = secrets.token_urlsafe(32)
     locked.key_prefix, locked.key_hash = key[:KEY_PREFIX_LENGTH], api_key_hash(key)
     locked.save(update_fields=["key_prefix", "key_hash"])

@@ -1,4 +1,5 @@
 """The core's one Celery door: beat's heartbeat (``infra.beat``)."""
+
 from __future__ import annotations
 
 from celery import shared_task

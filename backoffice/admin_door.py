@@ -15,6 +15,7 @@ django-axes locks a username *from one address* (and an address that fails too o
 someone elsewhere cannot lock a moderator out (issue 25 §1.2). Axes keeps an address column; Arena gives it a
 pseudonym, never the address (``client_pseudonym``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +37,10 @@ DEVICE_NAME = "authenticator"
 # one was a 500 on PostgreSQL (issue 25 §1.4). No real account is longer, so nothing is lost by cutting.
 USERNAME_MAX = 150
 # One message for every refused login (Django's own wording, with the code added).
-REFUSED_MESSAGE = ("Please enter the correct username, password and authenticator code for a staff account. "
-                   "Note that the fields may be case-sensitive.")
+REFUSED_MESSAGE = (
+    "Please enter the correct username, password and authenticator code for a staff account. "
+    "Note that the fields may be case-sensitive."
+)
 
 log = structlog.get_logger(__name__)
 
@@ -139,14 +142,19 @@ class PanelLoginForm(AdminAuthenticationForm):
     """Django's admin login plus the authenticator's code (required when ``ADMIN_REQUIRE_OTP``)."""
 
     otp_token = forms.CharField(
-        label="Authenticator code", required=False, max_length=10,
+        label="Authenticator code",
+        required=False,
+        max_length=10,
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
     )
 
     # Django's "wrong password", "inactive" and "not staff" messages, and ours for the code, are all this one:
     # a different answer to a right password would confirm it (issue 25 §1.5).
-    error_messages = {**AdminAuthenticationForm.error_messages, "invalid_login": REFUSED_MESSAGE,
-                      "inactive": REFUSED_MESSAGE}
+    error_messages = {
+        **AdminAuthenticationForm.error_messages,
+        "invalid_login": REFUSED_MESSAGE,
+        "inactive": REFUSED_MESSAGE,
+    }
     no_device_message = REFUSED_MESSAGE
     bad_code_message = REFUSED_MESSAGE
 
@@ -175,6 +183,5 @@ class PanelLoginForm(AdminAuthenticationForm):
         """A right password without a valid code: counted by django-axes like a wrong password (the same lock),
         answered with the same message; the reason and the account's id go to the log only."""
         log.info("admin_login_refused", reason=reason, user_id=user.pk)
-        user_login_failed.send(sender=__name__, credentials={"username": user.get_username()},
-                               request=self.request)
+        user_login_failed.send(sender=__name__, credentials={"username": user.get_username()}, request=self.request)
         raise forms.ValidationError(REFUSED_MESSAGE, code=reason)

@@ -5,6 +5,7 @@ are siblings), so this top-floor module, which may, sends the event through matc
 apps' pushes (``matchmaking.events.event_push``: signed, retried, listed in the server's deliveries like a table).
 The servers told are those that recorded a game of the player's (docs/moderation.md, "Warnings reach the player").
 """
+
 from __future__ import annotations
 
 from arena.models import Game

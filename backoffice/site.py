@@ -3,6 +3,7 @@
 Kept out of ``backoffice.admin`` on purpose: this module is named in INSTALLED_APPS (``PanelAdminConfig``), so it
 is imported while the app registry is still loading and must not import any model at module level.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -43,6 +44,7 @@ class PanelSite(admin.AdminSite):
             return True
         is_verified = getattr(request.user, "is_verified", None)
         return bool(is_verified and is_verified())
+
     # Arena has no public site at "/" (the API lives under /api/): no "View site" link that answers 404.
     site_url = None
 

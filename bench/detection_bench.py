@@ -23,6 +23,7 @@ history and the same timed day are built twice from the seed, once with ``N`` of
 their own address (the baseline) and once with all ``N`` behind one address (a carrier's NAT). Target: the crowded
 pass costs at most 1.5x the baseline pass (without the cap it would make N(N-1)/2 links).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,12 +64,14 @@ def say(*parts: object) -> None:
 
 def reset_database() -> None:
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE moderation_flagfeeder, moderation_flag, moderation_link, moderation_report_accused, "
-                    "moderation_report, moderation_auditentry_players, moderation_auditentry_games, "
-                    "moderation_auditentry_flags, moderation_auditentry_reports, moderation_auditentry, "
-                    "moderation_banterm, moderation_detectionstate, ratings_ratingchange, ratings_rating, "
-                    "ratings_ratingstage, "
-                    "arena_seat, arena_game, arena_player, arena_gameserver RESTART IDENTITY CASCADE")
+        cur.execute(
+            "TRUNCATE moderation_flagfeeder, moderation_flag, moderation_link, moderation_report_accused, "
+            "moderation_report, moderation_auditentry_players, moderation_auditentry_games, "
+            "moderation_auditentry_flags, moderation_auditentry_reports, moderation_auditentry, "
+            "moderation_banterm, moderation_detectionstate, ratings_ratingchange, ratings_rating, "
+            "ratings_ratingstage, "
+            "arena_seat, arena_game, arena_player, arena_gameserver RESTART IDENTITY CASCADE"
+        )
 
 
 class Population:
@@ -85,15 +88,15 @@ class Population:
         rnd.shuffle(pool)
         households = pool[: count // 20]
         for start in range(0, len(households) - 2, 3):
-            for p in households[start:start + 3]:
+            for p in households[start : start + 3]:
                 self.ip[p] = f"home-{households[start]}"
-        regulars = pool[count // 20: count // 10]
+        regulars = pool[count // 20 : count // 10]
         for start in range(0, len(regulars), 50):
-            for p in regulars[start:start + 50]:
+            for p in regulars[start : start + 50]:
                 self.cafe[p] = f"cafe-{regulars[start]}"
-        ringers = pool[count // 10: count // 10 + max(3, count // 100)]
+        ringers = pool[count // 10 : count // 10 + max(3, count // 100)]
         for start in range(0, len(ringers) - 2, 3):
-            main, *alts = ringers[start:start + 3]
+            main, *alts = ringers[start : start + 3]
             for alt in alts:
                 self.device[alt] = self.device[main]
             self.rings.append((main, alts))
@@ -112,8 +115,9 @@ class Population:
         return self.ip[p], self.device[p]
 
 
-def make_games(pop: Population, count: int, first_id: int, server_id: int, start: datetime, end: datetime,
-               chunk: int = 50_000) -> None:
+def make_games(
+    pop: Population, count: int, first_id: int, server_id: int, start: datetime, end: datetime, chunk: int = 50_000
+) -> None:
     """COPY ``count`` pending games with seats, ids from ``first_id``, finishes spread over [start, end)."""
     step = (end - start) / max(count, 1)
     for offset in range(0, count, chunk):
@@ -122,15 +126,18 @@ def make_games(pop: Population, count: int, first_id: int, server_id: int, start
         cur.execute("SELECT setval(pg_get_serial_sequence('arena_game', 'id'), (SELECT max(id) FROM arena_game))")
 
 
-def _copy_games(pop: Population, numbers: range, first_id: int, server_id: int, start: datetime,
-                step: timedelta) -> None:
+def _copy_games(
+    pop: Population, numbers: range, first_id: int, server_id: int, start: datetime, step: timedelta
+) -> None:
     rnd = pop.rnd
     ring_every = 25  # one game in 25 is a ring's
     seats_rows = []
     with connection.cursor() as cur:
-        with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-                             "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
-                             "trueskill_done) FROM STDIN") as games:
+        with cur.cursor.copy(
+            "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
+            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
+            "trueskill_done) FROM STDIN"
+        ) as games:
             for n in numbers:
                 game_id = first_id + n
                 title = rnd.choices(TITLES, WEIGHTS)[0]
@@ -143,24 +150,46 @@ def _copy_games(pop: Population, numbers: range, first_id: int, server_id: int, 
                 else:
                     order = rnd.sample(pop.honest, size)
                 finished = start + step * n
-                games.write_row((game_id, server_id, f"b-{game_id}", title, "{}", True, finished, finished, "{}",
-                                 "pending", 4, "[]", False, "bench", False))
+                games.write_row(
+                    (
+                        game_id,
+                        server_id,
+                        f"b-{game_id}",
+                        title,
+                        "{}",
+                        True,
+                        finished,
+                        finished,
+                        "{}",
+                        "pending",
+                        4,
+                        "[]",
+                        False,
+                        "bench",
+                        False,
+                    )
+                )
                 positions = list(range(size))
                 rnd.shuffle(positions)
                 for place, (player, pos) in enumerate(zip(order, positions, strict=True), start=1):
                     ip, device = pop.seat_hashes(player)
-                    seats_rows.append((game_id, player, pos, 100 - place, False, None, place - 1, place, "{}", ip,
-                                       device))
-        with cur.cursor.copy("COPY arena_seat (game_id, player_id, position, score, quit, team, side, place, fields, "
-                             "ip_hash, device_hash) FROM STDIN") as seats:
+                    seats_rows.append(
+                        (game_id, player, pos, 100 - place, False, None, place - 1, place, "{}", ip, device)
+                    )
+        with cur.cursor.copy(
+            "COPY arena_seat (game_id, player_id, position, score, quit, team, side, place, fields, "
+            "ip_hash, device_hash) FROM STDIN"
+        ) as seats:
             for row in seats_rows:
                 seats.write_row(row)
 
 
 def add_players(count: int, first_id: int) -> None:
     now = datetime.now(UTC) - SPAN
-    with connection.cursor() as cur, cur.cursor.copy("COPY arena_player (id, handle, status, created_at) FROM STDIN"
-                                                     ) as copy:
+    with (
+        connection.cursor() as cur,
+        cur.cursor.copy("COPY arena_player (id, handle, status, created_at) FROM STDIN") as copy,
+    ):
         for p in range(first_id, first_id + count):
             copy.write_row((p, f"b{p}", "active", now))
     with connection.cursor() as cur:
@@ -193,15 +222,19 @@ def build(history: int, new: int, seed: int) -> tuple[Population, int, datetime]
     make_games(pop, history, 1, server.pk, now - SPAN, now - timedelta(days=1))
     rated = rate_everything()
     vacuum()
-    say(f"  history: {history} games, {players} players, {len(pop.rings)} rings: inserted and rated in "
-        f"{time.perf_counter() - started:.1f}s (Elo stage {history / rated:,.0f} games/s)")
+    say(
+        f"  history: {history} games, {players} players, {len(pop.rings)} rings: inserted and rated in "
+        f"{time.perf_counter() - started:.1f}s (Elo stage {history / rated:,.0f} games/s)"
+    )
     # Warm-up: production would have run detection all along; the last 60 days are what can still matter.
     first_recent = Game.objects.filter(finished_at__gte=now - timedelta(days=60)).order_by("pk").first().pk
     DetectionState.objects.update_or_create(name="default", defaults={"last_game_id": first_recent - 1})
     started = time.perf_counter()
     warm = detection.detection_run_all(now=now)
-    say(f"  warm-up: {warm.games} games of the last 60 days in {time.perf_counter() - started:.1f}s, "
-        f"{Flag.objects.count()} flags")
+    say(
+        f"  warm-up: {warm.games} games of the last 60 days in {time.perf_counter() - started:.1f}s, "
+        f"{Flag.objects.count()} flags"
+    )
     # A first day of new games from the whole population (untimed): every open flag is as fresh as in production.
     make_games(pop, new, history + 1, server.pk, now - timedelta(days=2), now - timedelta(days=1))
     rate_everything()
@@ -211,8 +244,9 @@ def build(history: int, new: int, seed: int) -> tuple[Population, int, datetime]
     return pop, server.pk, now
 
 
-def timed_day(pop: Population, server_id: int, now: datetime, new: int, active: int,
-              behind_one: int = 0) -> tuple[detection.DetectionResult, float]:
+def timed_day(
+    pop: Population, server_id: int, now: datetime, new: int, active: int, behind_one: int = 0
+) -> tuple[detection.DetectionResult, float]:
     """The timed day: ``new`` games (COPY, then rated) in the last day, then one detection pass, timed.
 
     The same community of ``active`` players (and their share of the rings) whatever the history, so two passes
@@ -237,19 +271,26 @@ def crowded_run(history: int, new: int, seed: int, active: int, accounts: int, b
     announcements._subscribers.clear()
     pop, server_id, now = build(history, new, seed)
     result, elapsed = timed_day(pop, server_id, now, new, active, behind_one=accounts if behind_one else 0)
-    nat_accounts = (Game.objects.filter(seats__ip_hash="carrier-nat").values("seats__player_id").distinct().count()
-                    if behind_one else 0)
-    say(f"  pass ({'behind one address' if behind_one else 'own addresses'}): {result.games} new games in "
+    nat_accounts = (
+        Game.objects.filter(seats__ip_hash="carrier-nat").values("seats__player_id").distinct().count()
+        if behind_one
+        else 0
+    )
+    say(
+        f"  pass ({'behind one address' if behind_one else 'own addresses'}): {result.games} new games in "
         f"{elapsed:.2f}s, {nat_accounts} accounts on the crowded address: {result.links_created} links new, "
         f"{result.links_updated} widened, {result.pairs_evaluated} pairs, {result.suspect_pairs} suspect, flags "
-        f"{result.flags_created} new / {result.flags_updated} updated")
+        f"{result.flags_created} new / {result.flags_updated} updated"
+    )
     return {"pass": elapsed, "links": result.links_created, "nat_accounts": nat_accounts}
 
 
 def crowded_main(args: argparse.Namespace) -> None:
     size = (args.history or [20_000])[0]
-    say(f"crowded address: history {size:,}, {args.new:,} new games, {args.crowded:,} accounts, "
-        f"database {connection.settings_dict['NAME']}")
+    say(
+        f"crowded address: history {size:,}, {args.new:,} new games, {args.crowded:,} accounts, "
+        f"database {connection.settings_dict['NAME']}"
+    )
     base = crowded_run(size, args.new, args.seed, args.active, args.crowded, behind_one=False)
     crowded = crowded_run(size, args.new, args.seed, args.active, args.crowded, behind_one=True)
     ratio = crowded["pass"] / base["pass"]
@@ -271,25 +312,30 @@ def run(history: int, new: int, seed: int, active: int, reuse: bool, rebuild: bo
     else:
         pop, server_id, now = build(history, new, seed)
     result, elapsed = timed_day(pop, server_id, now, new, active)
-    say(f"  pass: {result.games} new games in {elapsed:.2f}s ({result.games / elapsed:,.0f} games/s): "
+    say(
+        f"  pass: {result.games} new games in {elapsed:.2f}s ({result.games / elapsed:,.0f} games/s): "
         f"{result.links_created} links new, {result.links_updated} widened, {result.pairs_evaluated} pairs, "
-        f"{result.suspect_pairs} suspect, flags {result.flags_created} new / {result.flags_updated} updated")
+        f"{result.suspect_pairs} suspect, flags {result.flags_created} new / {result.flags_updated} updated"
+    )
     out = {"pass": elapsed, "games": result.games, "rebuild": float("nan"), "rebuild_games": 0}
     if not rebuild:
         return out
     # Void-and-rebuild: ban one ring's first alt, void its games of the busy title, rebuild as the worker does.
     _main, alts = pop.rings[-1]
     Player.objects.filter(pk=alts[0]).update(status="banned")
-    voided = list(Game.objects.filter(title="wizard", seats__player_id=alts[0], status="rated")
-                  .values_list("pk", flat=True))
+    voided = list(
+        Game.objects.filter(title="wizard", seats__player_id=alts[0], status="rated").values_list("pk", flat=True)
+    )
     Game.objects.filter(pk__in=voided).update(status="void")
     entry = AuditEntry.objects.create(action=AuditEntry.Action.VOID_GAMES, details={"pending_titles": ["wizard"]})
     title_games = Game.objects.filter(title="wizard", status="rated").count()
     started = time.perf_counter()
     refunds = void_rebuild_run(entry_id=entry.pk, title="wizard")
     took = time.perf_counter() - started
-    say(f"  void {len(voided)} games and rebuild wizard ({title_games} games): {took:.2f}s "
-        f"({title_games / took:,.0f} games/s), {len(refunds)} players' ratings changed")
+    say(
+        f"  void {len(voided)} games and rebuild wizard ({title_games} games): {took:.2f}s "
+        f"({title_games / took:,.0f} games/s), {len(refunds)} players' ratings changed"
+    )
     out.update(rebuild=took, rebuild_games=title_games)
     return out
 
@@ -300,11 +346,16 @@ def main() -> None:
     parser.add_argument("--new", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--active", type=int, default=20_000, help="players active on the timed day")
-    parser.add_argument("--reuse", action="store_true",
-                        help="keep a database already holding the history (one size per database then)")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep a database already holding the history (one size per database then)"
+    )
     parser.add_argument("--no-rebuild", action="store_true", help="skip the void-and-rebuild step")
-    parser.add_argument("--crowded", type=int, default=0,
-                        help="measure the crowded-address cap: this many active accounts behind one address")
+    parser.add_argument(
+        "--crowded",
+        type=int,
+        default=0,
+        help="measure the crowded-address cap: this many active accounts behind one address",
+    )
     args = parser.parse_args()
     sizes = sorted(args.history or [100_000, 1_000_000])
     name = connection.settings_dict["NAME"]
@@ -323,10 +374,14 @@ def main() -> None:
     say(f"{'history':>10} {'pass (s)':>9} {'new games/s':>12} {'rebuild (s)':>12} {'rebuild games/s':>16}")
     for size in sizes:
         r = results[size]
-        say(f"{size:>10,} {r['pass']:>9.2f} {r['games'] / r['pass']:>12,.0f} {r['rebuild']:>12.2f} "
-            f"{r['rebuild_games'] / r['rebuild']:>16,.0f}")
-    say(f"pass at {sizes[-1]:,} / pass at {sizes[0]:,} = {ratio:.2f}x (target <= 1.5): "
-        f"{'ok' if ratio <= 1.5 else 'MISSED'}")
+        say(
+            f"{size:>10,} {r['pass']:>9.2f} {r['games'] / r['pass']:>12,.0f} {r['rebuild']:>12.2f} "
+            f"{r['rebuild_games'] / r['rebuild']:>16,.0f}"
+        )
+    say(
+        f"pass at {sizes[-1]:,} / pass at {sizes[0]:,} = {ratio:.2f}x (target <= 1.5): "
+        f"{'ok' if ratio <= 1.5 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 Benchmarks compare against a baseline measured in the same run, because these machines are noisy: a ratio is
 meaningful where an absolute figure is not.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -26,11 +27,17 @@ def service_env(database: str, redis_db: int, **extra: str) -> dict[str, str]:
     base = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=f"{base}/{database}", REDIS_URL=f"redis://127.0.0.1:6379/{redis_db}", DEBUG="false",
-        SECRET_KEY="bench-secret-key-" + "b" * 48, IP_HASH_KEY="bench-ip-hash-key-" + "b" * 32, LOG_LEVEL="WARNING",
+        DATABASE_URL=f"{base}/{database}",
+        REDIS_URL=f"redis://127.0.0.1:6379/{redis_db}",
+        DEBUG="false",
+        SECRET_KEY="bench-secret-key-" + "b" * 48,
+        IP_HASH_KEY="bench-ip-hash-key-" + "b" * 32,
+        LOG_LEVEL="WARNING",
         ALLOWED_HOSTS="127.0.0.1,localhost",
         # Plain HTTP on loopback, and one client sending as fast as it can (docs/security.md: the limits).
-        SECURE_SSL_REDIRECT="false", API_WRITE_THROTTLE_RATE="none", **extra,
+        SECURE_SSL_REDIRECT="false",
+        API_WRITE_THROTTLE_RATE="none",
+        **extra,
     )
     return env
 
@@ -44,8 +51,7 @@ def fresh_database(env: dict[str, str]) -> None:
 
 
 def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True,
-                          text=True)
+    done = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
     return done.stdout
 
 
@@ -60,12 +66,28 @@ def start_gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> t
     Procfile's (config/gunicorn.py names it): gthread reading headers in its event loop, config/http_worker.py."""
     port = free_port()
     proc = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
-         "--worker-class", "config.http_worker.HeaderBufferingWorker", "--threads", str(threads),
-         "--log-level", "warning", "--keep-alive", "30"],
-        cwd=ROOT, env=env,
+        [
+            PYTHON,
+            "-m",
+            "gunicorn",
+            "config.wsgi",
+            "-b",
+            f"127.0.0.1:{port}",
+            "-w",
+            str(workers),
+            "--worker-class",
+            "config.http_worker.HeaderBufferingWorker",
+            "--threads",
+            str(threads),
+            "--log-level",
+            "warning",
+            "--keep-alive",
+            "30",
+        ],
+        cwd=ROOT,
+        env=env,
     )
-    deadline = time.monotonic() + 120   # a bound, not a pause: a busy machine (CI beside other passes) starts slowly
+    deadline = time.monotonic() + 120  # a bound, not a pause: a busy machine (CI beside other passes) starts slowly
     while time.monotonic() < deadline:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
@@ -88,7 +110,7 @@ def gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> Iterato
     finally:
         proc.terminate()
         try:
-            proc.wait(60)   # gunicorn's graceful stop: its workers finish their requests (slow on a busy machine)
+            proc.wait(60)  # gunicorn's graceful stop: its workers finish their requests (slow on a busy machine)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)

@@ -19,6 +19,7 @@ this process. Targets (issue 4): p99 <= 10 ms at 1M, and 1M no more than 1.5x th
 top-50 read at 1M with p50 <= 2x healthz's and p99 <= 6 ms.
 At the end the players, ratings and the Redis keys it made are removed (unless --keep).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -127,10 +128,13 @@ def fill(boards: list[Board]) -> None:
                 rnd = random.Random(board.size)
                 stop = board.first_id + board.size
                 for start in range(board.first_id, stop, 50_000):
-                    copy.write("".join(
-                        f"{pid}\t{board.title}\t{rnd.gauss(1500, 250):.2f}\t{rnd.randint(5, 500)}\t"
-                        f"{datetime.fromtimestamp(now - rnd.uniform(0, 80 * 86400), UTC).isoformat()}\n"
-                        for pid in range(start, min(stop, start + 50_000))))
+                    copy.write(
+                        "".join(
+                            f"{pid}\t{board.title}\t{rnd.gauss(1500, 250):.2f}\t{rnd.randint(5, 500)}\t"
+                            f"{datetime.fromtimestamp(now - rnd.uniform(0, 80 * 86400), UTC).isoformat()}\n"
+                            for pid in range(start, min(stop, start + 50_000))
+                        )
+                    )
         cursor.execute("SELECT setval(pg_get_serial_sequence('arena_player', 'id'), %s)", [last])
         cursor.execute("ANALYZE arena_player")
         cursor.execute("ANALYZE ratings_rating")
@@ -228,7 +232,8 @@ def redis_cases(board: Board, sample: list[int]) -> dict[str, Callable[[int], ob
         "Redis read script, top-50": lambda i: read(keys=script_keys, args=[cutoff, "page", 0, 50]),
         "Redis read script, deep page": lambda i: read(keys=script_keys, args=[cutoff, "page", deep, 50]),
         "Redis read script, around (11)": lambda i: read(
-            keys=script_keys, args=[cutoff, "around", board.handle(sample[i % len(sample)]), 11]),
+            keys=script_keys, args=[cutoff, "around", board.handle(sample[i % len(sample)]), 11]
+        ),
     }
 
 
@@ -257,8 +262,10 @@ def run(boards: list[Board], requests: int) -> Results:
         rebuilt = board_rebuild(title=board.title)
         k = keys(board.title)
         memory = sum(redis_client().memory_usage(key) or 0 for key in (k.board, k.seen, k.meta, k.ids))
-        print(f"{board.title:8} {board.size:>9,} players: Redis board rebuilt from the database in "
-              f"{rebuilt.seconds:5.2f} s, {memory / 2**20:6.1f} MiB (board, seen, meta, ids)")
+        print(
+            f"{board.title:8} {board.size:>9,} players: Redis board rebuilt from the database in "
+            f"{rebuilt.seconds:5.2f} s, {memory / 2**20:6.1f} MiB (board, seen, meta, ids)"
+        )
     connection.close()  # gunicorn's workers open their own
 
     rnd = random.Random(7)
@@ -306,17 +313,20 @@ def report(results: Results, sizes: list[int]) -> None:
     top, floor = results.get("HTTP top-50"), results.get("HTTP healthz (floor)")
     if top and floor:
         p50, p99 = top[large]
-        print(f"\ntop-50 at {large:,}: p50 {p50:.2f} ms = {p50 / floor[large][0]:.2f}x healthz "
-              f"({floor[large][0]:.2f} ms; goal <= {TOP50_P50_FLOOR_RATIO:g}x "
-              f"{'ok' if p50 <= TOP50_P50_FLOOR_RATIO * floor[large][0] else 'MISSED'}), "
-              f"p99 {p99:.2f} ms (goal <= {TOP50_P99_MS:g} ms {'ok' if p99 <= TOP50_P99_MS else 'MISSED'})")
+        print(
+            f"\ntop-50 at {large:,}: p50 {p50:.2f} ms = {p50 / floor[large][0]:.2f}x healthz "
+            f"({floor[large][0]:.2f} ms; goal <= {TOP50_P50_FLOOR_RATIO:g}x "
+            f"{'ok' if p50 <= TOP50_P50_FLOOR_RATIO * floor[large][0] else 'MISSED'}), "
+            f"p99 {p99:.2f} ms (goal <= {TOP50_P99_MS:g} ms {'ok' if p99 <= TOP50_P99_MS else 'MISSED'})"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 1_000_000])
-    parser.add_argument("--requests", type=int, default=2000, help=f"timed requests per case and size "
-                                                                   f"(after {WARMUP} warm-up)")
+    parser.add_argument(
+        "--requests", type=int, default=2000, help=f"timed requests per case and size (after {WARMUP} warm-up)"
+    )
     parser.add_argument("--keep", action="store_true", help="leave the data and Redis keys in place")
     args = parser.parse_args()
     _check_environment()

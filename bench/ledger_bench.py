@@ -9,6 +9,7 @@ The games are ``bench/rating_bench.py``'s (four-player games, 5 % of them ending
 real title is rated with the ledger (``ratings.elo_batch.ledger_record``), its twin with that call switched off,
 batch by batch in turn (which goes first alternates), so both see the same machine load and table sizes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,13 +90,19 @@ def main() -> None:
             ratios.append(a / b)
             index += 1
     rows = LedgerDay.objects.filter(title=rating_bench.TITLE).count()
-    rating_bench.say(f"{args.games} games in {index} batches of {args.batch}: with the ledger {with_time:.2f}s, "
-                     f"without {without_time:.2f}s; {rows} ledger rows")
-    rating_bench.say(f"with / without: {with_time / without_time:.3f}x in total (<= 1.05 "
-                     f"{'ok' if with_time <= 1.05 * without_time else 'MISSED'}), "
-                     f"{statistics.median(ratios):.3f}x per batch pair, median")
-    rating_bench.say(f"inside the ledger call: {INSIDE[0]:.3f}s, {100 * INSIDE[0] / with_time:.2f} % of the stage's "
-                     f"time with it (the steadier figure on a shared machine)")
+    rating_bench.say(
+        f"{args.games} games in {index} batches of {args.batch}: with the ledger {with_time:.2f}s, "
+        f"without {without_time:.2f}s; {rows} ledger rows"
+    )
+    rating_bench.say(
+        f"with / without: {with_time / without_time:.3f}x in total (<= 1.05 "
+        f"{'ok' if with_time <= 1.05 * without_time else 'MISSED'}), "
+        f"{statistics.median(ratios):.3f}x per batch pair, median"
+    )
+    rating_bench.say(
+        f"inside the ledger call: {INSIDE[0]:.3f}s, {100 * INSIDE[0] / with_time:.2f} % of the stage's "
+        f"time with it (the steadier figure on a shared machine)"
+    )
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ It empties the database's players, ratings and matchmaking rows first, so it ref
   spread (highest minus lowest) of the formed tables; beside a first-come-first-seated baseline on the same
   arrivals, which seats whoever came first at the recommended size, Elo unseen. Target: mean spread <= 100.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,11 +72,13 @@ def skill_of(rng: random.Random, elo: float) -> tuple[float, float]:
 
 def reset() -> tuple[GameServer, Pool]:
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE matchmaking_deliveryattempt, matchmaking_delivery, matchmaking_openseat, "
-                    "matchmaking_ticketseat, "
-                    "matchmaking_ticket, matchmaking_table, matchmaking_pool, matchmaking_preferences, "
-                    "ratings_ratingchange, ratings_rating, ratings_reputation, arena_seat, arena_game, arena_player, "
-                    "arena_gameserver RESTART IDENTITY CASCADE")
+        cur.execute(
+            "TRUNCATE matchmaking_deliveryattempt, matchmaking_delivery, matchmaking_openseat, "
+            "matchmaking_ticketseat, "
+            "matchmaking_ticket, matchmaking_table, matchmaking_pool, matchmaking_preferences, "
+            "ratings_ratingchange, ratings_rating, ratings_reputation, arena_seat, arena_game, arena_player, "
+            "arena_gameserver RESTART IDENTITY CASCADE"
+        )
     server = GameServer.objects.create(name="bench", key_prefix="bench", key_hash="bench")
     pool = Pool.objects.create(title=TITLE, variant={}, variant_key="{}", rated=True)
     return server, pool
@@ -89,23 +92,47 @@ MINIMUM_SHARE = 1 / 3
 IDS = {"time-ordered": uuid7, "random": uuid.uuid4}
 
 
-def copy_waiting(cur, server_id: int, pool_id: int, ids: list[int], now: datetime, rng: random.Random,
-                 minimums: bool = False, kind: str = "time-ordered") -> None:
+def copy_waiting(
+    cur,
+    server_id: int,
+    pool_id: int,
+    ids: list[int],
+    now: datetime,
+    rng: random.Random,
+    minimums: bool = False,
+    kind: str = "time-ordered",
+) -> None:
     """One fresh waiting ticket per player, as the service stores it (the ticket, its seat, the pool's open seat),
     queued within the second before ``now``; with ``minimums``, a third ask a least reputation."""
     make = IDS[kind]
     tickets = [make() for _ in ids]
-    with cur.copy("COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
-                  "max_players, status, created_at, min_reputation, cancel_reason) FROM STDIN") as copy:
+    with cur.copy(
+        "COPY matchmaking_ticket (id, server_id, pool_id, player_id, fingerprint, min_players, "
+        "max_players, status, created_at, min_reputation, cancel_reason) FROM STDIN"
+    ) as copy:
         for ticket, player_id in zip(tickets, ids, strict=True):
             least = rng.choice([75.0, 85.0, 95.0]) if minimums and rng.random() < MINIMUM_SHARE else None
-            copy.write_row((ticket, server_id, pool_id, player_id, "bench", LOW, HIGH, "waiting",
-                            now - timedelta(seconds=rng.uniform(0, 1)), least, ""))
+            copy.write_row(
+                (
+                    ticket,
+                    server_id,
+                    pool_id,
+                    player_id,
+                    "bench",
+                    LOW,
+                    HIGH,
+                    "waiting",
+                    now - timedelta(seconds=rng.uniform(0, 1)),
+                    least,
+                    "",
+                )
+            )
     with cur.copy("COPY matchmaking_ticketseat (ticket_id, player_id, position, ip_hash) FROM STDIN") as copy:
         for ticket, player_id in zip(tickets, ids, strict=True):
             copy.write_row((ticket, player_id, 0, f"ip{player_id}"))
-    with cur.copy("COPY matchmaking_openseat (player_id, title, ticket_id, pool_id, position, ip_hash) "
-                  "FROM STDIN") as copy:
+    with cur.copy(
+        "COPY matchmaking_openseat (player_id, title, ticket_id, pool_id, position, ip_hash) FROM STDIN"
+    ) as copy:
         for ticket, player_id in zip(tickets, ids, strict=True):
             copy.write_row((player_id, TITLE, ticket, pool_id, 0, f"ip{player_id}"))
 
@@ -152,8 +179,15 @@ def add_closed(count: int, pool: Pool, now: datetime) -> float:
             "(ARRAY['matched', 'cancelled', 'expired'])[1 + i %% 3], c, c + interval '3 minutes', "
             "CASE WHEN i %% 3 = 1 THEN 'deleted' ELSE '' END "
             "FROM generate_series(1, %(n)s) i, LATERAL (SELECT %(now)s - make_interval(secs => i * %(step)s)) x(c)",
-            {"server": GameServer.objects.get().pk, "pool": pool.pk, "player": player_id, "n": count,
-             "now": now - timedelta(hours=1), "step": 60 * 86400 / count})
+            {
+                "server": GameServer.objects.get().pk,
+                "pool": pool.pk,
+                "player": player_id,
+                "n": count,
+                "now": now - timedelta(hours=1),
+                "step": 60 * 86400 / count,
+            },
+        )
         cur.execute("ANALYZE matchmaking_ticket")
     return time.perf_counter() - started
 
@@ -172,8 +206,10 @@ def bench_purge() -> None:
     started = time.perf_counter()
     purged = tickets_purge_closed(max_chunks=1)
     seconds = time.perf_counter() - started
-    say(f"    history purge: one chunk of {purged.tickets:,} closed tickets past 30 days deleted in {seconds:.3f} s "
-        f"({purged.tickets / seconds:,.0f} tickets/s)")
+    say(
+        f"    history purge: one chunk of {purged.tickets:,} closed tickets past 30 days deleted in {seconds:.3f} s "
+        f"({purged.tickets / seconds:,.0f} tickets/s)"
+    )
 
 
 def refill(pool: Pool, seed: int, kind: str) -> datetime:
@@ -183,8 +219,11 @@ def refill(pool: Pool, seed: int, kind: str) -> datetime:
     now = datetime.now(UTC)
     with transaction.atomic(), pg_cursor() as cur:
         # Through the open seats, as the service reaches waiting tickets: not a scan of the closed ones.
-        cur.execute("UPDATE matchmaking_ticket SET status = 'expired', closed_at = %s "
-                    "WHERE id IN (SELECT ticket_id FROM matchmaking_openseat)", [now])
+        cur.execute(
+            "UPDATE matchmaking_ticket SET status = 'expired', closed_at = %s "
+            "WHERE id IN (SELECT ticket_id FROM matchmaking_openseat)",
+            [now],
+        )
         cur.execute("DELETE FROM matchmaking_openseat")
         cur.execute("SELECT id FROM arena_player WHERE handle LIKE 'b%%' ORDER BY id")
         ids = [row[0] for row in cur.fetchall()]
@@ -208,8 +247,7 @@ def timed_pass(pool: Pool, now: datetime, count: int, label: str, minimums: bool
     pass_cpu = time.process_time() - pass_cpu
     assert result is not None and result.tables == len(tables)
     # By key, as the pass reaches them: a count over the ticket table would read every closed ticket.
-    written = Ticket.objects.filter(pk__in=list(loaded.key_of.values()), status="matched",
-                                    table__isnull=False).count()
+    written = Ticket.objects.filter(pk__in=list(loaded.key_of.values()), status="matched", table__isnull=False).count()
     assert written == result.matched and not OpenSeat.objects.filter(ticket__status="matched").exists()
     if minimums:
         asking = [t for t in loaded.tickets if t.min_reputation is not None]
@@ -217,16 +255,19 @@ def timed_pass(pool: Pool, now: datetime, count: int, label: str, minimums: bool
         for table in tables:  # the rule held: nobody below a ticket's minimum at its table
             for t in table.tickets:
                 if t.min_reputation is not None:
-                    assert all(by_player[o.player].reputation >= t.min_reputation for o in table.tickets
-                               if o is not t)
+                    assert all(by_player[o.player].reputation >= t.min_reputation for o in table.tickets if o is not t)
         say(f"  with reputations, min_reputation on {len(asking):,} of {count:,} tickets:")
     target = 0.5 if count <= 10_000 else 5.0
-    say(f"pass over {count:>7,} waiting{label}: {result.seconds:6.3f} s (target {target:.1f} s) "
+    say(
+        f"pass over {count:>7,} waiting{label}: {result.seconds:6.3f} s (target {target:.1f} s) "
         f"= load {result.load_seconds:.3f} + engine {result.engine_seconds:.3f} + writes and commit "
-        f"{result.write_seconds:.3f}; {result.tables:,} tables, {result.matched:,} seated")
-    say(f"    beside it, the same pool: load alone {load_s:.3f} s, engine alone {engine_s:.3f} s "
+        f"{result.write_seconds:.3f}; {result.tables:,} tables, {result.matched:,} seated"
+    )
+    say(
+        f"    beside it, the same pool: load alone {load_s:.3f} s, engine alone {engine_s:.3f} s "
         f"(engine CPU {engine_cpu:.3f} s); the pass's own CPU (this process, the database's not counted) "
-        f"{pass_cpu:.3f} s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        f"{pass_cpu:.3f} s; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
 
 
 WAITING_INDEX = "CREATE INDEX CONCURRENTLY bench_ticket_waiting ON matchmaking_ticket (id) WHERE status = 'waiting'"
@@ -245,8 +286,7 @@ def buffers_of_load(pool: Pool) -> list[str]:
     """The load run once under EXPLAIN (ANALYZE, BUFFERS), before any timed read of these tickets: how many
     pages the ticket table's primary key and heap cost it, from the cache ("hit") or not ("read")."""
     with connection.cursor() as cur:
-        cur.execute("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + store.LOAD_SQL_POSTGRES,
-                    store.load_params(cur, pool))
+        cur.execute("EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) " + store.LOAD_SQL_POSTGRES, store.load_params(cur, pool))
         lines = [row[0].strip() for row in cur.fetchall()]
     out = []
     for index, line in enumerate(lines):
@@ -269,8 +309,10 @@ def bench_pass(count: int, seed: int, closed: int = 0, waiting_index: bool = Fal
     pool, now = fill(count, seed, kind="random")
     took = add_closed(closed, pool, now)
     settle()
-    say(f"  + {closed:,} closed tickets inserted in {took:.1f} s, then vacuumed and checkpointed; "
-        "the load reaches tickets by:")
+    say(
+        f"  + {closed:,} closed tickets inserted in {took:.1f} s, then vacuumed and checkpointed; "
+        "the load reaches tickets by:"
+    )
     for line in plan_of_load(pool):
         say(f"      {line}")
     beside = f" beside {closed:,} closed"
@@ -301,6 +343,7 @@ def bench_pass(count: int, seed: int, closed: int = 0, waiting_index: bool = Fal
 # The arrival stream
 # ----------------------------------------------------------------------------------------------------
 
+
 def arrivals(rate_per_minute: int, minutes: float, seed: int) -> list[tuple[float, str, float, tuple]]:
     """(time, player, elo, skill) per arrival: a Poisson stream from a population of players, each queueing
     again only after their previous ticket closed (the simulation enforces that)."""
@@ -330,8 +373,17 @@ def simulate(stream: list, seconds: float, choose) -> tuple[list[float], list[fl
             if name in busy:
                 continue  # already queued: one open ticket per player and game
             busy.add(name)
-            waiting[name] = engine.Ticket(id=name, player=name, ip_hash=f"ip-{name}", elo=elo, skill=skill,
-                                          min_players=LOW, max_players=HIGH, refuses_same_ip=False, queued_at=at)
+            waiting[name] = engine.Ticket(
+                id=name,
+                player=name,
+                ip_hash=f"ip-{name}",
+                elo=elo,
+                skill=skill,
+                min_players=LOW,
+                max_players=HIGH,
+                refuses_same_ip=False,
+                queued_at=at,
+            )
         for ticket in engine.expired(list(waiting.values()), now):
             expired += 1
             del waiting[ticket.id]
@@ -354,15 +406,17 @@ def by_engine(pool: list[engine.Ticket], now: float) -> list[tuple[engine.Ticket
 def first_come(pool: list[engine.Ticket], now: float) -> list[tuple[engine.Ticket, ...]]:
     """The baseline: whoever came first, in groups of the recommended size; Elo, blocks and quality unseen."""
     ordered = sorted(pool, key=lambda t: t.queued_at)
-    return [tuple(ordered[i:i + RECOMMENDED]) for i in range(0, len(ordered) - RECOMMENDED + 1, RECOMMENDED)]
+    return [tuple(ordered[i : i + RECOMMENDED]) for i in range(0, len(ordered) - RECOMMENDED + 1, RECOMMENDED)]
 
 
 def report(name: str, waits: list[float], spreads: list[float], expired: int, cpu: float) -> None:
     waits = sorted(waits)
     p95 = waits[int(0.95 * (len(waits) - 1))] if waits else float("nan")
-    say(f"{name:<22} seated {len(waits):>6,}  wait median {statistics.median(waits):5.1f} s  p95 {p95:6.1f} s  "
+    say(
+        f"{name:<22} seated {len(waits):>6,}  wait median {statistics.median(waits):5.1f} s  p95 {p95:6.1f} s  "
         f"mean Elo spread {statistics.fmean(spreads):6.1f}  tables {len(spreads):>5,}  expired {expired:>4}  "
-        f"({cpu:.1f} s of passes)")
+        f"({cpu:.1f} s of passes)"
+    )
 
 
 def bench_stream(rate: int, minutes: float, seed: int) -> None:
@@ -380,10 +434,14 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=3000, help="arrivals per minute")
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--closed", type=int, default=0,
-                        help="also run each size beside this many closed tickets (issue 18: 5000000)")
-    parser.add_argument("--waiting-index", action="store_true",
-                        help="with --closed: the pass again with a partial index on the waiting tickets, then without")
+    parser.add_argument(
+        "--closed", type=int, default=0, help="also run each size beside this many closed tickets (issue 18: 5000000)"
+    )
+    parser.add_argument(
+        "--waiting-index",
+        action="store_true",
+        help="with --closed: the pass again with a partial index on the waiting tickets, then without",
+    )
     parser.add_argument("--skip-pass", action="store_true")
     parser.add_argument("--skip-stream", action="store_true")
     args = parser.parse_args()

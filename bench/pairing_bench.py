@@ -6,6 +6,7 @@ Plays ``--rounds`` Swiss rounds with random places through ``tournaments.pairing
 and prints each round's pairing time beside a same-run baseline: the plain top-down fill in ranking order (BGA's
 "board 1, board 2", repeats not avoided), with the repeats and the first-seat spread each leaves.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,10 +23,10 @@ from tournaments.pairing import Entrant, pair_round, repeats_of, table_plan
 def baseline(entrants: list[Entrant], size: int, low: int) -> list[tuple[int, ...]]:
     """Top-down fill: ranking order cut into the planned tables, byes from the bottom."""
     plan = table_plan(len(entrants), size, low)
-    seated = [e.player for e in entrants[:len(entrants) - plan.byes]]
+    seated = [e.player for e in entrants[: len(entrants) - plan.byes]]
     tables, k = [], 0
     for s in plan.sizes:
-        tables.append(tuple(seated[k:k + s]))
+        tables.append(tuple(seated[k : k + s]))
         k += s
     return tables
 
@@ -50,10 +51,12 @@ def main() -> None:
         base_repeats = sum(len(repeats_of(t, field.known())) for t in base)
         field.play(pairing)
         spread = field.first_seat_spread()
-        print(f"round {rnd}: pair_round {elapsed:.3f} s ({len(pairing.tables)} tables, {pairing.repeats} repeats, "
-              f"seat shortfall {pairing.seat_shortfall}, "
-              f"first-seat spread {spread}) | baseline top-down fill {base_time:.3f} s, {base_repeats} repeats"
-              f" | {'OK' if elapsed <= 1.0 else 'OVER 1 s'}")
+        print(
+            f"round {rnd}: pair_round {elapsed:.3f} s ({len(pairing.tables)} tables, {pairing.repeats} repeats, "
+            f"seat shortfall {pairing.seat_shortfall}, "
+            f"first-seat spread {spread}) | baseline top-down fill {base_time:.3f} s, {base_repeats} repeats"
+            f" | {'OK' if elapsed <= 1.0 else 'OVER 1 s'}"
+        )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ In one run, over the same 50,000 four-player pending games (inserted with COPY, 
            batches, folding that batch into the open season, timed on its own: its share of the Elo stage's time
            (issue 28: at most 10 %).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,13 +72,22 @@ def say(*parts: object) -> None:
 
 def reset_database() -> None:
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE ratings_ratingchange, ratings_rating, ratings_ratingstage, ratings_reputation, "
-                    "arena_seat, arena_game, arena_player, arena_gameserver, seasons_season, seasons_seasonentry, "
-                    "seasons_seasongame, seasons_seasonfinal, seasons_seasoncorrection RESTART IDENTITY CASCADE")
+        cur.execute(
+            "TRUNCATE ratings_ratingchange, ratings_rating, ratings_ratingstage, ratings_reputation, "
+            "arena_seat, arena_game, arena_player, arena_gameserver, seasons_season, seasons_seasonentry, "
+            "seasons_seasongame, seasons_seasonfinal, seasons_seasoncorrection RESTART IDENTITY CASCADE"
+        )
 
 
-def make_games(title: str, count: int, players: list[int], server_id: int, rnd: random.Random, first_id: int,
-               quits: dict[int, int] | None = None) -> list[list[tuple[int, int, int]]]:
+def make_games(
+    title: str,
+    count: int,
+    players: list[int],
+    server_id: int,
+    rnd: random.Random,
+    first_id: int,
+    quits: dict[int, int] | None = None,
+) -> list[list[tuple[int, int, int]]]:
     """COPY ``count`` pending four-player games; returns each game's seats as (player_id, side, place)."""
     games = []
     seats = []
@@ -90,20 +100,51 @@ def make_games(title: str, count: int, players: list[int], server_id: int, rnd: 
         else:
             places = [1, 2, 3, 4]
         rnd.shuffle(places)
-        quitter = places.index(4) if quits is not None and len(set(places)) == 4 and rnd.random() < QUIT_SHARE \
-            else None
+        quitter = places.index(4) if quits is not None and len(set(places)) == 4 and rnd.random() < QUIT_SHARE else None
         if quitter is not None:
             quits[n] = quitter
         # Sides best first, ties in position order (what recording stores).
         order = sorted(range(4), key=lambda i: (places[i], i))
         side_of = {pos: side for side, pos in enumerate(order)}
         finished = EPOCH + timedelta(seconds=n)
-        games.append((game_id, server_id, f"{title}-{n}", title, '{"rounds": "standard"}', True, finished, finished,
-                      "{}", "pending", 4, None, "[]", False, "bench", None, False))
+        games.append(
+            (
+                game_id,
+                server_id,
+                f"{title}-{n}",
+                title,
+                '{"rounds": "standard"}',
+                True,
+                finished,
+                finished,
+                "{}",
+                "pending",
+                4,
+                None,
+                "[]",
+                False,
+                "bench",
+                None,
+                False,
+            )
+        )
         game_seats = []
         for pos, player_id in enumerate(table):
-            seats.append((game_id, player_id, pos, 100 - 10 * places[pos], pos == quitter, None, side_of[pos],
-                          places[pos], "{}", "bench-ip", None))
+            seats.append(
+                (
+                    game_id,
+                    player_id,
+                    pos,
+                    100 - 10 * places[pos],
+                    pos == quitter,
+                    None,
+                    side_of[pos],
+                    places[pos],
+                    "{}",
+                    "bench-ip",
+                    None,
+                )
+            )
             game_seats.append((player_id, side_of[pos], places[pos]))
         layout.append(game_seats)
     with connection.cursor() as cur:
@@ -124,25 +165,47 @@ def make_games(title: str, count: int, players: list[int], server_id: int, rnd: 
     return layout
 
 
-def copy_games(*, first_id: int, layout: list, server_id: int, title: str, table_prefix: str,
-               quits: dict[int, int] | None = None) -> None:
+def copy_games(
+    *, first_id: int, layout: list, server_id: int, title: str, table_prefix: str, quits: dict[int, int] | None = None
+) -> None:
     """The benchmark games again under another title, same seats (and ``quits``, game number -> seat): the floor's
     twin (``FLOOR_TITLE``, no quits) and the twin rated with reputation switched off (``BASE_TITLE``)."""
     quits = quits or {}
     with connection.cursor() as cur:
-        with cur.cursor.copy("COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-                             "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
-                             "trueskill_done) FROM STDIN") as copy:
+        with cur.cursor.copy(
+            "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
+            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
+            "trueskill_done) FROM STDIN"
+        ) as copy:
             for n in range(len(layout)):
                 finished = EPOCH + timedelta(seconds=n)
-                copy.write_row((first_id + n, server_id, f"{table_prefix}-{n}", title, "{}", True, finished,
-                                finished, "{}", "pending", 4, "[]", False, "bench", False))
-        with cur.cursor.copy("COPY arena_seat (game_id, player_id, position, score, quit, side, place, fields, "
-                             "ip_hash) FROM STDIN") as copy:
+                copy.write_row(
+                    (
+                        first_id + n,
+                        server_id,
+                        f"{table_prefix}-{n}",
+                        title,
+                        "{}",
+                        True,
+                        finished,
+                        finished,
+                        "{}",
+                        "pending",
+                        4,
+                        "[]",
+                        False,
+                        "bench",
+                        False,
+                    )
+                )
+        with cur.cursor.copy(
+            "COPY arena_seat (game_id, player_id, position, score, quit, side, place, fields, ip_hash) FROM STDIN"
+        ) as copy:
             for n, seats in enumerate(layout):
                 for pos, (player_id, side, place) in enumerate(seats):
-                    copy.write_row((first_id + n, player_id, pos, 0, quits.get(n) == pos, side, place, "{}",
-                                    "bench-ip"))
+                    copy.write_row(
+                        (first_id + n, player_id, pos, 0, quits.get(n) == pos, side, place, "{}", "bench-ip")
+                    )
         cur.execute("SELECT setval(pg_get_serial_sequence('arena_game', 'id'), (SELECT max(id) FROM arena_game))")
 
 
@@ -150,9 +213,10 @@ def setup(games: int, naive: int, player_count: int, seed: int) -> tuple[list, i
     rnd = random.Random(seed)
     reset_database()
     server = GameServer.objects.create(name="bench", key_prefix="bench", key_hash="bench")
-    with connection.cursor() as cur, cur.cursor.copy(
-        "COPY arena_player (handle, status, created_at) FROM STDIN"
-    ) as copy:
+    with (
+        connection.cursor() as cur,
+        cur.cursor.copy("COPY arena_player (handle, status, created_at) FROM STDIN") as copy,
+    ):
         now = datetime.now(UTC)
         for i in range(player_count):
             copy.write_row((f"bench{i}", "active", now))
@@ -161,8 +225,14 @@ def setup(games: int, naive: int, player_count: int, seed: int) -> tuple[list, i
     layout = make_games(TITLE, games, players, server.pk, rnd, 1, quits)
     make_games(NAIVE_TITLE, naive, players, server.pk, rnd, games + 1)
     copy_games(first_id=games + naive + 1, layout=layout, server_id=server.pk, title=FLOOR_TITLE, table_prefix="floor")
-    copy_games(first_id=2 * games + naive + 1, layout=layout, server_id=server.pk, title=BASE_TITLE,
-               table_prefix="twin", quits=quits)
+    copy_games(
+        first_id=2 * games + naive + 1,
+        layout=layout,
+        server_id=server.pk,
+        title=BASE_TITLE,
+        table_prefix="twin",
+        quits=quits,
+    )
     say(f"  {len(quits)} games end with a quit")
     return layout, games + naive + 1
 
@@ -185,15 +255,31 @@ class Floor:
             history = []
             players: set[int] = set()
             game_ids, seqs = [], []
-            for offset, seats in enumerate(layout[start:start + batch]):
+            for offset, seats in enumerate(layout[start : start + batch]):
                 game_id = first_id + start + offset
                 seq += 1
                 game_ids.append(game_id)
                 seqs.append(seq)
                 finished = EPOCH + timedelta(seconds=start + offset)
                 for player_id, _, place in seats:
-                    history.append((seq, player_id, game_id, "game", 1500.0, 1510.5, 10.5, 60, 0, place, finished,
-                                    None, FLOOR_TITLE, created))
+                    history.append(
+                        (
+                            seq,
+                            player_id,
+                            game_id,
+                            "game",
+                            1500.0,
+                            1510.5,
+                            10.5,
+                            60,
+                            0,
+                            place,
+                            finished,
+                            None,
+                            FLOOR_TITLE,
+                            created,
+                        )
+                    )
                     players.add(player_id)
             new, old = sorted(players - known), sorted(players & known)
             known |= players
@@ -207,23 +293,29 @@ class Floor:
         history, new, old, game_ids, seqs, last_seq, finished = self.prepared[index]
         cur = self.cur
         with transaction.atomic():
-            with cur.copy("COPY ratings_ratingchange (seq, player_id, game_id, kind, before, after, delta, k, "
-                          "games_before, place, finished_at, opponent, title, created_at) FROM STDIN (FORMAT BINARY)"
-                          ) as copy:
+            with cur.copy(
+                "COPY ratings_ratingchange (seq, player_id, game_id, kind, before, after, delta, k, "
+                "games_before, place, finished_at, opponent, title, created_at) FROM STDIN (FORMAT BINARY)"
+            ) as copy:
                 copy.set_types(CHANGE_TYPES)
                 for row in history:
                     copy.write_row(row)
             cur.execute(
                 "INSERT INTO ratings_rating (player_id, title, elo, games, last_game_at) "
-                "SELECT p, %b, 1510.5, 1, %b FROM unnest(%b::int8[]) AS p", [FLOOR_TITLE, finished, new])
+                "SELECT p, %b, 1510.5, 1, %b FROM unnest(%b::int8[]) AS p",
+                [FLOOR_TITLE, finished, new],
+            )
             cur.execute(
                 "UPDATE ratings_rating AS r SET elo = v.elo, games = v.games, "
                 "last_game_at = GREATEST(r.last_game_at, v.at) FROM unnest(%b::int8[], %b::float8[], "
                 "%b::int4[], %b::timestamptz[]) AS v(p, elo, games, at) WHERE r.player_id = v.p AND r.title = %b",
-                [old, [1520.25] * len(old), [7] * len(old), [finished] * len(old), FLOOR_TITLE])
+                [old, [1520.25] * len(old), [7] * len(old), [finished] * len(old), FLOOR_TITLE],
+            )
             cur.execute(
                 "UPDATE arena_game AS g SET status = 'rated', rating_seq = v.seq "
-                "FROM unnest(%b::int8[], %b::int8[]) AS v(id, seq) WHERE g.id = v.id", [game_ids, seqs])
+                "FROM unnest(%b::int8[], %b::int8[]) AS v(id, seq) WHERE g.id = v.id",
+                [game_ids, seqs],
+            )
             cur.execute("UPDATE ratings_ratingstage SET last_seq = %b WHERE title = %b", [last_seq, FLOOR_TITLE])
 
 
@@ -286,16 +378,16 @@ def drop_floor() -> None:
     with connection.cursor() as cur:
         for table in ("ratings_ratingchange", "ratings_rating", "ratings_ratingstage"):
             cur.execute(f"DELETE FROM {table} WHERE title = %s", [FLOOR_TITLE])
-        cur.execute("DELETE FROM arena_seat WHERE game_id IN (SELECT id FROM arena_game WHERE title = %s)",
-                    [FLOOR_TITLE])
+        cur.execute(
+            "DELETE FROM arena_seat WHERE game_id IN (SELECT id FROM arena_game WHERE title = %s)", [FLOOR_TITLE]
+        )
         cur.execute("DELETE FROM arena_game WHERE title = %s", [FLOOR_TITLE])
 
 
 def naive_run(title: str) -> tuple[int, float]:
     """One game per transaction through the ORM: how a first version would do it."""
     config = elo_config()
-    ids = list(Game.objects.filter(title=title, status=Game.Status.PENDING).order_by("id").values_list("id",
-                                                                                                       flat=True))
+    ids = list(Game.objects.filter(title=title, status=Game.Status.PENDING).order_by("id").values_list("id", flat=True))
     start_time = time.perf_counter()
     seq = 0
     for game_id in ids:
@@ -307,7 +399,8 @@ def naive_run(title: str) -> tuple[int, float]:
             ratings = {}
             for seat in seats:
                 ratings[seat.player_id], _ = Rating.objects.get_or_create(
-                    player_id=seat.player_id, title=title, defaults={"elo": config.initial, "games": 0})
+                    player_id=seat.player_id, title=title, defaults={"elo": config.initial, "games": 0}
+                )
             sides = [[] for _ in range(1 + max(s.side for s in seats))]
             places = [0] * len(sides)
             for seat in seats:
@@ -320,9 +413,18 @@ def naive_run(title: str) -> tuple[int, float]:
                 change = changes[seat.player_id]
                 rating = ratings[seat.player_id]
                 RatingChange.objects.create(
-                    seq=seq, title=title, player_id=seat.player_id, game=game, before=change.before,
-                    after=change.after, delta=change.delta, k=change.k, games_before=change.games_before,
-                    place=seat.place, finished_at=game.finished_at)
+                    seq=seq,
+                    title=title,
+                    player_id=seat.player_id,
+                    game=game,
+                    before=change.before,
+                    after=change.after,
+                    delta=change.delta,
+                    k=change.k,
+                    games_before=change.games_before,
+                    place=seat.place,
+                    finished_at=game.finished_at,
+                )
                 rating.elo = change.after
                 rating.games += 1
                 rating.last_game_at = max(filter(None, [rating.last_game_at, game.finished_at]))
@@ -347,7 +449,7 @@ def skill_runs(layout: list, count: int, batch: int) -> tuple[int, float, float]
         started = time.perf_counter()
         games = trueskill_stage_run(title=TITLE, limit=min(batch, count - done)).games
         middle = time.perf_counter()
-        for table in layout[done:done + games]:
+        for table in layout[done : done + games]:
             sides = 1 + max(seat[1] for seat in table)
             groups: list[list] = [[] for _ in range(sides)]
             keys: list[list] = [[] for _ in range(sides)]
@@ -388,8 +490,10 @@ def main() -> None:
     if connection.vendor != "postgresql" or "bench" not in name:
         sys.exit(f"refusing to run on {connection.vendor} database {name!r}: point DATABASE_URL at a *bench* db")
 
-    say(f"setup: {args.games} four-player games (and their twin for the floor) + {args.naive} for the naive path, "
-        f"{args.players} players, database {name}, batches of {args.batch}")
+    say(
+        f"setup: {args.games} four-player games (and their twin for the floor) + {args.naive} for the naive path, "
+        f"{args.players} players, database {name}, batches of {args.batch}"
+    )
     started = time.perf_counter()
     layout, floor_first_id = setup(args.games, args.naive, args.players, args.seed)
     vacuum()
@@ -413,15 +517,19 @@ def main() -> None:
 
         profiler.disable()
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
-    say(f"floor: {games} games in {floor:.2f}s; batch: {games} games in {batch:.2f}s; without reputation: "
-        f"{base:.2f}s (alternating batch by batch)")
+    say(
+        f"floor: {games} games in {floor:.2f}s; batch: {games} games in {batch:.2f}s; without reputation: "
+        f"{base:.2f}s (alternating batch by batch)"
+    )
     reputations = Reputation.objects.count()
     cooling = Reputation.objects.filter(cooldown_until__isnull=False).count()
     say(f"reputation rows: {reputations}, of which {cooling} with a cool-down")
     if args.season:
         season = SEASON["seconds"]
-        say(f"season stage after each batch: {season:.2f}s, {season / batch:.1%} of the Elo stage's {batch:.2f}s "
-            f"(<= 10 %: {'ok' if season <= 0.1 * batch else 'MISSED'})")
+        say(
+            f"season stage after each batch: {season:.2f}s, {season / batch:.1%} of the Elo stage's {batch:.2f}s "
+            f"(<= 10 %: {'ok' if season <= 0.1 * batch else 'MISSED'})"
+        )
     drop_floor()
     check = title_replay(title=TITLE, check=True)
     say(f"rebuild --check after the batch run: {len(check.mismatches)} mismatches over {check.games} games")
@@ -443,15 +551,23 @@ def main() -> None:
     rows = [
         ("raw-SQL floor (writes only)", floor_rate, "", ""),
         ("naive ORM, 1 game/transaction", naive_rate, "", ""),
-        ("Elo batch (elo_stage_run)", batch_rate, f"{batch_rate / floor_rate:.2f}x floor (>= 0.5)",
-         verdict(batch_rate >= 0.5 * floor_rate)),
+        (
+            "Elo batch (elo_stage_run)",
+            batch_rate,
+            f"{batch_rate / floor_rate:.2f}x floor (>= 0.5)",
+            verdict(batch_rate >= 0.5 * floor_rate),
+        ),
         ("", None, f"{batch_rate / naive_rate:.1f}x naive (>= 10)", verdict(batch_rate >= 10 * naive_rate)),
         ("Elo batch without reputation", base_rate, "", ""),
         ("", None, f"{batch / base:.3f}x the time without (<= 1.05)", verdict(batch <= 1.05 * base)),
         ("", None, f"{statistics.median(PAIR_RATIOS):.3f}x per batch pair, median", ""),
         ("bare trueskill.rate loop", bare_rate, "", ""),
-        ("TrueSkill stage", stage_rate, f"{stage_rate / bare_rate:.2f}x bare (>= 0.8)",
-         verdict(stage_rate >= 0.8 * bare_rate)),
+        (
+            "TrueSkill stage",
+            stage_rate,
+            f"{stage_rate / bare_rate:.2f}x bare (>= 0.8)",
+            verdict(stage_rate >= 0.8 * bare_rate),
+        ),
     ]
     say("")
     say(f"{'path':34} {'games/s':>10}  {'ratio':28} target")

@@ -13,6 +13,7 @@ A share within the run's noise (about 0.02 ms here) reads as nothing. Figures: d
 ``--clock cpu`` times this process's CPU instead of the wall clock: on a machine other work keeps busy, the wall
 clock mostly measures waiting for a core, while the CPU a request's Python takes is what one GIL serialises.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="timed requests per case and variant")
     parser.add_argument("--games", type=int, default=300, help="games recorded before the timing")
-    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                        help="cpu: this process's CPU time (time.process_time), which a loaded machine does not "
-                             "inflate; the database's and Redis's own work is then left out, their round trips not")
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="cpu: this process's CPU time (time.process_time), which a loaded machine does not "
+        "inflate; the database's and Redis's own work is then left out, their round trips not",
+    )
     args = parser.parse_args()
 
     import django
@@ -66,16 +71,21 @@ def main() -> None:
         def game() -> dict:
             seats = rng.sample(range(300), 4)
             seated.extend(seats)
-            return {"table_id": f"P-{next(counter)}", "game": "wizard",
-                    "players": [{"player": f"p{x}", "ip": f"203.0.113.{x % 250}", "score": rng.randint(0, 300)}
-                                for x in seats]}
+            return {
+                "table_id": f"P-{next(counter)}",
+                "game": "wizard",
+                "players": [
+                    {"player": f"p{x}", "ip": f"203.0.113.{x % 250}", "score": rng.randint(0, 300)} for x in seats
+                ],
+            }
 
         for _ in range(args.games):
             assert client.post("/api/v1/games/", game(), content_type="application/json", **auth).status_code in (
-                200, 201)
+                200,
+                201,
+            )
         cases: dict[str, Callable[[], object]] = {
-            "single game POST": lambda: client.post("/api/v1/games/", game(), content_type="application/json",
-                                                    **auth),
+            "single game POST": lambda: client.post("/api/v1/games/", game(), content_type="application/json", **auth),
             "top-50 board": lambda: client.get("/api/v1/leaderboards/wizard/?limit=50"),
             "player page": lambda: client.get(f"/api/v1/players/p{rng.choice(seated)}/"),
         }
@@ -84,10 +94,12 @@ def main() -> None:
         for name in full:
             variants[f"- {name.rsplit('.', 1)[1]}"] = {"MIDDLEWARE": [m for m in full if m != name]}
         rest = settings.REST_FRAMEWORK
-        variants["- throttles"] = {"REST_FRAMEWORK": {**rest, "DEFAULT_THROTTLE_CLASSES": [],
-                                                      "DEFAULT_THROTTLE_RATES": {"public": None}}}
-        variants["renderer: DRF's json"] = {"REST_FRAMEWORK": {
-            **rest, "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]}}
+        variants["- throttles"] = {
+            "REST_FRAMEWORK": {**rest, "DEFAULT_THROTTLE_CLASSES": [], "DEFAULT_THROTTLE_RATES": {"public": None}}
+        }
+        variants["renderer: DRF's json"] = {
+            "REST_FRAMEWORK": {**rest, "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]}
+        }
         means: dict[str, dict[str, list[float]]] = {v: {c: [] for c in cases} for v in variants}
         for _ in range(3):  # rounds: every variant in each, so slow spells weigh on all
             for variant, overrides in variants.items():
@@ -103,8 +115,10 @@ def main() -> None:
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
     shape = "PostgreSQL + Redis" if "postgres" in os.environ.get("DATABASE_URL", "") else "embedded (SQLite)"
-    print(f"\n{shape}; {args.clock} clock; mean ms per request ({args.requests} per case and variant); "
-          "a layer's share = whole - without")
+    print(
+        f"\n{shape}; {args.clock} clock; mean ms per request ({args.requests} per case and variant); "
+        "a layer's share = whole - without"
+    )
     print(f"{'variant':40}" + "".join(f"{c:>22}" for c in cases))
     whole = {c: statistics.median(means["whole path"][c]) for c in cases}
     for variant in variants:

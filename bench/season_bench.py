@@ -12,6 +12,7 @@ It empties the database's games, players, ratings and seasons first, so it refus
   stage's (docs/seasons.md; the issue's limit is 10 %);
 - rollover: ``season_rollover`` of a season holding ``--entries`` entries (written directly), timed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,10 +46,12 @@ def reset() -> None:
     if "bench" not in connection.settings_dict["NAME"]:
         sys.exit("refusing: the database name must contain 'bench'")
     with connection.cursor() as cur:
-        cur.execute("TRUNCATE seasons_season, seasons_seasonentry, seasons_seasongame, seasons_seasonfinal, "
-                    "seasons_seasoncorrection, seasons_seasonrollover, ratings_ratingchange, ratings_rating, "
-                    "ratings_reputation, ratings_ratingstage, arena_seat, arena_game, arena_player, arena_gameserver "
-                    "RESTART IDENTITY CASCADE")
+        cur.execute(
+            "TRUNCATE seasons_season, seasons_seasonentry, seasons_seasongame, seasons_seasonfinal, "
+            "seasons_seasoncorrection, seasons_seasonrollover, ratings_ratingchange, ratings_rating, "
+            "ratings_reputation, ratings_ratingstage, arena_seat, arena_game, arena_player, arena_gameserver "
+            "RESTART IDENTITY CASCADE"
+        )
 
 
 def players(count: int, prefix: str) -> list[int]:
@@ -59,15 +62,27 @@ def players(count: int, prefix: str) -> list[int]:
 def pending_games(count: int, pool: list[int], rnd: random.Random) -> None:
     server = GameServer.objects.create(name="bench", key_prefix="b", key_hash="bench")
     for start in range(0, count, 5000):
-        games = Game.objects.bulk_create([
-            Game(server=server, table_id=f"B-{i}", title="wizard", rated=True,
-                 finished_at=NOW + timedelta(seconds=i), status=Game.Status.PENDING, fingerprint="x",
-                 recommended_sides=4) for i in range(start, min(count, start + 5000))])
+        games = Game.objects.bulk_create(
+            [
+                Game(
+                    server=server,
+                    table_id=f"B-{i}",
+                    title="wizard",
+                    rated=True,
+                    finished_at=NOW + timedelta(seconds=i),
+                    status=Game.Status.PENDING,
+                    fingerprint="x",
+                    recommended_sides=4,
+                )
+                for i in range(start, min(count, start + 5000))
+            ]
+        )
         seats = []
         for game in games:
             for position, pid in enumerate(rnd.sample(pool, 4)):
-                seats.append(Seat(game=game, player_id=pid, position=position, side=position, place=position + 1,
-                                  ip_hash="h"))
+                seats.append(
+                    Seat(game=game, player_id=pid, position=position, side=position, place=position + 1, ip_hash="h")
+                )
         Seat.objects.bulk_create(seats, batch_size=20000)
 
 
@@ -93,8 +108,11 @@ def rollover(entries: int) -> float:
     """A season of ``entries`` players (points drawn evenly from 0 to 1,200, so every league is full; written by
     SQL), analysed, then ``season_rollover`` timed: the archive and the next season's carried entries."""
     with connection.cursor() as cur:
-        cur.execute("INSERT INTO arena_player (handle, status, created_at) SELECT 'r' || i, 'active', now() "
-                    "FROM generate_series(1, %s) AS i", [entries])
+        cur.execute(
+            "INSERT INTO arena_player (handle, status, created_at) SELECT 'r' || i, 'active', now() "
+            "FROM generate_series(1, %s) AS i",
+            [entries],
+        )
     season = Season.objects.create(title="nile", number=1, starts_at=NOW - timedelta(days=1), ends_at=END)
     with connection.cursor() as cur:
         cur.execute("SELECT setseed(0.7)")
@@ -105,7 +123,8 @@ def rollover(entries: int) -> float:
             "THEN 0 WHEN points < 250 THEN 1 WHEN points < 450 THEN 2 WHEN points < 700 THEN 3 WHEN points < 1000 "
             "THEN 4 ELSE 5 END AS league FROM (SELECT id, floor(random() * 1201)::int AS points, "
             "1500 + random() * 300 AS elo FROM arena_player WHERE handle LIKE 'r%%') AS drawn) AS placed",
-            [season.pk])
+            [season.pk],
+        )
     ids = list(Player.objects.filter(handle__startswith="r").values_list("id", flat=True))
     reads(season, ids, random.Random(7))
     vacuum()
@@ -134,8 +153,11 @@ def reads(season: Season, ids: list[int], rnd: random.Random, n: int = 100) -> N
 
     at = timezone.now()
     with connection.cursor() as cur:
-        cur.execute("INSERT INTO ratings_rating (player_id, title, elo, games, last_game_at) "
-                    "SELECT p, 'nile', 1500 + random() * 400, 10, %s FROM unnest(%s::int8[]) AS p", [at, ids])
+        cur.execute(
+            "INSERT INTO ratings_rating (player_id, title, elo, games, last_game_at) "
+            "SELECT p, 'nile', 1500 + random() * 400, 10, %s FROM unnest(%s::int8[]) AS p",
+            [at, ids],
+        )
     vacuum()
     season_times, board_times = [], []
     for _ in range(n):
@@ -147,9 +169,11 @@ def reads(season: Season, ids: list[int], rnd: random.Random, n: int = 100) -> N
         season_times.append(t1 - t0)
         board_times.append(t2 - t1)
     sp, bp = percentile(season_times, 0.99), percentile(board_times, 0.99)
-    print(f"read: first page of {len(ids)} players, p50/p99: season {percentile(season_times, 0.5) * 1000:.1f}/"
-          f"{sp * 1000:.1f} ms, board (database) {percentile(board_times, 0.5) * 1000:.1f}/{bp * 1000:.1f} ms; "
-          f"season / board p99 = {sp / bp:.1f}x (limit 2x)")
+    print(
+        f"read: first page of {len(ids)} players, p50/p99: season {percentile(season_times, 0.5) * 1000:.1f}/"
+        f"{sp * 1000:.1f} ms, board (database) {percentile(board_times, 0.5) * 1000:.1f}/{bp * 1000:.1f} ms; "
+        f"season / board p99 = {sp / bp:.1f}x (limit 2x)"
+    )
 
 
 def main() -> None:
@@ -164,12 +188,16 @@ def main() -> None:
     pending_games(args.games, players(args.players, "p"), rnd)
     season_open(title="wizard", now=NOW)
     elo, season, games = stage(args.batch)
-    print(f"stage: {games} games in batches of {args.batch}: Elo stage {elo:.2f} s ({games / elo:.0f} games/s), "
-          f"season stage {season:.2f} s; season / Elo = {season / elo:.1%} (limit 10 %)")
+    print(
+        f"stage: {games} games in batches of {args.batch}: Elo stage {elo:.2f} s ({games / elo:.0f} games/s), "
+        f"season stage {season:.2f} s; season / Elo = {season / elo:.1%} (limit 10 %)"
+    )
     took = rollover(args.entries)
-    print(f"rollover: {args.entries} entries archived and the next season opened in {took:.2f} s "
-          f"({args.entries / took:.0f} entries/s; 1,000,000 would take about {1_000_000 / args.entries * took:.0f} s, "
-          "limit 60 s)")
+    print(
+        f"rollover: {args.entries} entries archived and the next season opened in {took:.2f} s "
+        f"({args.entries / took:.0f} entries/s; 1,000,000 would take about {1_000_000 / args.entries * took:.0f} s, "
+        "limit 60 s)"
+    )
 
 
 if __name__ == "__main__":

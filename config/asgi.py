@@ -1,4 +1,5 @@
 """ASGI entry point, for an ASGI server (``uvicorn config.asgi:application``); production runs WSGI under gunicorn."""
+
 import os
 
 from django.core.asgi import get_asgi_application

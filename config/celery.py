@@ -3,6 +3,7 @@
 In the embedded mode (no REDIS_URL) settings make tasks run in-process, so the same ``.delay()`` calls work with
 or without a broker.
 """
+
 import os
 
 from celery import Celery

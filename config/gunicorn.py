@@ -12,6 +12,7 @@ The master reads this file and never Django's settings: importing ``config.setti
 sentry-sdk before the fork. So the three variables it needs are read here with the same names and defaults as in
 ``config/settings.py`` (``config.logs.default_format`` is the one rule for the format).
 """
+
 import environ
 
 from config import logs

@@ -22,6 +22,7 @@ the rest of that body, all of it, in the thread, before the next request on the 
 ``LINGER_BYTES`` for at most ``LINGER_SECONDS`` before it is closed (nginx's lingering close): closing a socket
 with unread bytes sends a reset, which could destroy the answer before the client reads it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -172,8 +173,9 @@ def body_unread(body: Any) -> bool:
     return False
 
 
-def _closing_when_unread(app: Callable[..., Iterable[bytes]], environ: dict[str, Any],
-                         start_response: Callable[..., Any]) -> Iterable[bytes]:
+def _closing_when_unread(
+    app: Callable[..., Iterable[bytes]], environ: dict[str, Any], start_response: Callable[..., Any]
+) -> Iterable[bytes]:
     """The application, with ``Connection: close`` on an answer given before its request's body was read."""
 
     def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:

@@ -6,6 +6,7 @@ Arena's own. What is never logged (docs/observability.md): API keys, request bod
 request line names the route, never the body; tracebacks are rendered as text without local variables (which
 may hold a key or an address).
 """
+
 from __future__ import annotations
 
 import logging
@@ -70,8 +71,11 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
         # request's user queries the database: a log line of a lost connection raised again) and prints secrets.
         renderer = [structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)]
     structlog.configure(
-        processors=[*_shared(), structlog.processors.StackInfoRenderer(),
-                    structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        processors=[
+            *_shared(),
+            structlog.processors.StackInfoRenderer(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
         logger_factory=structlog.stdlib.LoggerFactory(),
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
@@ -84,11 +88,13 @@ def configure(*, log_format: str, level: str) -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "filters": {"refused_host": {"()": RefusedHostFilter}},
-        "formatters": {"structured": {
-            "()": structlog.stdlib.ProcessorFormatter,
-            "processors": [structlog.stdlib.ProcessorFormatter.remove_processors_meta, *renderer],
-            "foreign_pre_chain": _shared(),
-        }},
+        "formatters": {
+            "structured": {
+                "()": structlog.stdlib.ProcessorFormatter,
+                "processors": [structlog.stdlib.ProcessorFormatter.remove_processors_meta, *renderer],
+                "foreign_pre_chain": _shared(),
+            }
+        },
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
         "root": {"handlers": ["console"], "level": level},
         "loggers": {

@@ -5,6 +5,7 @@ players' raw IP addresses in the bodies, the client's address. So no body is eve
 sent with a frame, ``send_default_pii`` stays off (no client address, cookies or user) and ``before_send`` drops
 whatever request detail is left that could carry one, whatever sentry-sdk's defaults become.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +15,18 @@ from sentry_sdk.integrations.celery import CeleryIntegration
 from sentry_sdk.integrations.django import DjangoIntegration
 
 # Headers that may carry a key or an address.
-DROPPED_HEADERS = frozenset({"authorization", "cookie", "x-forwarded-for", "x-real-ip", "forwarded",
-                             "x-client-ip", "cf-connecting-ip", "true-client-ip"})
+DROPPED_HEADERS = frozenset(
+    {
+        "authorization",
+        "cookie",
+        "x-forwarded-for",
+        "x-real-ip",
+        "forwarded",
+        "x-client-ip",
+        "cf-connecting-ip",
+        "true-client-ip",
+    }
+)
 
 
 def scrub(event: dict[str, Any], hint: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -27,8 +38,7 @@ def scrub(event: dict[str, Any], hint: dict[str, Any] | None = None) -> dict[str
             request.pop(key, None)
         headers = request.get("headers")
         if isinstance(headers, dict):
-            request["headers"] = {name: value for name, value in headers.items()
-                                  if name.lower() not in DROPPED_HEADERS}
+            request["headers"] = {name: value for name, value in headers.items() if name.lower() not in DROPPED_HEADERS}
     extra = event.get("extra")
     if isinstance(extra, dict):
         extra.pop("sys.argv", None)  # a command line may carry a password (a broker URL, say)

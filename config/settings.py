@@ -6,6 +6,7 @@ Arena runs embedded: a SQLite file, Celery tasks executed in-process and a local
 Setting ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` switches to the scaled-out shape: Postgres, Redis as the
 Celery broker and cache, real workers. The code path is the same in both.
 """
+
 import logging
 import os
 import warnings
@@ -43,8 +44,10 @@ def _refuse(variable: str, why: str) -> None:
 
 
 if not DEBUG:
-    for _name, _value, _dev in (("SECRET_KEY", SECRET_KEY, DEV_SECRET_KEY), ("IP_HASH_KEY", IP_HASH_KEY,
-                                                                            DEV_IP_HASH_KEY)):
+    for _name, _value, _dev in (
+        ("SECRET_KEY", SECRET_KEY, DEV_SECRET_KEY),
+        ("IP_HASH_KEY", IP_HASH_KEY, DEV_IP_HASH_KEY),
+    ):
         if not _value:
             _refuse(_name, "is missing")
         if _value == _dev:
@@ -65,8 +68,10 @@ if _proxy_ssl_header:
     if len(_proxy_ssl_header) != 2:
         _refuse("SECURE_PROXY_SSL_HEADER", "must be HEADER,VALUE (for example X-Forwarded-Proto,https)")
     _header = _proxy_ssl_header[0].strip().upper().replace("-", "_")
-    SECURE_PROXY_SSL_HEADER = (_header if _header.startswith("HTTP_") else f"HTTP_{_header}",
-                               _proxy_ssl_header[1].strip())
+    SECURE_PROXY_SSL_HEADER = (
+        _header if _header.startswith("HTTP_") else f"HTTP_{_header}",
+        _proxy_ssl_header[1].strip(),
+    )
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # false behind a proxy that terminates TLS and speaks plain HTTP to Arena (it redirects to https itself).
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
@@ -222,8 +227,9 @@ if env.str("DATABASE_URL", default=""):
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
     # An unreachable host fails a request in seconds (a 503 unavailable) instead of holding a worker forever.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", env.int("DB_CONNECT_TIMEOUT",
-                                                                                      default=5))
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DB_CONNECT_TIMEOUT", default=5)
+    )
     # Django turns prepared statements off for the sake of transaction-mode poolers; Arena's hot statements
     # (recording a game, rating batches) are long CTEs whose parsing and planning cost more than running them,
     # so they are prepared once per connection. Set DB_PREPARE_THRESHOLD=none behind a pooler without
@@ -285,8 +291,7 @@ CELERY_BEAT_SCHEDULE = {
     # Players whose last rated game turned 90 days old leave the Redis boards (reads also drop them at once).
     "prune-inactive-leaderboards": {"task": "leaderboards.tasks.prune_inactive", "schedule": 3600.0},
     # docs/matchmaking.md: a pass every second per pool; one task runs every pool that has tickets waiting.
-    "matchmaking-passes": {"task": "matchmaking.tasks.run_due_pools", "schedule": 1.0,
-                           "options": {"expires": 5.0}},
+    "matchmaking-passes": {"task": "matchmaking.tasks.run_due_pools", "schedule": 1.0, "options": {"expires": 5.0}},
     # Catches whatever the after-batch detection missed (a lost message, a worker restart): new games only.
     "detect-abuse": {"task": "moderation.tasks.detect", "schedule": 300.0},
     # Beat's heartbeat (infra/beat.py): the "no beat tick for 10 s" alert reads its time.
@@ -310,7 +315,7 @@ REST_FRAMEWORK = {
     # Views that name no throttle (every key-authenticated endpoint) count their writes per key.
     "DEFAULT_THROTTLE_CLASSES": ["infra.api.throttles.WriteThrottle"],
     "UNAUTHENTICATED_USER": None,
-        # https://www.django-rest-framework.org/api-guide/throttling/ (the client's address behind NUM_PROXIES)
+    # https://www.django-rest-framework.org/api-guide/throttling/ (the client's address behind NUM_PROXIES)
     "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
@@ -328,12 +333,24 @@ SPECTACULAR_SETTINGS = {
     # The push of a formed table to a game server, as an OpenAPI 3.1 webhook (matchmaking/api/webhooks.py):
     # webhooks exist from 3.1 on.
     "OAS_VERSION": "3.1.0",
-    "WEBHOOKS": [f"matchmaking.api.webhooks.{name}" for name in (
-        "table_formed", "ticket_expired", "ticket_cancelled", "player_warned", "tournament_table_formed", "ping")],
+    "WEBHOOKS": [
+        f"matchmaking.api.webhooks.{name}"
+        for name in (
+            "table_formed",
+            "ticket_expired",
+            "ticket_cancelled",
+            "player_warned",
+            "tournament_table_formed",
+            "ping",
+        )
+    ],
     # infra/api/contract.py, with arena/api/contract.py's tables: every status and its codes, bodies, links (issue 16).
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "infra.api.contract.postprocess",
-                             "arena.api.openapi31.postprocess",  # 3.1 null types, one Error model
-                             "matchmaking.api.webhooks.with_push_headers"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "infra.api.contract.postprocess",
+        "arena.api.openapi31.postprocess",  # 3.1 null types, one Error model
+        "matchmaking.api.webhooks.with_push_headers",
+    ],
 }
 # Mounts /bench/bare/, the baseline endpoint of bench/recording_bench.py; never in production.
 BENCH_ENDPOINTS = env.bool("BENCH_ENDPOINTS", default=False)
@@ -391,8 +408,10 @@ RATING_BATCH_SIZE = env.int("RATING_BATCH_SIZE", default=2000)
 RATING_DRIFT_POINTS = env.float("RATING_DRIFT_POINTS", default=25.0)
 # Beat takes each title's active population (count, mean, median) into today's row this often; a day keeps its last.
 RATING_POPULATION_SECONDS = env.float("RATING_POPULATION_SECONDS", default=3600.0)
-CELERY_BEAT_SCHEDULE["rating-population"] = {"task": "ratings.tasks.population_snapshot",
-                                             "schedule": RATING_POPULATION_SECONDS}
+CELERY_BEAT_SCHEDULE["rating-population"] = {
+    "task": "ratings.tasks.population_snapshot",
+    "schedule": RATING_POPULATION_SECONDS,
+}
 
 # =============================================================================
 # Matchmaking (docs/matchmaking.md; the rules' own constants are in matchmaking/engine/rules.py)
@@ -444,8 +463,11 @@ SENTRY_DSN = env.str("SENTRY_DSN", default="")
 if SENTRY_DSN:
     from config import sentry
 
-    sentry.init(dsn=SENTRY_DSN, environment=env.str("SENTRY_ENVIRONMENT", default="") or None,
-                traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0))
+    sentry.init(
+        dsn=SENTRY_DSN,
+        environment=env.str("SENTRY_ENVIRONMENT", default="") or None,
+        traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+    )
 
 # =============================================================================
 # Operations (issue 18; docs/operations.md): sweeps of work recorded in the database, ticket history, read replica
@@ -464,12 +486,16 @@ LEADERBOARD_EXCLUDE_PROVISIONAL = env.list("LEADERBOARD_EXCLUDE_PROVISIONAL", de
 MATCHMAKING_TICKET_RETENTION_DAYS = env.int("MATCHMAKING_TICKET_RETENTION_DAYS", default=30)
 MATCHMAKING_TICKET_PURGE_CHUNK = env.int("MATCHMAKING_TICKET_PURGE_CHUNK", default=5000)
 MATCHMAKING_TICKET_PURGE_SECONDS = env.float("MATCHMAKING_TICKET_PURGE_SECONDS", default=3600.0)
-CELERY_BEAT_SCHEDULE.update({
-    "sweep-void-rebuilds": {"task": "moderation.tasks.sweep_void_rebuilds", "schedule": VOID_REBUILD_SWEEP_SECONDS},
-    "sweep-lost-boards": {"task": "leaderboards.tasks.sweep_lost_boards", "schedule": LEADERBOARD_SWEEP_SECONDS},
-    "purge-closed-tickets": {"task": "matchmaking.tasks.purge_closed_tickets",
-                             "schedule": MATCHMAKING_TICKET_PURGE_SECONDS},
-})
+CELERY_BEAT_SCHEDULE.update(
+    {
+        "sweep-void-rebuilds": {"task": "moderation.tasks.sweep_void_rebuilds", "schedule": VOID_REBUILD_SWEEP_SECONDS},
+        "sweep-lost-boards": {"task": "leaderboards.tasks.sweep_lost_boards", "schedule": LEADERBOARD_SWEEP_SECONDS},
+        "purge-closed-tickets": {
+            "task": "matchmaking.tasks.purge_closed_tickets",
+            "schedule": MATCHMAKING_TICKET_PURGE_SECONDS,
+        },
+    }
+)
 # A streaming replica (PostgreSQL's own, e.g. pg_basebackup -R) for the public reads: player pages, history and
 # the leaderboard's SQL fallback (infra/replica.py routes them). Writes and game servers' reads stay on the
 # primary; while the replica does not answer, the primary serves those reads too.
@@ -481,7 +507,8 @@ if DATABASE_REPLICA_URL:
     DATABASES["replica"].setdefault("CONN_MAX_AGE", DATABASES["default"].get("CONN_MAX_AGE", 0))
     DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
     DATABASES["replica"].setdefault("OPTIONS", {}).update(
-        {**DATABASES["default"].get("OPTIONS", {}), "connect_timeout": 3})
+        {**DATABASES["default"].get("OPTIONS", {}), "connect_timeout": 3}
+    )
     DATABASE_ROUTERS = ["infra.replica.ReplicaRouter"]
 # Rotating SECRET_KEY (docs/operations.md): the old key listed here keeps signed sessions and tokens valid until
 # they expire, so moderators are not all logged out at once. https://docs.djangoproject.com/en/5.2/ref/settings/

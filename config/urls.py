@@ -1,4 +1,5 @@
 """URL map: admin, the v1 API, the schema and health checks."""
+
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
@@ -31,12 +32,16 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
     # Generated once per process (arena/api/schema_view.py).
-    path("api/schema/", CachedSpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]),
-         name="schema"),
+    path(
+        "api/schema/", CachedSpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"
+    ),
     # The split view serves Swagger UI's start-up script as a file: the page runs under a CSP without inline
     # scripts (infra/http_guard.py).
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema", authentication_classes=[],
-                                                     permission_classes=[]), name="docs"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="schema", authentication_classes=[], permission_classes=[]),
+        name="docs",
+    ),
     # With or without the trailing slash: probes are configured by hand, and both spellings are common.
     re_path(r"^healthz/?$", health.healthz, name="healthz"),
     re_path(r"^readyz/?$", health.readyz, name="readyz"),

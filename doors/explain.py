@@ -5,6 +5,7 @@ the rules' functions, ``ratings.explain``); a void game is answered with its voi
 (``moderation.selectors``). Moderation sits above ratings, so this composite door lives above both (the top floor,
 docs/architecture.md).
 """
+
 from __future__ import annotations
 
 from django.urls import path
@@ -26,8 +27,12 @@ GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH, d
 
 
 class GameExplainApi(PublicReadApi):
-    @extend_schema(operation_id="games_explain", tags=["players"], parameters=[GAME_ID],
-                   responses={200: serializers.ExplanationOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut})
+    @extend_schema(
+        operation_id="games_explain",
+        tags=["players"],
+        parameters=[GAME_ID],
+        responses={200: serializers.ExplanationOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         if game_id > MAX_ID:  # no id is that large; the selector's ``pk__in`` would overflow the database's integer
             raise NotFound("game_not_found", f"No game {game_id}.")

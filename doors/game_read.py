@@ -1,5 +1,6 @@
 """Game-server doors for reading its games back (docs/api.md, "Reading games back"): one game as recorded, and
 the list by ``table_id`` or ``since`` (cursor paginated); a recorded game's 201 carries its ``Location``."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -49,8 +50,9 @@ def _limit(raw: str | None) -> int:
     if raw is None:
         return GAMES_LIMIT_DEFAULT
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 4 and 1 <= int(raw) <= GAMES_LIMIT_MAX):
-        raise InvalidInput("invalid_input", "limit is out of range.",
-                           {"limit": f"Must be an integer from 1 to {GAMES_LIMIT_MAX}."})
+        raise InvalidInput(
+            "invalid_input", "limit is out of range.", {"limit": f"Must be an integer from 1 to {GAMES_LIMIT_MAX}."}
+        )
     return int(raw)
 
 
@@ -63,30 +65,44 @@ class GamesApi(GameCreateApi):
             response["Location"] = reverse("games-detail", kwargs={"game_id": response.data["id"]})
         return super().finalize_response(request, response, *args, **kwargs)
 
-    @extend_schema(operation_id="games_list", tags=["games"], parameters=[
-        OpenApiParameter("table_id", str, description="Your own id of the table: the one game recorded under it."),
-        OpenApiParameter("since", datetime, description="Only games finished at or after this time (ISO 8601)."),
-        OpenApiParameter("cursor", str, description="The previous page's `next`."),
-        OpenApiParameter("limit", int, description=f"1 to {GAMES_LIMIT_MAX} (default {GAMES_LIMIT_DEFAULT})."),
-    ], description="Your games as recorded, oldest `finished_at` first (the order they are rated in).",
-        responses={200: RecordedGamesOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut})
+    @extend_schema(
+        operation_id="games_list",
+        tags=["games"],
+        parameters=[
+            OpenApiParameter("table_id", str, description="Your own id of the table: the one game recorded under it."),
+            OpenApiParameter("since", datetime, description="Only games finished at or after this time (ISO 8601)."),
+            OpenApiParameter("cursor", str, description="The previous page's `next`."),
+            OpenApiParameter("limit", int, description=f"1 to {GAMES_LIMIT_MAX} (default {GAMES_LIMIT_DEFAULT})."),
+        ],
+        description="Your games as recorded, oldest `finished_at` first (the order they are rated in).",
+        responses={200: RecordedGamesOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut},
+    )
     def get(self, request: Request) -> Response:
         params = request.query_params
         table_id = params.get("table_id")
         if table_id is not None and not 1 <= len(table_id) <= 64:
-            raise InvalidInput("invalid_input", "table_id is 1 to 64 characters.",
-                               {"table_id": "Must be 1 to 64 characters."})
+            raise InvalidInput(
+                "invalid_input", "table_id is 1 to 64 characters.", {"table_id": "Must be 1 to 64 characters."}
+            )
         since = since_parse(params["since"]) if "since" in params else None
-        games, after = games_page(server=request.user, table_id=table_id, since=since,
-                                  cursor=params.get("cursor"), limit=_limit(params.get("limit")))
+        games, after = games_page(
+            server=request.user,
+            table_id=table_id,
+            since=since,
+            cursor=params.get("cursor"),
+            limit=_limit(params.get("limit")),
+        )
         return Response({"games": _recorded(games), "next": after})
 
 
 class GameReadApi(GameDetailApi):
-    @extend_schema(operation_id="games_retrieve", tags=["games"], description="The game as recorded: what was "
-                   "sent (addresses and devices aside), its places, status and rating changes.",
-                   responses={200: RecordedGameOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut,
-                              404: schemas.ErrorOut})
+    @extend_schema(
+        operation_id="games_retrieve",
+        tags=["games"],
+        description="The game as recorded: what was "
+        "sent (addresses and devices aside), its places, status and rating changes.",
+        responses={200: RecordedGameOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut, 404: schemas.ErrorOut},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         (body,) = _recorded([game_get_for_server(server=request.user, game_id=game_id)])
         return Response(body)

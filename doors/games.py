@@ -4,6 +4,7 @@ A composite door (docs/architecture.md, "The top floor"): the core records and p
 game's answer carries the rating changes, which the ratings app keeps (``ratings.selectors``); ratings sit above the
 core, so the answer that shows both lives above both.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,13 +45,19 @@ def _with_changes(games: list[Game], known: dict | None = None) -> list[dict[str
 class GameCreateApi(APIView):
     required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
 
-    @extend_schema(operation_id="games_create", request=schemas.GameIn,
-                   responses={201: schemas.GameOut, 200: schemas.GameOut, **ERRORS})
+    @extend_schema(
+        operation_id="games_create",
+        request=schemas.GameIn,
+        responses={201: schemas.GameOut, 200: schemas.GameOut, **ERRORS},
+    )
     def post(self, request: Request) -> Response:
         body, table_ref = tournament_table_take(request.data)  # docs/tournaments.md: a tournament table's game
         data = parse_game(body)
-        recorded = (game_record(server=request.user, data=data) if table_ref is None
-                    else tournament_game_record(server=request.user, data=data, table_ref=table_ref))
+        recorded = (
+            game_record(server=request.user, data=data)
+            if table_ref is None
+            else tournament_game_record(server=request.user, data=data, table_ref=table_ref)
+        )
         bind_games([recorded.game.id])
         (body,) = _present([recorded])
         return Response(body, status=status.HTTP_201_CREATED if recorded.created else status.HTTP_200_OK)
@@ -59,8 +66,10 @@ class GameCreateApi(APIView):
 class GameDetailApi(APIView):
     required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
 
-    @extend_schema(operation_id="games_retrieve", responses={
-        200: schemas.GameOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut, 404: schemas.ErrorOut})
+    @extend_schema(
+        operation_id="games_retrieve",
+        responses={200: schemas.GameOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut, 404: schemas.ErrorOut},
+    )
     def get(self, request: Request, game_id: int) -> Response:
         game = game_get_for_server(server=request.user, game_id=game_id)
         (body,) = _with_changes([game])
@@ -72,26 +81,35 @@ class GameBatchApi(APIView):
     values_limit_setting = "API_MAX_BATCH_JSON_VALUES"  # and its own budget of JSON values (issue 25 §1.3)
     required_scope = "games"  # docs/security.md#game-server-keys-and-scopes
 
-    @extend_schema(operation_id="games_batch", request=schemas.GameBatchIn,
-                   responses={200: schemas.GameBatchOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut,
-                              403: schemas.ErrorOut})
+    @extend_schema(
+        operation_id="games_batch",
+        request=schemas.GameBatchIn,
+        responses={200: schemas.GameBatchOut, 400: schemas.ErrorOut, 401: schemas.ErrorOut, 403: schemas.ErrorOut},
+    )
     def post(self, request: Request) -> Response:
         games = request.data.get("games") if isinstance(request.data, dict) else None
         limit = settings.GAMES_BATCH_MAX
         if not isinstance(games, list) or not 1 <= len(games) <= limit:
-            raise InvalidInput("invalid_input", f"Send {{\"games\": [...]}} with 1 to {limit} games.",
-                               {"games": f"Must be a list of 1 to {limit} game bodies."})
+            raise InvalidInput(
+                "invalid_input",
+                f'Send {{"games": [...]}} with 1 to {limit} games.',
+                {"games": f"Must be a list of 1 to {limit} game bodies."},
+            )
         unknown = sorted(str(key)[:64] for key in request.data if key != "games")
         if unknown:  # as every body refuses a field it does not know: a misspelt option must not pass silently
-            raise InvalidInput("invalid_input", "The batch carries only \"games\".",
-                               dict.fromkeys(unknown, "Unknown field."))
+            raise InvalidInput(
+                "invalid_input", 'The batch carries only "games".', dict.fromkeys(unknown, "Unknown field.")
+            )
         parsed: list[Any] = []
         per_game = settings.API_MAX_JSON_VALUES  # each game held to what it could be sent alone (issue 25 §1.3)
         for body in games:
             try:
                 if game_values(body, per_game) > per_game:
-                    raise InvalidInput("body_too_complex", f"A game holds more than {per_game} JSON values.",
-                                       {"body": f"More than {per_game} JSON values."})
+                    raise InvalidInput(
+                        "body_too_complex",
+                        f"A game holds more than {per_game} JSON values.",
+                        {"body": f"More than {per_game} JSON values."},
+                    )
                 parsed.append(parse_game(body))
             except ArenaError as refusal:
                 parsed.append(refusal)

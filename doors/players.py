@@ -4,6 +4,7 @@ A composite door (docs/architecture.md, "The top floor"): the profile and rating
 (``ratings.selectors.player_profile``), each game's board rank and "why not on the board" the leaderboards'
 (``leaderboards.selectors``). Leaderboards sit above ratings, so the page that shows both lives above both.
 """
+
 from __future__ import annotations
 
 from django.urls import path
@@ -20,8 +21,12 @@ from ratings.selectors import player_profile
 
 
 class PlayerDetailApi(PublicReadApi):
-    @extend_schema(operation_id="players_retrieve", tags=["players"], parameters=[PLAYER],
-                   responses={200: serializers.PlayerOut, 404: ErrorOut, 429: ErrorOut})
+    @extend_schema(
+        operation_id="players_retrieve",
+        tags=["players"],
+        parameters=[PLAYER],
+        responses={200: serializers.PlayerOut, 404: ErrorOut, 429: ErrorOut},
+    )
     @on_replica
     def get(self, request: Request, player: str) -> Response:
         page = player_profile(handle=player)
@@ -35,8 +40,9 @@ class PlayerDetailApi(PublicReadApi):
             last_game_at = rating.pop("last_game_at")
             if rating["rank"] is None:
                 # docs/api.md "Why not on the board": the same reason as the leaderboard's player_not_ranked.
-                rating["not_ranked"] = not_ranked(title=game, games=rating["games"], last_game_at=last_game_at,
-                                                  banned=banned)
+                rating["not_ranked"] = not_ranked(
+                    title=game, games=rating["games"], last_game_at=last_game_at, banned=banned
+                )
         return Response(page)
 
 

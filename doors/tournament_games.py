@@ -5,6 +5,7 @@ knows nothing of tournaments (a lower layer), so this top-floor door takes the f
 the body, checks the table (this server's, its round open, the same title and players), then records the game and
 the table's result in one transaction: a refused link records nothing, a resent body answers as a resend.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,8 +30,9 @@ def tournament_table_take(body: Any) -> tuple[Any, object | None]:
 def tournament_game_record(*, server: GameServer, data: GameInput, table_ref: object) -> Recorded:
     """Record ``data`` as the result of the tournament table ``table_ref`` (refusals before anything is written)."""
     table = table_for_game(server_id=server.pk, table_id=table_ref)
-    table_game_check(table=table, title=data.title, handles=[p.player for p in data.players],
-                     server_table_id=data.table_id)
+    table_game_check(
+        table=table, title=data.title, handles=[p.player for p in data.players], server_table_id=data.table_id
+    )
 
     def work() -> Recorded:
         with transaction.atomic():

@@ -5,6 +5,7 @@ Tournaments and matchmaking are siblings (neither imports the other), so tournam
 events, ``event_push``: the same envelope, signature, delivery ids, retries and delivery log as a matchmaking
 table, with the type ``tournament.table_formed``. One event per table, all written in one transaction.
 """
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -23,4 +24,3 @@ def on_round_paired(fact: TournamentRoundPaired) -> None:
 
 def subscribe_all() -> None:
     subscribe(TournamentRoundPaired, on_round_paired)
-

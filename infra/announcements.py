@@ -17,6 +17,7 @@ One fact is the exception, heard inside the announcing transaction (``announce_w
 A subscriber that fails is logged and the others still hear the news: each listener has its own safety net (the
 rating sweep, the board rebuild, the detection schedule), and the announcing transaction is already committed.
 """
+
 from __future__ import annotations
 
 import logging
@@ -96,10 +97,25 @@ class TournamentRoundPaired:
     round: int
 
 
-Announcement = (GamesRecorded | RatingsChanged | PlayerStatusChanged | ServerRevoked | PlayerWarned | GamesVoided
-                | TournamentRoundPaired)
-A = TypeVar("A", GamesRecorded, RatingsChanged, PlayerStatusChanged, ServerRevoked, PlayerWarned, GamesVoided,
-            TournamentRoundPaired)
+Announcement = (
+    GamesRecorded
+    | RatingsChanged
+    | PlayerStatusChanged
+    | ServerRevoked
+    | PlayerWarned
+    | GamesVoided
+    | TournamentRoundPaired
+)
+A = TypeVar(
+    "A",
+    GamesRecorded,
+    RatingsChanged,
+    PlayerStatusChanged,
+    ServerRevoked,
+    PlayerWarned,
+    GamesVoided,
+    TournamentRoundPaired,
+)
 
 _subscribers: dict[type, list[Callable[[Any], None]]] = defaultdict(list)
 

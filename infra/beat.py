@@ -5,6 +5,7 @@ silently. A tiny task beat queues every second writes the time (``arena.tasks.be
 ``arena_beat_last_tick_timestamp_seconds`` exposes it, and the alert fires when it is 10 s old. The time is
 written by the worker that runs the task, so the alert also covers "no worker takes the default queue".
 """
+
 from __future__ import annotations
 
 import time
@@ -34,5 +35,8 @@ def last_tick() -> float:
 
 @metrics.scrape
 def beat_gauges() -> Iterator[Metric]:
-    yield metrics.gauge("arena_beat_last_tick_timestamp_seconds",
-                        "Unix time of Celery beat's last heartbeat tick (0: never).", last_tick())
+    yield metrics.gauge(
+        "arena_beat_last_tick_timestamp_seconds",
+        "Unix time of Celery beat's last heartbeat tick (0: never).",
+        last_tick(),
+    )

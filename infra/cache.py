@@ -8,6 +8,7 @@ value, that copying was a visible share of the request's CPU (docs/testing.md, t
 thread-safe and checks its process id after a fork), so one per pool serves every thread of a process. Behaviour
 is Django's own in every other respect; the settings name this class in place of Django's (config/settings.py).
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -6,6 +6,7 @@ rows in one statement. The cursor is server-binding on Django's own connection, 
 transaction (Django's default client-side binding would render every array as a quoted literal, which costs
 more than the write itself). Callers keep an ORM path for SQLite, the embedded mode, with the same meaning.
 """
+
 from __future__ import annotations
 
 import functools
@@ -131,8 +132,7 @@ def connection_lost(error: BaseException) -> bool:
     return sqlstate is None or sqlstate.startswith("08") or sqlstate in CONNECTION_SQLSTATES
 
 
-def retry_transient(work: Callable[[], T], *, attempts: int = RETRY_ATTEMPTS,
-                    pause: float = RETRY_PAUSE_SECONDS) -> T:
+def retry_transient(work: Callable[[], T], *, attempts: int = RETRY_ATTEMPTS, pause: float = RETRY_PAUSE_SECONDS) -> T:
     """Run ``work``, a whole transaction, again when the database aborted it for a transient reason.
 
     Why: under concurrent load PostgreSQL may pick a transaction as a deadlock victim even when no cycle is
@@ -150,5 +150,5 @@ def retry_transient(work: Callable[[], T], *, attempts: int = RETRY_ATTEMPTS,
             if attempt == attempts or not is_transient(error):
                 raise
             log.warning("transient database failure, attempt %d of %d: %s", attempt, attempts, error)
-            time.sleep(random.uniform(0, pause * 2 ** attempt))
+            time.sleep(random.uniform(0, pause * 2**attempt))
     raise AssertionError("unreachable")  # pragma: no cover

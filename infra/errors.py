@@ -1,4 +1,5 @@
 """Domain errors: what a service refuses, with a machine-readable code; the API turns them into one error shape."""
+
 from __future__ import annotations
 
 
@@ -7,8 +8,14 @@ class ArenaError(Exception):
 
     status = 400
 
-    def __init__(self, code: str, message: str, fields: dict[str, str] | None = None, status: int | None = None,
-                 extra: dict[str, object] | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        fields: dict[str, str] | None = None,
+        status: int | None = None,
+        extra: dict[str, object] | None = None,
+    ):
         super().__init__(message)
         self.code = code
         self.message = message

@@ -7,6 +7,7 @@ none until it ends, so CPython would otherwise run collection after collection o
 (``tests/pure/matchmaking/test_engine.py`` checks the pass). Not for TrueSkill: trueskill's factor graphs are
 cycles, and it gains nothing. Framework-free, so pure rules may use it too.
 """
+
 from __future__ import annotations
 
 import gc

@@ -5,6 +5,7 @@ the service anyway, says which task does it (``@hand_off_object.done_by``). So t
 services, and no service imports a task module (``tests/pure/test_no_service_imports_a_task.py``), with no trip
 through the core's announcements, which are for facts between apps (docs/architecture.md#announcements-and-hand-offs).
 """
+
 from __future__ import annotations
 
 import logging

@@ -3,6 +3,7 @@
 An IPv6 address is reduced to its /64 because one household or phone rotates through a whole /64; an
 IPv4-mapped IPv6 address is the IPv4 address it carries, so one machine is one hash whichever stack it used.
 """
+
 from __future__ import annotations
 
 import functools

@@ -11,6 +11,7 @@ Two kinds, kept apart on purpose:
 
 This module imports no app: apps register into it (layers: docs/architecture.md).
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,8 +36,9 @@ def scrape(function: ScrapeFunction) -> ScrapeFunction:
     return function
 
 
-def gauge(name: str, documentation: str, values: dict[str, float] | float, *,
-          label: str | None = None) -> GaugeMetricFamily:
+def gauge(
+    name: str, documentation: str, values: dict[str, float] | float, *, label: str | None = None
+) -> GaugeMetricFamily:
     """One gauge family: a single value, or one sample per label value (``label``, e.g. ``title``)."""
     if label is None:
         assert not isinstance(values, dict)
@@ -63,8 +65,9 @@ class _ScrapeCollector:
             try:
                 families = list(function())
             except DatabaseError as error:
-                log.warning("metrics: %s could not read the database: %s", function.__qualname__,
-                            error.__class__.__name__)
+                log.warning(
+                    "metrics: %s could not read the database: %s", function.__qualname__, error.__class__.__name__
+                )
                 up = 0.0
                 continue
             yield from families

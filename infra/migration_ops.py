@@ -5,6 +5,7 @@ millions of rows); ``CREATE INDEX CONCURRENTLY`` lets writes go on. Django's ``A
 PostgreSQL-only; this one does the same there and a plain ``AddIndex`` elsewhere (SQLite, the embedded mode), so
 one migration serves both. A migration using it must say ``atomic = False``.
 """
+
 from __future__ import annotations
 
 from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndexConcurrently

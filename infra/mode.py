@@ -11,6 +11,7 @@ fails on any other reader). Two readers of ``REDIS_URL`` stay outside on purpose
 *connecting*, not about the mode: ``infra/redis.py`` needs the address to open its pool, and ``config/`` builds the
 cache and broker from it. Both are reached only after a branch here said Redis is configured.
 """
+
 from __future__ import annotations
 
 from django.conf import settings

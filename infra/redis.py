@@ -1,4 +1,5 @@
 """One shared Redis connection pool per process, for the parts that talk to Redis directly (leaderboards)."""
+
 from __future__ import annotations
 
 from functools import cache

@@ -10,6 +10,7 @@ A replica that does not answer is left alone for ``DATABASE_REPLICA_RETRY_SECOND
 reads meanwhile: the page is served, only slower for the primary. A read that fails on the replica mid-way is run
 again on the primary (a read changes nothing, so running it twice is safe).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -45,8 +46,11 @@ def _mark_down(exc: BaseException) -> None:
     global _down_until
     with _lock:
         _down_until = time.monotonic() + settings.DATABASE_REPLICA_RETRY_SECONDS
-    log.warning("read replica unavailable (%s): the primary answers public reads for %.0f s",
-                exc.__class__.__name__, settings.DATABASE_REPLICA_RETRY_SECONDS)
+    log.warning(
+        "read replica unavailable (%s): the primary answers public reads for %.0f s",
+        exc.__class__.__name__,
+        settings.DATABASE_REPLICA_RETRY_SECONDS,
+    )
     # A broken connection may fail to close in many ways; it is dropped either way.
     with contextlib.suppress(Exception):
         connections[REPLICA].close()

@@ -4,6 +4,7 @@ Celery's signals frame every run, in a worker and in the embedded mode alike; a 
 (``task_facts``: batch size, games rated, lag, ...) and they are written on that one line. Runs nest when the
 embedded mode executes a task inside another, so the facts are kept per run, on a stack.
 """
+
 from __future__ import annotations
 
 import time
@@ -38,5 +39,12 @@ def run_finished(task_id: str | None = None, task: Any = None, state: str | None
     _runs.set(rest)
     started = facts.pop("_started")
     name = getattr(task, "name", str(task))
-    log.log(10 if name in QUIET else 20, "task_finished", task=name, task_id=task_id, state=state,
-            duration_ms=round((time.perf_counter() - started) * 1000, 1), **facts)
+    log.log(
+        10 if name in QUIET else 20,
+        "task_finished",
+        task=name,
+        task_id=task_id,
+        state=state,
+        duration_ms=round((time.perf_counter() - started) * 1000, 1),
+        **facts,
+    )

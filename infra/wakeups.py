@@ -5,6 +5,7 @@ message to wait in, so every caller sends; with workers one ``SET NX`` per key l
 coalesces the rest until the worker clears the marker. Used by the rating wake-ups, detection's wake-up and the
 void sweep's re-queue.
 """
+
 from __future__ import annotations
 
 from infra.mode import tasks_in_process

@@ -1,4 +1,5 @@
 """Public leaderboard reads: no key, throttled per client IP. Parse → select → respond."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,8 +39,9 @@ def parse_query(params: QueryDict) -> LeaderboardQuery:
 
     Raises InvalidInput with one message per bad field.
     """
-    limit, offset, around = window_parse(params, max_limit=MAX_LIMIT, default_page=DEFAULT_PAGE_LIMIT,
-                                         default_around=DEFAULT_AROUND_LIMIT)
+    limit, offset, around = window_parse(
+        params, max_limit=MAX_LIMIT, default_page=DEFAULT_PAGE_LIMIT, default_around=DEFAULT_AROUND_LIMIT
+    )
     return LeaderboardQuery(limit=limit, offset=offset, around=around)
 
 
@@ -48,8 +50,9 @@ class LeaderboardEntryOut(serializers.Serializer):
     player = serializers.CharField()
     elo = serializers.FloatField(help_text="Rounded to 2 decimals.")
     games = serializers.IntegerField(help_text="Rated games in this game.")
-    provisional = serializers.BooleanField(help_text="Fewer than 20 rated games (docs/ratings.md, \"How settled is "
-                                                     "a rating\"): shown marked.")
+    provisional = serializers.BooleanField(
+        help_text='Fewer than 20 rated games (docs/ratings.md, "How settled is a rating"): shown marked.'
+    )
     band = serializers.FloatField(help_text="± points, one standard deviation, as of the player's last game.")
     games_to_settle = serializers.IntegerField(help_text="Rated games until not provisional.")
 
@@ -60,16 +63,25 @@ class LeaderboardOut(serializers.Serializer):
     entries = LeaderboardEntryOut(many=True, help_text="Elo high to low; equal Elo by player registration order.")
 
 
-GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
-                        description="The game, e.g. wizard (docs/games.md lists them).")
-LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
-                         description=f"Entries, 1 to {MAX_LIMIT}; default {DEFAULT_PAGE_LIMIT} "
-                                     f"({DEFAULT_AROUND_LIMIT} with around).")
-OFFSET = OpenApiParameter("offset", OpenApiTypes.INT, OpenApiParameter.QUERY, default=0,
-                          description="0-based position of the first entry.")
-AROUND = OpenApiParameter("around", OpenApiTypes.STR, OpenApiParameter.QUERY,
-                          description="A player id: the window of `limit` entries centred on that player (shifted "
-                                      "to stay inside the board). 404 player_not_found / player_not_ranked.")
+GAME = OpenApiParameter(
+    "game", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game, e.g. wizard (docs/games.md lists them)."
+)
+LIMIT = OpenApiParameter(
+    "limit",
+    OpenApiTypes.INT,
+    OpenApiParameter.QUERY,
+    description=f"Entries, 1 to {MAX_LIMIT}; default {DEFAULT_PAGE_LIMIT} ({DEFAULT_AROUND_LIMIT} with around).",
+)
+OFFSET = OpenApiParameter(
+    "offset", OpenApiTypes.INT, OpenApiParameter.QUERY, default=0, description="0-based position of the first entry."
+)
+AROUND = OpenApiParameter(
+    "around",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    description="A player id: the window of `limit` entries centred on that player (shifted "
+    "to stay inside the board). 404 player_not_found / player_not_ranked.",
+)
 
 
 DESCRIPTION = """\
@@ -93,9 +105,13 @@ class LeaderboardApi(PublicCache, APIView):
     permission_classes = [AllowAny]
     throttle_classes = [PublicThrottle]
 
-    @extend_schema(operation_id="leaderboards_retrieve", tags=["leaderboards"], description=DESCRIPTION,
-                   parameters=[GAME, LIMIT, OFFSET, AROUND],
-                   responses={200: LeaderboardOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
+    @extend_schema(
+        operation_id="leaderboards_retrieve",
+        tags=["leaderboards"],
+        description=DESCRIPTION,
+        parameters=[GAME, LIMIT, OFFSET, AROUND],
+        responses={200: LeaderboardOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    )
     @on_replica  # the SQL fallback (and the 404's player lookup) read the replica when one is configured
     def get(self, request: Request, game: str) -> Response:
         title = board_title(game=game)

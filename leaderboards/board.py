@@ -6,6 +6,7 @@ tests share them.
 Order: by Elo, highest first; players with the same Elo share a rank (1, 2, 2, 4) and are listed by player id,
 lowest first. Both boards list ties in that order, so a page is the same whichever board answers it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -27,8 +28,9 @@ def active_cutoff(now: datetime) -> datetime:
     return now - timedelta(days=ACTIVE_DAYS)
 
 
-def is_eligible(*, games: int, last_game_at: datetime | None, banned: bool, cutoff: datetime,
-                min_games: int = MIN_GAMES) -> bool:
+def is_eligible(
+    *, games: int, last_game_at: datetime | None, banned: bool, cutoff: datetime, min_games: int = MIN_GAMES
+) -> bool:
     """Who is on a board (docs/api.md): the one statement of the rule.
 
     Two mirrors restate it where a Python call per player would cost too much, and are held to this function's
@@ -50,29 +52,46 @@ class Unranked(NamedTuple):
     message: str
 
 
-def unranked_reason(*, name: str, has_board: bool, games: int, last_game_at: datetime | None, banned: bool,
-                    cutoff: datetime, min_games: int = MIN_GAMES) -> Unranked | None:
+def unranked_reason(
+    *,
+    name: str,
+    has_board: bool,
+    games: int,
+    last_game_at: datetime | None,
+    banned: bool,
+    cutoff: datetime,
+    min_games: int = MIN_GAMES,
+) -> Unranked | None:
     """The first rule of ``is_eligible`` the player fails, said for a person; None when the player is eligible.
 
     ``name`` is the game's name. Kept beside ``is_eligible`` so the reasons cannot drift from the rule."""
     if not has_board:
-        return Unranked("no_leaderboard", f"{name} has no leaderboard: its Elo is too easy to boost by talking "
-                                          "outside the game.")
+        return Unranked(
+            "no_leaderboard", f"{name} has no leaderboard: its Elo is too easy to boost by talking outside the game."
+        )
     if banned:
         return Unranked("banned", "A banned player is on no leaderboard.")
     if games < MIN_GAMES:
         plural = "game" if games == 1 else "games"
-        return Unranked("too_few_games", f"{games} rated {name} {plural} so far; {MIN_GAMES} are needed to be "
-                                         f"ranked ({MIN_GAMES - games} more).")
+        return Unranked(
+            "too_few_games",
+            f"{games} rated {name} {plural} so far; {MIN_GAMES} are needed to be ranked ({MIN_GAMES - games} more).",
+        )
     if games < min_games:
-        return Unranked("provisional", f"{games} rated {name} games: the rating is still provisional, and this "
-                                       f"board lists settled players only, from {min_games} games "
-                                       f"({min_games - games} more).")
+        return Unranked(
+            "provisional",
+            f"{games} rated {name} games: the rating is still provisional, and this "
+            f"board lists settled players only, from {min_games} games "
+            f"({min_games - games} more).",
+        )
     if last_game_at is None or last_game_at <= cutoff:
         last = "none" if last_game_at is None else last_game_at.date().isoformat()
-        return Unranked("inactive", f"The last rated {name} game finished on {last}, not within the last "
-                                    f"{ACTIVE_DAYS} days (since {cutoff.date().isoformat()}); one more rated game "
-                                    "brings the player back.")
+        return Unranked(
+            "inactive",
+            f"The last rated {name} game finished on {last}, not within the last "
+            f"{ACTIVE_DAYS} days (since {cutoff.date().isoformat()}); one more rated game "
+            "brings the player back.",
+        )
     return None
 
 

@@ -5,6 +5,7 @@ embedded there are none and every read is the database's. The sync, the sweeps, 
 listener, the rebuild command and the reads ask ``redis_board_titles`` rather than the mode themselves, so a third
 shape (boards in Redis for some titles only) would change this module alone.
 """
+
 from __future__ import annotations
 
 from arena.games import UnknownGame, all_games, get_game

@@ -10,6 +10,7 @@ only, for the same reason as the join. The counts a page needs (the board's size
 row) come from one pass. A page costs four queries, a window around a player seven, a rank two, and the ranks of
 one player on several boards (the player page's) one.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -37,10 +38,16 @@ def ranks(*, titles: Sequence[str], player_id: int, now: datetime | None = None)
     with how many eligible ratings of its title are strictly higher (a correlated count on the board's index).
     A title where the player is not ranked is absent."""
     cutoff = active_cutoff(now or timezone.now())
-    eligible = _settled_only(Rating.objects.filter(games__gte=MIN_GAMES, last_game_at__gt=cutoff).exclude(
-        player_id__in=_banned_ids()))
-    higher = (eligible.filter(title=OuterRef("title"), elo__gt=OuterRef("elo")).order_by().values("title")
-              .annotate(n=Count("player_id")).values("n"))
+    eligible = _settled_only(
+        Rating.objects.filter(games__gte=MIN_GAMES, last_game_at__gt=cutoff).exclude(player_id__in=_banned_ids())
+    )
+    higher = (
+        eligible.filter(title=OuterRef("title"), elo__gt=OuterRef("elo"))
+        .order_by()
+        .values("title")
+        .annotate(n=Count("player_id"))
+        .values("n")
+    )
     rows = eligible.filter(title__in=titles, player_id=player_id).annotate(higher=Subquery(higher))
     return {title: (above or 0) + 1 for title, above in rows.values_list("title", "higher")}
 
@@ -60,10 +67,9 @@ class DbBoard:
 
     def eligible(self, *, banned: list[int] | QuerySet[Player] | None = None) -> QuerySet[Rating]:
         """The ranked ratings of the title: ``leaderboards.board.is_eligible`` as a filter (its mirror)."""
-        return Rating.objects.filter(title=self.title, games__gte=min_games(self.title),
-                                     last_game_at__gt=self.cutoff).exclude(
-            player_id__in=self._banned if banned is None else banned
-        )
+        return Rating.objects.filter(
+            title=self.title, games__gte=min_games(self.title), last_game_at__gt=self.cutoff
+        ).exclude(player_id__in=self._banned if banned is None else banned)
 
     @cached_property
     def _banned(self) -> list[int] | QuerySet[Player]:

@@ -3,6 +3,7 @@
 The boards follow the ratings and the players' status, both announced after their commit; every app keeps its
 listeners in its ``listeners.py`` (docs/architecture.md#announcements-and-hand-offs).
 """
+
 from __future__ import annotations
 
 from infra.announcements import PlayerStatusChanged, RatingsChanged, subscribe

@@ -1,4 +1,5 @@
 """Leaderboards' metric (docs/observability.md): reads answered from SQL because Redis did not answer."""
+
 from __future__ import annotations
 
 from prometheus_client import Counter

@@ -6,6 +6,7 @@ days, and 90 days cannot make a settled rating provisional (docs/ratings.md, "Ho
 board "provisional" is exactly "fewer than ``settled_from`` (20) rated games": excluding them is the same rule as
 the board's minimum of 5 games with a higher minimum, which the boards' filters and indexes already serve.
 """
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -25,6 +25,7 @@ so one round trip, atomic against syncs. The script first drops players whose la
 cutoff, so a board is exact at the second, whatever the hourly prune has done. Redis must not evict these keys
 (``noeviction`` or a ``volatile-*`` policy; they carry no TTL).
 """
+
 from __future__ import annotations
 
 import uuid
@@ -75,9 +76,18 @@ class Keys:
 @cache
 def keys(title: str) -> Keys:
     base = f"lb:{{{title}}}"
-    return Keys(board=base, seen=f"{base}:seen", meta=f"{base}:meta", ids=f"{base}:ids", ready=f"{base}:ready",
-                rebuilding=f"{base}:rebuilding", dirty=f"{base}:dirty", lock=f"{base}:lock", sync=f"{base}:sync",
-                requested=f"{base}:requested")
+    return Keys(
+        board=base,
+        seen=f"{base}:seen",
+        meta=f"{base}:meta",
+        ids=f"{base}:ids",
+        ready=f"{base}:ready",
+        rebuilding=f"{base}:rebuilding",
+        dirty=f"{base}:dirty",
+        lock=f"{base}:lock",
+        sync=f"{base}:sync",
+        requested=f"{base}:requested",
+    )
 
 
 # KEYS: board, seen, meta, ready, ids.
@@ -211,8 +221,9 @@ class RedisBoard:
 
     def _read(self, mode: str, arg: int | str, limit: int) -> list:
         k = self.keys
-        reply = _script(_READ)(keys=[k.board, k.seen, k.meta, k.ready, k.ids],
-                               args=[repr(self.cutoff), mode, arg, limit])
+        reply = _script(_READ)(
+            keys=[k.board, k.seen, k.meta, k.ready, k.ids], args=[repr(self.cutoff), mode, arg, limit]
+        )
         if reply is None:
             raise BoardUnavailable(k.board)
         return reply
@@ -267,8 +278,9 @@ def begin_rebuild(title: str) -> str:
     return token
 
 
-def finish_rebuild(title: str, token: str, ranked: Iterable[Ranked],
-                   on_chunk: Callable[[], object] = lambda: None) -> tuple[int, list[int]]:
+def finish_rebuild(
+    title: str, token: str, ranked: Iterable[Ranked], on_chunk: Callable[[], object] = lambda: None
+) -> tuple[int, list[int]]:
     """Copies the snapshot into temporary keys, swaps them in at once, marks the board ready.
 
     ``on_chunk`` runs after each chunk written (the caller renews its lock). Returns (players written, players

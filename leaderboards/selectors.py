@@ -4,6 +4,7 @@ With ``REDIS_URL`` set the Redis board answers (one round trip, no database quer
 the board, the first reader has a worker rebuild it; until it is back, and whenever Redis is unreachable, the
 database answers: slower, never wrong. Without Redis (embedded mode) the database board answers.
 """
+
 from __future__ import annotations
 
 import logging
@@ -69,25 +70,37 @@ def board_around(*, title: str, player: str, limit: int) -> Page:
         rating = Rating.objects.filter(player=found, title=title).values_list("games", "last_game_at").first()
         games, last = rating or (0, None)
         message = not_ranked(title=title, games=games, last_game_at=last, banned=found.is_banned)["message"]
-        raise NotFound("player_not_ranked", f"{player} is not on the {title} leaderboard: {message}",
-                       {"around": message})
+        raise NotFound(
+            "player_not_ranked", f"{player} is not on the {title} leaderboard: {message}", {"around": message}
+        )
     return page
 
 
-def not_ranked(*, title: str, games: int, last_game_at: datetime | None, banned: bool,
-               now: datetime | None = None) -> dict[str, Any]:
+def not_ranked(
+    *, title: str, games: int, last_game_at: datetime | None, banned: bool, now: datetime | None = None
+) -> dict[str, Any]:
     """Why a player with these rated games in ``title`` is not on its board, as the API shows it (the player
     page's ``not_ranked``, the ``player_not_ranked`` error). A player the rule admits is ``catching_up``: the
     Redis board's sync follows the rating by a moment."""
     game = get_game(title)
     cutoff = active_cutoff(now or timezone.now())
     least = min_games(title)
-    why = unranked_reason(name=game.name, has_board=game.has_leaderboard, games=games, last_game_at=last_game_at,
-                          banned=banned, cutoff=cutoff, min_games=least)
+    why = unranked_reason(
+        name=game.name,
+        has_board=game.has_leaderboard,
+        games=games,
+        last_game_at=last_game_at,
+        banned=banned,
+        cutoff=cutoff,
+        min_games=least,
+    )
     if why is None:
         why = Unranked("catching_up", "Eligible; the leaderboard adds the player within seconds.")
     return {
-        "reason": why.reason, "message": why.message, "games": games, "games_needed": least,
+        "reason": why.reason,
+        "message": why.message,
+        "games": games,
+        "games_needed": least,
         "last_rated_game_at": last_game_at.isoformat().replace("+00:00", "Z") if last_game_at else None,
         "window_days": ACTIVE_DAYS,
     }

@@ -3,6 +3,7 @@
 The database is the source of truth; these functions only copy it. In embedded mode (no ``REDIS_URL``) they do
 nothing: the database board reads the ratings directly, so it is always in step.
 """
+
 from __future__ import annotations
 
 import logging

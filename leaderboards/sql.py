@@ -1,4 +1,5 @@
 """Database functions the ORM lacks."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,5 +18,6 @@ class Epoch(Func):
 
     def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
         # Django stores UTC text; 2440587.5 is the Julian day of 1970-01-01T00:00Z.
-        return self.as_sql(compiler, connection, template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)",
-                           **extra)
+        return self.as_sql(
+            compiler, connection, template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)", **extra
+        )

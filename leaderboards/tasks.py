@@ -1,4 +1,5 @@
 """Thin Celery doors into the leaderboard services."""
+
 import logging
 
 from celery import shared_task

@@ -10,6 +10,7 @@ a POST that gets no answer is sent again with the same body until it is answered
 Any 5xx is a failure. ``ARENA_LOAD_KEY`` is the game server's key, ``ARENA_LOAD_RATE`` the target total
 requests per second (spread over the users by ``constant_throughput``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -34,12 +35,12 @@ RATE = float(os.environ.get("ARENA_LOAD_RATE", "60"))
 USERS = int(os.environ.get("ARENA_LOAD_USERS", "30"))
 # The read pool's address (the Procfile's `web-read`); empty: public reads go to `web` like everything else.
 READ_URL = os.environ.get("ARENA_LOAD_READ_URL", "")
-POOL = 400                     # players of the game servers' games
+POOL = 400  # players of the game servers' games
 BOARDS = [t for t in TITLES if t != "hanabi"]
 HANDLES = [f"p{i}" for i in range(POOL)]
 
 ACCEPTED: dict[str, tuple[dict[str, Any], int]] = {}
-TIMES: dict[str, tuple[float, float]] = {}   # table id -> (first sent, first answered), time.monotonic()
+TIMES: dict[str, tuple[float, float]] = {}  # table id -> (first sent, first answered), time.monotonic()
 _lock = threading.Lock()
 # Requests that got no answer (a keep-alive connection the server had just closed) and were sent again and
 # answered: reported, not failures, as long as the retry was answered.
@@ -61,7 +62,7 @@ def accepted_spec() -> list[list[Any]]:
 
 
 def _bodies(rnd: random.Random, count: int) -> list[dict[str, Any]]:
-    with _lock:   # the table id counter in bodies.py is shared
+    with _lock:  # the table id counter in bodies.py is shared
         return recent(random_bodies(rnd, count, pool=POOL), rnd)
 
 
@@ -121,7 +122,7 @@ class GameServer(ArenaUser):
                 _accept(bodies[result["index"]], result["body"]["id"], sent)
 
     @task(1)
-    def resend(self) -> None:   # 1 in 49 game-server requests: ~2 %
+    def resend(self) -> None:  # 1 in 49 game-server requests: ~2 %
         known = _sample(self.rnd)
         if known is not None:
             response = self.post_until_answered("/api/v1/games/", known[0], "POST /games/ resend", {200})
@@ -149,7 +150,7 @@ class PublicReader(ArenaUser):
     def get(self, path: str, name: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> None:
         for _ in range(3):
             with self.client.get(path, params=params, name=name, catch_response=True) as response:
-                if response.status_code == 0:   # as for POSTs: a closed keep-alive connection, sent again
+                if response.status_code == 0:  # as for POSTs: a closed keep-alive connection, sent again
                     response.failure(f"no answer (sent again): {response.error}")
                     RETRIED["count"] += 1
                     continue
@@ -161,14 +162,21 @@ class PublicReader(ArenaUser):
 
     @task(5)
     def leaderboard(self) -> None:
-        self.get(f"/api/v1/leaderboards/{self.rnd.choice(BOARDS)}/", "GET /leaderboards/{game}/",
-                 {"limit": 50, "offset": self.rnd.choice([0, 0, 50, 100])})
+        self.get(
+            f"/api/v1/leaderboards/{self.rnd.choice(BOARDS)}/",
+            "GET /leaderboards/{game}/",
+            {"limit": 50, "offset": self.rnd.choice([0, 0, 50, 100])},
+        )
 
     @task(3)
     def around(self) -> None:
         # A player not (yet) ranked is a documented 404 (player_not_found / player_not_ranked).
-        self.get(f"/api/v1/leaderboards/{self.rnd.choice(BOARDS)}/", "GET /leaderboards/{game}/?around=",
-                 {"around": self.rnd.choice(HANDLES)}, ok=(200, 404))
+        self.get(
+            f"/api/v1/leaderboards/{self.rnd.choice(BOARDS)}/",
+            "GET /leaderboards/{game}/?around=",
+            {"around": self.rnd.choice(HANDLES)},
+            ok=(200, 404),
+        )
 
     @task(3)
     def player(self) -> None:
@@ -176,8 +184,12 @@ class PublicReader(ArenaUser):
 
     @task(2)
     def history(self) -> None:
-        self.get(f"/api/v1/players/{self.rnd.choice(HANDLES)}/history/{self.rnd.choice(TITLES)}/",
-                 "GET /players/{player}/history/{game}/", {"limit": 20}, ok=(200, 404))
+        self.get(
+            f"/api/v1/players/{self.rnd.choice(HANDLES)}/history/{self.rnd.choice(TITLES)}/",
+            "GET /players/{player}/history/{game}/",
+            {"limit": 20},
+            ok=(200, 404),
+        )
 
 
 class Matchmaking(ArenaUser):
@@ -194,10 +206,18 @@ class Matchmaking(ArenaUser):
     def create(self, n: int | None = None) -> None:
         n = next(_tickets) if n is None else n
         party = [{"player": f"q{n}b", "ip": self._ip()}] if self.rnd.random() < 0.15 else []
-        body = {"player": f"q{n}", "ip": self._ip(), "party": party, "game": self.rnd.choice(["tokaido", "hanabi"]),
-                "min_players": 2, "max_players": self.rnd.choice([4, 5]), "request_id": f"load-{n}"}
-        response = self.post_until_answered("/api/v1/matchmaking/tickets/", body, "POST /matchmaking/tickets/",
-                                            {200, 201})
+        body = {
+            "player": f"q{n}",
+            "ip": self._ip(),
+            "party": party,
+            "game": self.rnd.choice(["tokaido", "hanabi"]),
+            "min_players": 2,
+            "max_players": self.rnd.choice([4, 5]),
+            "request_id": f"load-{n}",
+        }
+        response = self.post_until_answered(
+            "/api/v1/matchmaking/tickets/", body, "POST /matchmaking/tickets/", {200, 201}
+        )
         if response is not None and response.status_code in (200, 201):
             self.open.append(response.json()["id"])
 
@@ -205,8 +225,9 @@ class Matchmaking(ArenaUser):
     def poll(self) -> None:
         if self.open:
             ticket = self.rnd.choice(self.open)
-            with self.client.get(f"/api/v1/matchmaking/tickets/{ticket}/", name="GET /matchmaking/tickets/{id}/",
-                                 catch_response=True) as response:
+            with self.client.get(
+                f"/api/v1/matchmaking/tickets/{ticket}/", name="GET /matchmaking/tickets/{id}/", catch_response=True
+            ) as response:
                 if response.status_code == 200:
                     response.success()
                     if response.json()["status"] != "waiting":
@@ -218,8 +239,9 @@ class Matchmaking(ArenaUser):
     def cancel(self) -> None:
         if self.open:
             ticket = self.open.pop(self.rnd.randrange(len(self.open)))
-            with self.client.delete(f"/api/v1/matchmaking/tickets/{ticket}/", name="DELETE /matchmaking/tickets/{id}/",
-                                    catch_response=True) as response:
+            with self.client.delete(
+                f"/api/v1/matchmaking/tickets/{ticket}/", name="DELETE /matchmaking/tickets/{id}/", catch_response=True
+            ) as response:
                 # 409: it was matched (or expired) in the meantime, which is the documented answer.
                 if response.status_code in (200, 204, 409):
                     response.success()
@@ -231,10 +253,16 @@ class Matchmaking(ArenaUser):
         """A player sets preferences, then queues: they hold from before the ticket, so the end-state judge
         (which reads the preferences as they are at the end) judges every table by the ones its pass saw."""
         n = next(_tickets)
-        body = {"refuse_same_ip": self.rnd.random() < 0.5,
-                "blocked": [f"q{self.rnd.randint(1, n - 1)}"] if n > 1 else []}   # never themself
-        with self.client.put(f"/api/v1/players/q{n}/preferences/", json=body,
-                             name="PUT /players/{player}/preferences/", catch_response=True) as response:
+        body = {
+            "refuse_same_ip": self.rnd.random() < 0.5,
+            "blocked": [f"q{self.rnd.randint(1, n - 1)}"] if n > 1 else [],
+        }  # never themself
+        with self.client.put(
+            f"/api/v1/players/q{n}/preferences/",
+            json=body,
+            name="PUT /players/{player}/preferences/",
+            catch_response=True,
+        ) as response:
             if response.status_code == 200:
                 response.success()
             else:

@@ -8,6 +8,7 @@ Options: ``--rate R`` (target requests per second, default 60), ``--users N`` (d
 docs/scaling.md routes them, which is the default; ``web``; or each step twice, ``web`` then ``web-read``).
 The public throttle is lifted (``PUBLIC_THROTTLE_RATE``): every simulated reader shares 127.0.0.1.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,13 +59,19 @@ def start_site(root: Path) -> tuple:
     postgres.init()
     redis.start()
     postgres.psql("CREATE DATABASE arena")
-    env = production_env(database_url=postgres.url("arena"), redis_url=redis.url(), var_dir=root,
-                         bind=f"127.0.0.1:{free_port()}", ARENA_READ_BIND=f"127.0.0.1:{free_port()}",
-                         PUBLIC_THROTTLE_RATE="100000000/min")
+    env = production_env(
+        database_url=postgres.url("arena"),
+        redis_url=redis.url(),
+        var_dir=root,
+        bind=f"127.0.0.1:{free_port()}",
+        ARENA_READ_BIND=f"127.0.0.1:{free_port()}",
+        PUBLIC_THROTTLE_RATE="100000000/min",
+    )
     manage(env, "migrate", "--no-input", timeout=600)
     # Every scope: the mix sets players' preferences too (as a site's account service would).
-    key = manage(env, "create_game_server", "load", "--quiet-key", "--scope", "games", "matchmaking", "reports",
-                 "preferences").strip()
+    key = manage(
+        env, "create_game_server", "load", "--quiet-key", "--scope", "games", "matchmaking", "reports", "preferences"
+    ).strip()
     shape = Shape(env=env, logs=root)
     shape.start_all()
     shape.wait_ready(timeout=120)
@@ -95,8 +102,9 @@ def run_locust(url: str, seconds: float, users: int) -> object:
     import load.locustfile as mix
 
     # stop_timeout: at the end each user finishes the request it is in, so every game sent has its answer.
-    environment = Environment(user_classes=[mix.GameServer, mix.PublicReader, mix.Matchmaking], host=url,
-                              stop_timeout=60)
+    environment = Environment(
+        user_classes=[mix.GameServer, mix.PublicReader, mix.Matchmaking], host=url, stop_timeout=60
+    )
     environment.server_errors = 0
 
     def count_5xx(response: object = None, **_: object) -> None:
@@ -116,23 +124,29 @@ def table(environment: object, seconds: float) -> tuple[str, int, int]:
     lines = [f"{'endpoint':44} {'reqs':>7} {'rate/s':>7} {'p50':>6} {'p95':>6} {'p99':>6} {'max':>6} {'fail':>5}"]
     fails = 0
     for entry in sorted(stats.entries.values(), key=lambda e: e.name):
-        lines.append(f"{entry.name:44} "
-                     f"{entry.num_requests:7d} {entry.num_requests / seconds:7.1f} "
-                     f"{entry.get_response_time_percentile(0.5):6.0f} {entry.get_response_time_percentile(0.95):6.0f} "
-                     f"{entry.get_response_time_percentile(0.99):6.0f} {entry.max_response_time:6.0f} "
-                     f"{entry.num_failures:5d}")
+        lines.append(
+            f"{entry.name:44} "
+            f"{entry.num_requests:7d} {entry.num_requests / seconds:7.1f} "
+            f"{entry.get_response_time_percentile(0.5):6.0f} {entry.get_response_time_percentile(0.95):6.0f} "
+            f"{entry.get_response_time_percentile(0.99):6.0f} {entry.max_response_time:6.0f} "
+            f"{entry.num_failures:5d}"
+        )
         fails += entry.num_failures
     total = stats.total
-    lines.append(f"{'total':44} {total.num_requests:7d} {total.num_requests / seconds:7.1f} "
-                 f"{total.get_response_time_percentile(0.5):6.0f} {total.get_response_time_percentile(0.95):6.0f} "
-                 f"{total.get_response_time_percentile(0.99):6.0f} {total.max_response_time:6.0f} "
-                 f"{total.num_failures:5d}   (times in ms)")
+    lines.append(
+        f"{'total':44} {total.num_requests:7d} {total.num_requests / seconds:7.1f} "
+        f"{total.get_response_time_percentile(0.5):6.0f} {total.get_response_time_percentile(0.95):6.0f} "
+        f"{total.get_response_time_percentile(0.99):6.0f} {total.max_response_time:6.0f} "
+        f"{total.num_failures:5d}   (times in ms)"
+    )
     for error in stats.errors.values():
         lines.append(f"  error x{error.occurrences}: {error.name}: {str(error.error)[:200]}")
     import load.locustfile as mix
 
-    lines.append(f"5xx answers: {environment.server_errors}; requests without an answer, sent again and answered: "
-                 f"{mix.RETRIED['count']}")
+    lines.append(
+        f"5xx answers: {environment.server_errors}; requests without an answer, sent again and answered: "
+        f"{mix.RETRIED['count']}"
+    )
     fails -= mix.RETRIED["count"]
     mix.RETRIED["count"] = 0
     return "\n".join(lines), fails, environment.server_errors
@@ -145,9 +159,13 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=int(os.environ.get("ARENA_LOAD_USERS", "30")))
     parser.add_argument("--steps", default="", help="capacity: comma-separated rates, MINUTES each")
     parser.add_argument("--no-check", action="store_true", help="skip the end-state check")
-    parser.add_argument("--reads", choices=("web-read", "web", "both"), default="web-read",
-                        help="where public GETs go: the read pool (as the proxy routes them), web, or each step "
-                             "twice, web then web-read (same site, same run)")
+    parser.add_argument(
+        "--reads",
+        choices=("web-read", "web", "both"),
+        default="web-read",
+        help="where public GETs go: the read pool (as the proxy routes them), web, or each step "
+        "twice, web then web-read (same site, same run)",
+    )
     args = parser.parse_args()
     rates = [float(r) for r in args.steps.split(",") if r] or [args.rate]
     root = Path(tempfile.mkdtemp(prefix="arena-load-"))
@@ -175,12 +193,17 @@ def main() -> int:
             environment = run_locust(shape.url, seconds, args.users)
             elapsed = time.monotonic() - wall
             text, fails, fives = table(environment, elapsed)
-            print(f"\n=== target {rate:.0f} req/s, {args.users} users, {elapsed:.0f} s, public reads on {pool} ===\n"
-                  f"{text}")
-            print(f"CPU over the run (cores busy): site {(cpu_seconds(pids) - before) / elapsed:.2f}, PostgreSQL "
-                  f"{(cpu_seconds(_postgres_pids(postgres)) - pg_before) / elapsed:.2f}, "
-                  f"locust {(time.process_time() - load_cpu) / elapsed:.2f} of {os.cpu_count()}; machine load "
-                  f"average {os.getloadavg()[0]:.1f} (other work on the machine skews the times)", flush=True)
+            print(
+                f"\n=== target {rate:.0f} req/s, {args.users} users, {elapsed:.0f} s, public reads on {pool} ===\n"
+                f"{text}"
+            )
+            print(
+                f"CPU over the run (cores busy): site {(cpu_seconds(pids) - before) / elapsed:.2f}, PostgreSQL "
+                f"{(cpu_seconds(_postgres_pids(postgres)) - pg_before) / elapsed:.2f}, "
+                f"locust {(time.process_time() - load_cpu) / elapsed:.2f} of {os.cpu_count()}; machine load "
+                f"average {os.getloadavg()[0]:.1f} (other work on the machine skews the times)",
+                flush=True,
+            )
             failed |= fails > 0 or fives > 0
         if not args.no_check:
             failed |= not check(shape, env, root)
@@ -210,13 +233,18 @@ def check(shape: object, env: dict, root: Path) -> bool:
 
     import load.locustfile as mix
 
-    spec = {"url": shape.url, "bound": 600, "tables": True, "server": None,
-            "accepted": mix.accepted_spec()}
+    spec = {"url": shape.url, "bound": 600, "tables": True, "server": None, "accepted": mix.accepted_spec()}
     path = root / "check.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "tests.faults.check", str(path)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=1200)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.faults.check", str(path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     if done.returncode:
         print(f"end-state check FAILED:\n{done.stderr[-6000:]}")
         return False

@@ -4,6 +4,7 @@ Pushes are visible to whoever may view them, failures first to find; a failed de
 (the same service the workers use). Every field of a delivery is read-only, superusers included: what is pushed
 is what the pass formed.
 """
+
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -45,8 +46,9 @@ class ServerCallbackAdmin(SuperuserOnly, admin.ModelAdmin):
         until = obj.previous_secret_expires_at
         if until is not None and until <= timezone.now():
             return "one secret (the previous one expired)"
-        return "new and previous both signing " + (f"until {until:%Y-%m-%d %H:%M} UTC" if until else
-                                                   "until the previous one is dropped")
+        return "new and previous both signing " + (
+            f"until {until:%Y-%m-%d %H:%M} UTC" if until else "until the previous one is dropped"
+        )
 
     def save_model(self, request: HttpRequest, obj: ServerCallback, form: object, change: bool) -> None:
         if change:
@@ -56,8 +58,7 @@ class ServerCallbackAdmin(SuperuserOnly, admin.ModelAdmin):
             return
         issued = callback_create(server=obj.server, url=obj.url, enabled=obj.enabled)
         obj.pk, obj.secret = issued.callback.pk, issued.secret
-        self.message_user(request, SECRET_MESSAGE.format(server=obj.server, secret=issued.secret),
-                          messages.WARNING)
+        self.message_user(request, SECRET_MESSAGE.format(server=obj.server, secret=issued.secret), messages.WARNING)
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return request.user.is_superuser
@@ -66,8 +67,9 @@ class ServerCallbackAdmin(SuperuserOnly, admin.ModelAdmin):
     def rotate_secrets(self, request: HttpRequest, queryset: QuerySet[ServerCallback]) -> None:
         for callback in queryset.select_related("server"):
             issued = callback_rotate_secret(callback=callback)
-            self.message_user(request, SECRET_MESSAGE.format(server=callback.server, secret=issued.secret),
-                              messages.WARNING)
+            self.message_user(
+                request, SECRET_MESSAGE.format(server=callback.server, secret=issued.secret), messages.WARNING
+            )
 
     @admin.action(description="Drop the previous secret now (pushes carry only the new one)")
     def drop_previous_secrets(self, request: HttpRequest, queryset: QuerySet[ServerCallback]) -> None:
@@ -87,12 +89,22 @@ class DeliveryAdmin(ReadOnly, admin.ModelAdmin):
     """Read-only for everyone (no change permission, so no form and no Save); superusers' one write is the
     *Retry now* action, under its own permission."""
 
-    list_display = ("id", "server", "status", "attempts", "last_error", "created_at", "next_attempt_at",
-                    "delivered_at")
+    list_display = ("id", "server", "status", "attempts", "last_error", "created_at", "next_attempt_at", "delivered_at")
     list_filter = ("status", "server")
     list_select_related = ("server",)
-    fields = ("id", "server", "table", "url", "tickets", "status", "attempts", "created_at", "next_attempt_at",
-              "delivered_at", "last_error")
+    fields = (
+        "id",
+        "server",
+        "table",
+        "url",
+        "tickets",
+        "status",
+        "attempts",
+        "created_at",
+        "next_attempt_at",
+        "delivered_at",
+        "last_error",
+    )
     readonly_fields = fields
     inlines = (DeliveryAttemptInline,)
     actions = ("retry_now",)

@@ -3,6 +3,7 @@ dropped when the superuser chooses (docs/security.md#rotating-keys-and-callback-
 
 Each write locks the callback's row, so two superusers rotating at once cannot lose a secret between them.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -36,8 +37,7 @@ def callback_create(*, server: GameServer, url: str, enabled: bool = True) -> Is
 
 
 @transaction.atomic
-def callback_rotate_secret(*, callback: ServerCallback, previous_expires_at: datetime | None = None
-                           ) -> IssuedSecret:
+def callback_rotate_secret(*, callback: ServerCallback, previous_expires_at: datetime | None = None) -> IssuedSecret:
     """A new secret alongside the current one, which becomes the previous: both sign until the previous is
     dropped (by hand, or at ``previous_expires_at``). A previous secret still overlapping is replaced."""
     locked = ServerCallback.objects.select_for_update().get(pk=callback.pk)
@@ -51,8 +51,11 @@ def callback_rotate_secret(*, callback: ServerCallback, previous_expires_at: dat
 @transaction.atomic
 def callback_drop_previous_secret(*, callback: ServerCallback) -> bool:
     """The previous secret stops signing now; False if there was none."""
-    return bool(ServerCallback.objects.filter(pk=callback.pk).exclude(previous_secret="").update(
-        previous_secret="", previous_secret_expires_at=None))
+    return bool(
+        ServerCallback.objects.filter(pk=callback.pk)
+        .exclude(previous_secret="")
+        .update(previous_secret="", previous_secret_expires_at=None)
+    )
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -76,12 +79,18 @@ def callback_url_check(url: Any) -> str:
     """The URL a push may go to, or ``InvalidInput`` naming ``url``: https on a public address, no credentials, at
     most 500 characters (docs/security.md#pushes-to-game-servers); every send checks the address again."""
     if not isinstance(url, str) or not 1 <= len(url) <= 500:
-        raise InvalidInput("invalid_input", "The callback needs a URL of at most 500 characters.",
-                           {"url": "Required: an https URL of at most 500 characters."})
+        raise InvalidInput(
+            "invalid_input",
+            "The callback needs a URL of at most 500 characters.",
+            {"url": "Required: an https URL of at most 500 characters."},
+        )
     refusal = push_net.callback_url_refusal(url)
     if refusal is not None:
-        raise InvalidInput("invalid_input", f"Arena will not push to this URL: {refusal}.",
-                           {"url": f"Arena will not push here: {refusal}."})
+        raise InvalidInput(
+            "invalid_input",
+            f"Arena will not push to this URL: {refusal}.",
+            {"url": f"Arena will not push here: {refusal}."},
+        )
     return url
 
 
@@ -114,17 +123,18 @@ def callback_delete(*, server: GameServer) -> None:
         if not deleted:
             raise NotFound("callback_not_found", "This game server has no callback.")
         Delivery.objects.filter(server=server, status=Delivery.Status.PENDING).update(
-            status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error="callback removed")
+            status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error="callback removed"
+        )
 
 
-def callback_rotate_for_server(*, server: GameServer, overlap_seconds: int = ROTATION_OVERLAP_DEFAULT,
-                               now: datetime | None = None) -> IssuedSecret:
+def callback_rotate_for_server(
+    *, server: GameServer, overlap_seconds: int = ROTATION_OVERLAP_DEFAULT, now: datetime | None = None
+) -> IssuedSecret:
     """POST rotate-secret: a new secret (shown once); the old one keeps signing for ``overlap_seconds`` (0: stops
     now), so a receiver rolling the new one out misses no push."""
     callback = callback_get(server=server)
     moment = now or timezone.now()
-    issued = callback_rotate_secret(callback=callback,
-                                    previous_expires_at=moment + timedelta(seconds=overlap_seconds))
+    issued = callback_rotate_secret(callback=callback, previous_expires_at=moment + timedelta(seconds=overlap_seconds))
     if overlap_seconds == 0:
         callback_drop_previous_secret(callback=issued.callback)
         issued.callback.refresh_from_db()
@@ -134,7 +144,7 @@ def callback_rotate_for_server(*, server: GameServer, overlap_seconds: int = ROT
 def _pushing_callback(server: GameServer) -> ServerCallback:
     callback = callback_get(server=server)
     if not callback.enabled:
-        raise Conflict("callback_disabled", "The callback is disabled: PUT it with \"enabled\": true first.")
+        raise Conflict("callback_disabled", 'The callback is disabled: PUT it with "enabled": true first.')
     return callback
 
 
@@ -155,8 +165,12 @@ def delivery_redeliver(*, server: GameServer, delivery_id: Any, now: datetime | 
     moment = now or timezone.now()
     with transaction.atomic():
         Delivery.objects.filter(pk=delivery.pk).update(
-            status=Delivery.Status.PENDING, round_start=F("attempts"), next_attempt_at=moment, delivered_at=None,
-            last_error="")
+            status=Delivery.Status.PENDING,
+            round_start=F("attempts"),
+            next_attempt_at=moment,
+            delivered_at=None,
+            last_error="",
+        )
         handoffs.hand_off(events.tables_push, (str(delivery.pk),))
     delivery.refresh_from_db()
     return delivery

@@ -16,6 +16,7 @@ after the commit, retried and logged as every push is. A server with no enabled 
 The deliveries are rows of ``Delivery``; a ``table.formed`` reads its table at each send, every other event keeps
 its ``data`` as it was when it happened.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,14 @@ TOURNAMENT_TABLE_FORMED = "tournament.table_formed"
 PING = "ping"
 
 # Every type a push may carry, in the order docs/api.md describes them; the schema declares one webhook each.
-EVENT_TYPES: tuple[str, ...] = (TABLE_FORMED, TICKET_EXPIRED, TICKET_CANCELLED, PLAYER_WARNED,
-                                TOURNAMENT_TABLE_FORMED, PING)
+EVENT_TYPES: tuple[str, ...] = (
+    TABLE_FORMED,
+    TICKET_EXPIRED,
+    TICKET_CANCELLED,
+    PLAYER_WARNED,
+    TOURNAMENT_TABLE_FORMED,
+    PING,
+)
 
 # Declared here, beside the event pushes, and bound by matchmaking/tasks.py ``push_each`` (through
 # ``services.tables_push``, the same object): a push of any event is the same work.
@@ -52,8 +59,13 @@ tables_push = handoffs.HandOff("matchmaking: push the tables")
 
 def envelope(*, event_id: str, event_type: str, created_at: datetime, data: Any) -> dict[str, Any]:
     """The body of a push: the event's id, type, time (UTC, ``Z``), the API version its ``data`` is shaped by."""
-    return {"id": event_id, "type": event_type, "created_at": _utc_z(created_at), "api_version": API_VERSION,
-            "data": data}
+    return {
+        "id": event_id,
+        "type": event_type,
+        "created_at": _utc_z(created_at),
+        "api_version": API_VERSION,
+        "data": data,
+    }
 
 
 def _utc_z(moment: datetime) -> str:
@@ -67,8 +79,11 @@ def as_json_data(data: Any) -> Any:
 
 def _callback_urls(server_ids: Sequence[int]) -> dict[int, str]:
     """The servers among ``server_ids`` that take pushes now: an enabled callback, a key not revoked."""
-    return dict(ServerCallback.objects.filter(server_id__in=set(server_ids), enabled=True,
-                                              server__revoked_at__isnull=True).values_list("server_id", "url"))
+    return dict(
+        ServerCallback.objects.filter(
+            server_id__in=set(server_ids), enabled=True, server__revoked_at__isnull=True
+        ).values_list("server_id", "url")
+    )
 
 
 def deliveries_create(*, events: Sequence[tuple[int, str, Any]], now: datetime | None = None) -> list[Any]:
@@ -78,9 +93,18 @@ def deliveries_create(*, events: Sequence[tuple[int, str, Any]], now: datetime |
         return []
     moment = now or timezone.now()
     urls = _callback_urls([server_id for server_id, _, _ in events])
-    rows = [Delivery(server_id=server_id, event_type=event_type, data=as_json_data(data), url=urls[server_id],
-                     created_at=moment, next_attempt_at=moment)
-            for server_id, event_type, data in events if server_id in urls]
+    rows = [
+        Delivery(
+            server_id=server_id,
+            event_type=event_type,
+            data=as_json_data(data),
+            url=urls[server_id],
+            created_at=moment,
+            next_attempt_at=moment,
+        )
+        for server_id, event_type, data in events
+        if server_id in urls
+    ]
     Delivery.objects.bulk_create(rows)
     return [row.pk for row in rows]
 
@@ -107,25 +131,38 @@ def ticket_closed_deliveries(*, ticket_ids: Sequence[Any], now: datetime) -> lis
     and its pushes end together. In the caller's transaction; the ids are handed over after its commit."""
     if not ticket_ids:
         return []
-    closed = list(Ticket.objects.filter(pk__in=ticket_ids, closed_at=now,
-                                        status__in=[Ticket.Status.EXPIRED, Ticket.Status.CANCELLED])
-                  .exclude(cancel_reason=Ticket.CancelReason.SERVER_REVOKED)
-                  .filter(server__matchmaking_callback__enabled=True, server__revoked_at__isnull=True)
-                  .select_related("pool"))
+    closed = list(
+        Ticket.objects.filter(
+            pk__in=ticket_ids, closed_at=now, status__in=[Ticket.Status.EXPIRED, Ticket.Status.CANCELLED]
+        )
+        .exclude(cancel_reason=Ticket.CancelReason.SERVER_REVOKED)
+        .filter(server__matchmaking_callback__enabled=True, server__revoked_at__isnull=True)
+        .select_related("pool")
+    )
     if not closed:
         return []
     handles: dict[Any, list[str]] = {}
-    for ticket_id, handle in (TicketSeat.objects.filter(ticket_id__in=[t.pk for t in closed])
-                              .order_by("ticket_id", "position").values_list("ticket_id", "player__handle")):
+    for ticket_id, handle in (
+        TicketSeat.objects.filter(ticket_id__in=[t.pk for t in closed])
+        .order_by("ticket_id", "position")
+        .values_list("ticket_id", "player__handle")
+    ):
         handles.setdefault(ticket_id, []).append(handle)
     events = []
     for ticket in closed:
         seats = handles.get(ticket.pk, [])
         body: dict[str, Any] = {
-            "id": str(ticket.pk), "status": ticket.status, "player": seats[0] if seats else None,
-            "party": seats[1:], "game": ticket.pool.title, "variant": ticket.pool.variant,
-            "rated": ticket.pool.rated, "request_id": ticket.request_id, "created_at": ticket.created_at,
-            "closed_at": ticket.closed_at}
+            "id": str(ticket.pk),
+            "status": ticket.status,
+            "player": seats[0] if seats else None,
+            "party": seats[1:],
+            "game": ticket.pool.title,
+            "variant": ticket.pool.variant,
+            "rated": ticket.pool.rated,
+            "request_id": ticket.request_id,
+            "created_at": ticket.created_at,
+            "closed_at": ticket.closed_at,
+        }
         if ticket.status == Ticket.Status.CANCELLED:
             body["reason"] = ticket.cancel_reason
         kind = TICKET_EXPIRED if ticket.status == Ticket.Status.EXPIRED else TICKET_CANCELLED

@@ -9,6 +9,7 @@ writes every second. The tables they sat at are kept (tables are never deleted; 
 A ticket expires 10 minutes after it started waiting (docs/matchmaking.md), so a ticket created before the cutoff
 is closed well before it; the status and ``closed_at`` are checked all the same.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,14 +24,20 @@ from matchmaking.store import tickets_closed_delete
 # One run deletes at most this many chunks, so a first purge of years of history is spread over several runs.
 MAX_CHUNKS_PER_RUN = 200
 
+
 @dataclass(frozen=True, slots=True)
 class Purged:
     tickets: int
     chunks: int
 
 
-def tickets_purge_closed(*, now: datetime | None = None, retention_days: int | None = None,
-                         chunk: int | None = None, max_chunks: int = MAX_CHUNKS_PER_RUN) -> Purged:
+def tickets_purge_closed(
+    *,
+    now: datetime | None = None,
+    retention_days: int | None = None,
+    chunk: int | None = None,
+    max_chunks: int = MAX_CHUNKS_PER_RUN,
+) -> Purged:
     """Deletes closed tickets older than the retention (with their seats), chunk by chunk; safe to run twice."""
     days = settings.MATCHMAKING_TICKET_RETENTION_DAYS if retention_days is None else retention_days
     size = chunk or settings.MATCHMAKING_TICKET_PURGE_CHUNK

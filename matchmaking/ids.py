@@ -10,6 +10,7 @@ pages, which stay cached however long the history grows. The same holds for tabl
 The rest is random (74 bits), so ids are still unguessable and unique across processes; they tell when they
 were made, which the ticket's own ``created_at`` tells anyway.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,6 +36,10 @@ def uuid7_texts(count: int) -> list[str]:
     25,000 tables felt an object per id)."""
     prefix = (time.time_ns() // 1_000_000).to_bytes(6, "big")
     noise = os.urandom(10 * count)
-    text = _stamped(bytearray(b"".join(prefix + noise[i:i + 10] for i in range(0, 10 * count, 10)))).hex()
-    return [f"{text[i:i + 8]}-{text[i + 8:i + 12]}-{text[i + 12:i + 16]}-{text[i + 16:i + 20]}-{text[i + 20:i + 32]}"
-            for i in range(0, 32 * count, 32)]
+    text = _stamped(bytearray(b"".join(prefix + noise[i : i + 10] for i in range(0, 10 * count, 10)))).hex()
+    return [
+        "-".join(
+            (text[i : i + 8], text[i + 8 : i + 12], text[i + 12 : i + 16], text[i + 16 : i + 20], text[i + 20 : i + 32])
+        )
+        for i in range(0, 32 * count, 32)
+    ]

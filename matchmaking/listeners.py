@@ -3,6 +3,7 @@
 Every app keeps its listeners in its ``listeners.py`` (docs/architecture.md#announcements-and-hand-offs): the
 facts it follows are read in one place, and each listener is a thin door into the app's services.
 """
+
 from __future__ import annotations
 
 from arena.models import Player

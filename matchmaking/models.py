@@ -12,6 +12,7 @@ Why these shapes:
 - **Preferences** and **ServerCallback** live here, keyed one-to-one by the core's Player and GameServer: the core
   knows nothing of matchmaking (docs/architecture.md).
 """
+
 from __future__ import annotations
 
 import secrets
@@ -94,8 +95,12 @@ class Ticket(models.Model):
     server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="tickets", db_index=False)
     pool = models.ForeignKey(Pool, on_delete=models.PROTECT, related_name="tickets", db_index=False)
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="tickets", db_index=False)
-    request_id = models.CharField(max_length=64, null=True, blank=True,
-                                  help_text="The game server's own id for the request: a retry returns this ticket.")
+    request_id = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        help_text="The game server's own id for the request: a retry returns this ticket.",
+    )
     fingerprint = models.CharField(max_length=64, help_text="Keyed hash of the request, to tell a retry.")
     min_players = models.PositiveSmallIntegerField()
     max_players = models.PositiveSmallIntegerField()
@@ -112,13 +117,23 @@ class Ticket(models.Model):
     # No database constraint either: checked at commit, each row would lock its table's row for key share, four
     # tickets to a row (multixacts), which cost a 100,000-ticket pass ten seconds. The pass writes the table and
     # its tickets in one transaction, and tables are never deleted (PROTECT), so the reference cannot dangle.
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets",
-                              db_index=False, db_constraint=False)
+    table = models.ForeignKey(
+        Table,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="tickets",
+        db_index=False,
+        db_constraint=False,
+    )
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["server", "request_id"], name="mm_ticket_unique_request",
-                                    condition=models.Q(request_id__isnull=False)),
+            models.UniqueConstraint(
+                fields=["server", "request_id"],
+                name="mm_ticket_unique_request",
+                condition=models.Q(request_id__isnull=False),
+            ),
         ]
         # The history purge's way to the oldest tickets (matchmaking/history.py). On created_at, which no pass
         # changes, so a pass's rewrites stay heap-only; a partial index on the closed ones would name status, which
@@ -160,8 +175,9 @@ class OpenSeat(models.Model):
     # The ticket's server, so that MATCHMAKING_MAX_WAITING_PER_SERVER counts a server's waiting tickets in its
     # own small index (the owners' seats only) instead of through every waiting ticket: open seats are inserted
     # and deleted, never updated, so the index costs a pass nothing. Null only for rows older than the column.
-    server = models.ForeignKey(GameServer, on_delete=models.CASCADE, null=True, blank=True, db_index=False,
-                               related_name="+")
+    server = models.ForeignKey(
+        GameServer, on_delete=models.CASCADE, null=True, blank=True, db_index=False, related_name="+"
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player", "title"], name="mm_open_one_per_title")]
@@ -174,8 +190,9 @@ class OpenSeat(models.Model):
 class Preferences(models.Model):
     """What a player refuses at a table: same-IP table-mates, and the players they blocked (by handle)."""
 
-    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True,
-                                  related_name="matchmaking_preferences")
+    player = models.OneToOneField(
+        Player, on_delete=models.CASCADE, primary_key=True, related_name="matchmaking_preferences"
+    )
     refuse_same_ip = models.BooleanField(default=False)
     # Handles rather than a many-to-many: a pass reads every waiting player's list in the one query that loads
     # the pool, and handles never change (the site's player id).
@@ -202,15 +219,24 @@ class ServerCallback(models.Model):
     them), shown once when issued and never again.
     """
 
-    server = models.OneToOneField(GameServer, on_delete=models.CASCADE, primary_key=True,
-                                  related_name="matchmaking_callback")
+    server = models.OneToOneField(
+        GameServer, on_delete=models.CASCADE, primary_key=True, related_name="matchmaking_callback"
+    )
     url = models.URLField(max_length=500, help_text="https, on a public address (docs/security.md).")
-    secret = models.CharField(max_length=64, default=new_secret,
-                              help_text="HMAC-SHA256 key of the X-Arena-Signature header; shown once when issued.")
-    previous_secret = models.CharField(max_length=64, blank=True, default="",
-                                       help_text="The secret before the last rotation, still signing until dropped.")
+    secret = models.CharField(
+        max_length=64,
+        default=new_secret,
+        help_text="HMAC-SHA256 key of the X-Arena-Signature header; shown once when issued.",
+    )
+    previous_secret = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="The secret before the last rotation, still signing until dropped.",
+    )
     previous_secret_expires_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the previous secret stops signing; empty: until dropped by hand.")
+        null=True, blank=True, help_text="When the previous secret stops signing; empty: until dropped by hand."
+    )
     enabled = models.BooleanField(default=True)
 
     def __str__(self) -> str:
@@ -240,8 +266,11 @@ class Delivery(models.Model):
     # Null for an event that is not a formed table (matchmaking/events.py): its ``data`` is kept instead.
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="deliveries", null=True, blank=True)
     event_type = models.CharField(max_length=40, default="table.formed")
-    data = models.JSONField(null=True, blank=True, help_text="The event's data, frozen when it happened; a "
-                                                             "table.formed push reads its table at each send.")
+    data = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The event's data, frozen when it happened; a table.formed push reads its table at each send.",
+    )
     url = models.URLField(max_length=500)
     tickets = models.JSONField(default=list, help_text="The server's own tickets at the table.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
@@ -257,10 +286,11 @@ class Delivery(models.Model):
     class Meta:
         verbose_name_plural = "deliveries"
         constraints = [models.UniqueConstraint(fields=["table", "server"], name="mm_delivery_once")]
-        indexes = [models.Index(fields=["next_attempt_at"], name="mm_delivery_due",
-                                condition=models.Q(status="pending")),
-                   # The deliveries list (GET /api/v1/deliveries/): a server's newest first, by cursor.
-                   models.Index(fields=["server", "-created_at", "-id"], name="mm_delivery_server_recent")]
+        indexes = [
+            models.Index(fields=["next_attempt_at"], name="mm_delivery_due", condition=models.Q(status="pending")),
+            # The deliveries list (GET /api/v1/deliveries/): a server's newest first, by cursor.
+            models.Index(fields=["server", "-created_at", "-id"], name="mm_delivery_server_recent"),
+        ]
 
     def __str__(self) -> str:
         return f"delivery {self.id} ({self.status})"

@@ -3,6 +3,7 @@
 Read at every pass (``store.pool_load``); written only here, by the preferences door (``PUT``/``PATCH``). The
 reads for the door are ``matchmaking/selectors.py``'s (``preferences_get``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,8 +23,9 @@ def blocked_list_check(blocked: Sequence[Any]) -> None:
     list costs nothing but its length (docs/security.md, the limits). The door calls it before parsing."""
     limit = settings.MATCHMAKING_BLOCKED_MAX
     if len(blocked) > limit:
-        raise InvalidInput("too_many_blocked", f"A player may block at most {limit} players.",
-                           {"blocked": f"At most {limit} players."})
+        raise InvalidInput(
+            "too_many_blocked", f"A player may block at most {limit} players.", {"blocked": f"At most {limit} players."}
+        )
 
 
 def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]) -> Preferences:
@@ -32,13 +34,15 @@ def preferences_set(*, handle: str, refuse_same_ip: bool, blocked: Sequence[str]
     with transaction.atomic():
         players = players_fetch_or_create([handle, *names])
         prefs, _ = Preferences.objects.update_or_create(
-            player=players[handle], defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
+            player=players[handle],
+            defaults={"refuse_same_ip": refuse_same_ip, "blocked": names},
         )
     return prefs
 
 
-def preferences_update(*, handle: str, refuse_same_ip: bool | None = None,
-                       blocked: Sequence[str] | None = None) -> Preferences:
+def preferences_update(
+    *, handle: str, refuse_same_ip: bool | None = None, blocked: Sequence[str] | None = None
+) -> Preferences:
     """A partial change (PATCH): a field given None keeps its stored value (or its default), under the row's lock
     so two partial changes at once both land."""
     names = _blocked_names(handle, blocked) if blocked is not None else None
@@ -58,6 +62,9 @@ def _blocked_names(handle: str, blocked: Sequence[str]) -> list[str]:
     blocked_list_check(blocked)
     names = sorted(set(blocked))
     if handle in names:
-        raise InvalidInput("cannot_block_self", "A player cannot block themself.",
-                           {f"blocked.{list(blocked).index(handle)}": "This is the player."})
+        raise InvalidInput(
+            "cannot_block_self",
+            "A player cannot block themself.",
+            {f"blocked.{list(blocked).index(handle)}": "This is the player."},
+        )
     return names

@@ -10,6 +10,7 @@ in docs/matchmaking.md and the schema's ``webhooks``.
 
 Where it goes and how long it may take is ``push_net``'s: public addresses only, pinned, no redirects, one deadline.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -49,8 +50,9 @@ def sign(secrets: str | Sequence[str], timestamp: int, body: bytes) -> str:
     return ",".join([f"t={timestamp}", *(f"v1={_digest(key, timestamp, body)}" for key in keys)])
 
 
-def verify(secrets: str | Sequence[str], header: Any, body: bytes, *, now: float | None = None,
-           tolerance: float = 300.0) -> bool:
+def verify(
+    secrets: str | Sequence[str], header: Any, body: bytes, *, now: float | None = None, tolerance: float = 300.0
+) -> bool:
     """What a receiver does: True when a ``v1=`` of the header is the HMAC of ``"<t>.<body>"`` under one of
     ``secrets`` (one, or a list while a rotation overlaps) and ``t`` is within ``tolerance`` seconds of now.
 
@@ -118,8 +120,12 @@ def event_data(delivery: Delivery) -> Any:
 def payload(delivery: Delivery) -> bytes:
     """The body: the event envelope (``events.envelope``) around the event's data; times as the API writes them
     (ISO 8601, ``T`` and ``Z``), by the API's own encoder."""
-    body = events.envelope(event_id=str(delivery.pk), event_type=delivery.event_type,
-                           created_at=delivery.created_at, data=event_data(delivery))
+    body = events.envelope(
+        event_id=str(delivery.pk),
+        event_type=delivery.event_type,
+        created_at=delivery.created_at,
+        data=event_data(delivery),
+    )
     return json.dumps(body, separators=(",", ":"), cls=JSONEncoder, ensure_ascii=False).encode()
 
 
@@ -140,16 +146,27 @@ def delivery_attempt(*, delivery_id: Any) -> AttemptOutcome:
     A server revoked, a callback disabled or removed: the push is abandoned, never sent. No secret to sign with:
     nothing is sent, and the attempt is recorded as failed (docs/security.md#pushes-to-game-servers).
     """
-    delivery = (Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING)
-                .select_related("table", "server").first())
+    delivery = (
+        Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING)
+        .select_related("table", "server")
+        .first()
+    )
     if delivery is None:
         return AttemptOutcome(True, None)
     callback = ServerCallback.objects.filter(server_id=delivery.server_id).first()
-    stop = ("server revoked" if delivery.server.revoked_at is not None else
-            "callback removed" if callback is None else "callback disabled" if not callback.enabled else None)
+    stop = (
+        "server revoked"
+        if delivery.server.revoked_at is not None
+        else "callback removed"
+        if callback is None
+        else "callback disabled"
+        if not callback.enabled
+        else None
+    )
     if stop is not None:
         Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.PENDING).update(
-            status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error=stop)
+            status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error=stop
+        )
         return AttemptOutcome(False, None)
     assert callback is not None
     if callback.url != delivery.url:  # corrected in the admin: the next attempt goes to the URL saved now
@@ -160,13 +177,17 @@ def delivery_attempt(*, delivery_id: Any) -> AttemptOutcome:
         answer = push_net.Answer(None, "no secret to sign with: nothing sent")
     else:
         body = payload(delivery)
-        answer = push_net.post(callback.url, body, {
-            "Content-Type": "application/json",
-            "User-Agent": "Arena-Matchmaker/1",
-            SIGNATURE_HEADER: sign(keys, int(time.time()), body),
-            DELIVERY_HEADER: str(delivery.pk),
-            events.EVENT_HEADER: delivery.event_type,
-        })
+        answer = push_net.post(
+            callback.url,
+            body,
+            {
+                "Content-Type": "application/json",
+                "User-Agent": "Arena-Matchmaker/1",
+                SIGNATURE_HEADER: sign(keys, int(time.time()), body),
+                DELIVERY_HEADER: str(delivery.pk),
+                events.EVENT_HEADER: delivery.event_type,
+            },
+        )
     elapsed = int((time.perf_counter() - started) * 1000)
     delivered = answer.status is not None and 200 <= answer.status < 300
     return _record(delivery, answer.status, answer.error, elapsed, delivered)
@@ -180,14 +201,19 @@ def _record(delivery: Delivery, code: int | None, error: str, elapsed: int, deli
         # limit and the backoff count those since ``round_start`` (an admin's retry moves it up). Numbered under the
         # delivery's row lock, so concurrent attempts never share a number.
         number = (DeliveryAttempt.objects.filter(delivery=locked).aggregate(last=Max("number"))["last"] or 0) + 1
-        DeliveryAttempt.objects.create(delivery=locked, number=number, at=now, status_code=code, error=error,
-                                       duration_ms=elapsed)
+        DeliveryAttempt.objects.create(
+            delivery=locked, number=number, at=now, status_code=code, error=error, duration_ms=elapsed
+        )
         locked.attempts += 1
         this_round = locked.attempts - locked.round_start
         retry_in = None
         if delivered:
             locked.status, locked.delivered_at, locked.next_attempt_at, locked.last_error = (
-                Delivery.Status.DELIVERED, now, None, "")
+                Delivery.Status.DELIVERED,
+                now,
+                None,
+                "",
+            )
         elif locked.status != Delivery.Status.PENDING:
             pass  # a concurrent attempt succeeded meanwhile, or the push was abandoned (its server revoked)
         elif this_round >= settings.MATCHMAKING_PUSH_ATTEMPTS:

@@ -16,6 +16,7 @@ docs/security.md#pushes-to-game-servers is the rule in words. Why each part:
   passes, so a receiver that drips its answer a byte at a time cannot hold a push thread longer than that.
   A per-operation socket timeout alone would be restarted by every byte.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -187,8 +188,9 @@ def post(url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
             context = ssl.create_default_context()
             sock = context.wrap_socket(raw, server_hostname=target.host)  # SNI and certificate: the host name
         sock.settimeout(_left(started, deadline))
-        connection = _PinnedConnection(target.host, target.port, sock, 443 if target.scheme == "https" else 80,
-                                       _left(started, deadline))
+        connection = _PinnedConnection(
+            target.host, target.port, sock, 443 if target.scheme == "https" else 80, _left(started, deadline)
+        )
         connection.request("POST", target.path, body=body, headers=dict(headers))
         response = connection.getresponse()
         status = response.status

@@ -1,4 +1,5 @@
 """Matchmaking's reads, shaped for the API: a ticket (with why it still waits), a table, a player's preferences."""
+
 from __future__ import annotations
 
 import logging
@@ -27,8 +28,11 @@ def ticket_get_for_server(*, server: GameServer, ticket_id: str) -> Ticket:
         key = uuid.UUID(str(ticket_id))
     except ValueError:
         key = None
-    ticket = (Ticket.objects.filter(pk=key, server=server).select_related("pool", "table").first()
-              if key is not None else None)
+    ticket = (
+        Ticket.objects.filter(pk=key, server=server).select_related("pool", "table").first()
+        if key is not None
+        else None
+    )
     if ticket is None:
         raise NotFound("ticket_not_found", f"No ticket {ticket_id} from this game server.")
     return ticket
@@ -37,8 +41,7 @@ def ticket_get_for_server(*, server: GameServer, ticket_id: str) -> Ticket:
 def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
     """The API view of a ticket (docs/api.md). A waiting ticket also says how long it has waited, the Elo gap it now
     accepts and how many tickets wait in its pool: the answer to "why is it taking so long"."""
-    seats = list(TicketSeat.objects.filter(ticket=ticket).order_by("position")
-                 .values_list("player__handle", flat=True))
+    seats = list(TicketSeat.objects.filter(ticket=ticket).order_by("position").values_list("player__handle", flat=True))
     pool = ticket.pool
     body: dict[str, Any] = {
         "id": str(ticket.pk),
@@ -58,14 +61,16 @@ def ticket_present(*, ticket: Ticket) -> dict[str, Any]:
     if ticket.status == Ticket.Status.CANCELLED and ticket.cancel_reason:
         body["reason"] = ticket.cancel_reason  # deleted, player_banned or server_revoked
     if ticket.status == Ticket.Status.WAITING:
-        body["waiting"] = waiting_figures(ticket=ticket, now=timezone.now(),
-                                          pool_waiting=OpenSeat.objects.filter(pool=pool, position=0).count())
+        body["waiting"] = waiting_figures(
+            ticket=ticket, now=timezone.now(), pool_waiting=OpenSeat.objects.filter(pool=pool, position=0).count()
+        )
         if ticket.min_reputation is not None:
             body["waiting"]["min_reputation"] = _minimum_holding(ticket)
     if ticket.status == Ticket.Status.MATCHED and ticket.table is not None:
         body["table"] = table_present(table=ticket.table)
-        body["recorded_game"] = recorded_games(server_id=ticket.server_id,
-                                               table_ids=[str(ticket.table_id)]).get(str(ticket.table_id))
+        body["recorded_game"] = recorded_games(server_id=ticket.server_id, table_ids=[str(ticket.table_id)]).get(
+            str(ticket.table_id)
+        )
     return body
 
 
@@ -74,8 +79,12 @@ def waiting_figures(*, ticket: Ticket, now: Any, pool_waiting: int) -> dict[str,
     computed from those shown seconds, so the three agree by hand (150 + 10 x seconds: 0.0 s shows 150.0, never
     150.1; docs/matchmaking.md)."""
     seconds = round(max(0.0, (now - ticket.created_at).total_seconds()), 1)
-    return {"seconds": seconds, "elo_tolerance": round(engine.tolerance(seconds), 1), "pool_waiting": pool_waiting,
-            "expires_in": round(max(0.0, engine.EXPIRES_AFTER - seconds), 1)}
+    return {
+        "seconds": seconds,
+        "elo_tolerance": round(engine.tolerance(seconds), 1),
+        "pool_waiting": pool_waiting,
+        "expires_in": round(max(0.0, engine.EXPIRES_AFTER - seconds), 1),
+    }
 
 
 def recorded_games(*, server_id: int, table_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -118,15 +127,18 @@ def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
     standings = table.standings
     if not table.rated or not standings or len(standings) != len(table.players):
         return None
-    players = [(handle, Standing(float(elo), int(games))) for handle, (elo, games) in zip(table.players, standings,
-                                                                                           strict=True)]
+    players = [
+        (handle, Standing(float(elo), int(games)))
+        for handle, (elo, games) in zip(table.players, standings, strict=True)
+    ]
     config = elo_config()
     rules = get_game(table.title)
     if rules.cooperative:
         hanabi_rules = stages.hanabi_rules(table.title)
         try:
-            found = stakes.hanabi_stakes(players, table.variant[hanabi.DECK_VARIANT], hanabi_rules.table,
-                                         hanabi_rules.below_rule, config)
+            found = stakes.hanabi_stakes(
+                players, table.variant[hanabi.DECK_VARIANT], hanabi_rules.table, hanabi_rules.below_rule, config
+            )
         except hanabi.HanabotRowMissing as missing:
             log.warning("stakes unavailable for table %s: %s", table.pk, missing)
             return None
@@ -134,11 +146,19 @@ def table_stakes(*, table: Any) -> list[dict[str, Any]] | None:
     else:
         found = stakes.competitive_stakes(players, rules.recommended_players, config)
         names = ("if_first", "if_last")
-    return [{"player": handle, "rating": standing.rating, "games": standing.games,
-             "k": k_factor(standing.games, config), names[0]: found[handle].best, names[1]: found[handle].worst,
-             # docs/ratings.md, "How settled is a rating": from the games at formation, as a board shows it.
-             **settled.on_board(standing.games, config)}
-            for handle, standing in players]
+    return [
+        {
+            "player": handle,
+            "rating": standing.rating,
+            "games": standing.games,
+            "k": k_factor(standing.games, config),
+            names[0]: found[handle].best,
+            names[1]: found[handle].worst,
+            # docs/ratings.md, "How settled is a rating": from the games at formation, as a board shows it.
+            **settled.on_board(standing.games, config),
+        }
+        for handle, standing in players
+    ]
 
 
 def preferences_get(*, handle: str) -> dict[str, Any]:

@@ -4,6 +4,7 @@ Pure (no Django): the rules modules say how many players a game and its variant 
 forms a table (docs/games.md, ``GameRules.player_range`` and ``table_recommended``); docs/matchmaking.md adds that a
 table needs two players. No game is named here: a new game's rules answer for it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -11,6 +11,7 @@ thread that runs the same task when it is due (2, 4, 8 ... s later), with no req
 the delivery first (``delivery_claim_due``), so a request's sweep at the same moment never sends it twice. A retry
 due while the process was stopped goes out with the first ticket request after a restart.
 """
+
 from __future__ import annotations
 
 import threading

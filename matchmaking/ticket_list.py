@@ -7,6 +7,7 @@ view (``selectors.ticket_present``) in a fixed number of queries per page: the t
 their seats, the pools' waiting counts and the recorded games; a waiting ticket's ``min_reputation`` breakdown is
 its own GET's (it loads the whole pool).
 """
+
 from __future__ import annotations
 
 import uuid
@@ -26,13 +27,15 @@ TICKETS_LIMIT_DEFAULT = 50
 TICKETS_LIMIT_MAX = 100
 
 
-def tickets_page(*, server: GameServer, status: str | None = None, cursor: str | None = None,
-                 limit: int = TICKETS_LIMIT_DEFAULT) -> dict[str, Any]:
+def tickets_page(
+    *, server: GameServer, status: str | None = None, cursor: str | None = None, limit: int = TICKETS_LIMIT_DEFAULT
+) -> dict[str, Any]:
     """``{"tickets": [...], "next": cursor or null}``: the server's tickets oldest first (ids are time ordered),
     of one ``status`` if given; ``next`` is the last id of a full page."""
     if status is not None and status not in Ticket.Status.values:
-        raise InvalidInput("invalid_input", "Unknown ticket status.",
-                           {"status": f"One of {', '.join(Ticket.Status.values)}."})
+        raise InvalidInput(
+            "invalid_input", "Unknown ticket status.", {"status": f"One of {', '.join(Ticket.Status.values)}."}
+        )
     rows = Ticket.objects.filter(server=server).select_related("pool", "table")
     if status is not None:
         rows = rows.filter(status=status)
@@ -41,7 +44,7 @@ def tickets_page(*, server: GameServer, status: str | None = None, cursor: str |
             rows = rows.filter(pk__gt=uuid.UUID(cursor))
         except ValueError:
             raise cursor_invalid() from None
-    page = list(rows.order_by("pk")[:limit + 1])
+    page = list(rows.order_by("pk")[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
     return {"tickets": tickets_present(server=server, tickets=page), "next": str(page[-1].pk) if more else None}
@@ -49,8 +52,11 @@ def tickets_page(*, server: GameServer, status: str | None = None, cursor: str |
 
 def tickets_present(*, server: GameServer, tickets: list[Ticket]) -> list[dict[str, Any]]:
     seats: dict[Any, list[str]] = defaultdict(list)
-    for ticket_id, handle in (TicketSeat.objects.filter(ticket_id__in=[t.pk for t in tickets])
-                              .order_by("ticket_id", "position").values_list("ticket_id", "player__handle")):
+    for ticket_id, handle in (
+        TicketSeat.objects.filter(ticket_id__in=[t.pk for t in tickets])
+        .order_by("ticket_id", "position")
+        .values_list("ticket_id", "player__handle")
+    ):
         seats[ticket_id].append(handle)
     waiting_pools = {t.pool_id for t in tickets if t.status == Ticket.Status.WAITING}
     pool_waiting = Counter(dict(_waiting_counts(waiting_pools)))
@@ -61,10 +67,18 @@ def tickets_present(*, server: GameServer, tickets: list[Ticket]) -> list[dict[s
     for ticket in tickets:
         handles = seats.get(ticket.pk, [])
         body: dict[str, Any] = {
-            "id": str(ticket.pk), "status": ticket.status, "player": handles[0] if handles else None,
-            "party": handles[1:], "game": ticket.pool.title, "variant": ticket.pool.variant,
-            "rated": ticket.pool.rated, "min_players": ticket.min_players, "max_players": ticket.max_players,
-            "request_id": ticket.request_id, "created_at": ticket.created_at, "min_reputation": ticket.min_reputation,
+            "id": str(ticket.pk),
+            "status": ticket.status,
+            "player": handles[0] if handles else None,
+            "party": handles[1:],
+            "game": ticket.pool.title,
+            "variant": ticket.pool.variant,
+            "rated": ticket.pool.rated,
+            "min_players": ticket.min_players,
+            "max_players": ticket.max_players,
+            "request_id": ticket.request_id,
+            "created_at": ticket.created_at,
+            "min_reputation": ticket.min_reputation,
             "avoid_provisional": ticket.avoid_provisional,
         }
         if ticket.status == Ticket.Status.CANCELLED and ticket.cancel_reason:
@@ -81,6 +95,9 @@ def tickets_present(*, server: GameServer, tickets: list[Ticket]) -> list[dict[s
 def _waiting_counts(pool_ids: set[int]) -> list[tuple[int, int]]:
     if not pool_ids:
         return []
-    return list(OpenSeat.objects.filter(pool_id__in=pool_ids, position=0).values("pool_id")
-                .annotate(n=Count("pk")).values_list("pool_id", "n"))
-
+    return list(
+        OpenSeat.objects.filter(pool_id__in=pool_ids, position=0)
+        .values("pool_id")
+        .annotate(n=Count("pk"))
+        .values_list("pool_id", "n")
+    )

@@ -1,4 +1,5 @@
 """``POST /api/v1/reports/``: a game server files a player's report (docs/api.md "Reports"). Parse, act, render."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -72,8 +73,14 @@ def parse_report(data: Any) -> ReportIn:
         fields["description"] = f"Must be text of at most {MAX_DESCRIPTION} characters, no NUL or unpaired surrogate."
     if fields:
         raise InvalidInput("invalid_input", "Some values are missing or invalid; see fields.", fields)
-    return ReportIn(reporter=reporter, accused=list(accused), reasons=list(dict.fromkeys(reasons)),
-                    game_id=game_id, move=move, description=description)
+    return ReportIn(
+        reporter=reporter,
+        accused=list(accused),
+        reasons=list(dict.fromkeys(reasons)),
+        game_id=game_id,
+        move=move,
+        description=description,
+    )
 
 
 def _reasons(data: dict[str, Any], fields: dict[str, str]) -> list[str]:
@@ -100,10 +107,15 @@ def _reasons(data: dict[str, Any], fields: dict[str, str]) -> list[str]:
 
 def present(report: Report) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "id": report.pk, "reporter": report.reporter.handle,
+        "id": report.pk,
+        "reporter": report.reporter.handle,
         "accused": sorted(report.accused.values_list("handle", flat=True)),
-        "reason": report.reason, "reasons": report.reasons, "game_id": report.game_id, "move": report.move,
-        "status": report.status, "created_at": report.created_at.isoformat().replace("+00:00", "Z"),
+        "reason": report.reason,
+        "reasons": report.reasons,
+        "game_id": report.game_id,
+        "move": report.move,
+        "status": report.status,
+        "created_at": report.created_at.isoformat().replace("+00:00", "Z"),
         "description": report.description,  # echoed as filed (issue 26 §2), "" when none was given
     }
     if report.answer:
@@ -111,62 +123,86 @@ def present(report: Report) -> dict[str, Any]:
     return body
 
 
-ReportOut = inline_serializer("ReportOut", {
-    "id": serializers.IntegerField(), "reporter": serializers.CharField(),
-    "accused": serializers.ListField(child=serializers.CharField()), "reason": serializers.CharField(),
-    "reasons": serializers.ListField(child=serializers.CharField()),
-    "game_id": serializers.IntegerField(allow_null=True), "move": serializers.IntegerField(allow_null=True),
-    "status": serializers.ChoiceField(choices=Report.Status.values), "created_at": serializers.DateTimeField(),
-    "description": serializers.CharField(allow_blank=True, help_text="As filed; empty when none was given."),
-    "answer": serializers.CharField(required=False, help_text="The policy's answer when closed at once."),
-})
+ReportOut = inline_serializer(
+    "ReportOut",
+    {
+        "id": serializers.IntegerField(),
+        "reporter": serializers.CharField(),
+        "accused": serializers.ListField(child=serializers.CharField()),
+        "reason": serializers.CharField(),
+        "reasons": serializers.ListField(child=serializers.CharField()),
+        "game_id": serializers.IntegerField(allow_null=True),
+        "move": serializers.IntegerField(allow_null=True),
+        "status": serializers.ChoiceField(choices=Report.Status.values),
+        "created_at": serializers.DateTimeField(),
+        "description": serializers.CharField(allow_blank=True, help_text="As filed; empty when none was given."),
+        "answer": serializers.CharField(required=False, help_text="The policy's answer when closed at once."),
+    },
+)
 _HANDLE = {"type": "string", "pattern": rf"^{PLAYER_ID_PATTERN}$"}
 _REASON = {"type": "string", "enum": sorted(REASONS)}
 
 
-@extend_schema_field({"oneOf": [_REASON, {"type": "array", "items": _REASON, "minItems": 1,
-                                          "maxItems": len(REASONS)}]})
+@extend_schema_field({"oneOf": [_REASON, {"type": "array", "items": _REASON, "minItems": 1, "maxItems": len(REASONS)}]})
 class _ReasonField(serializers.JSONField):
     """One reason or a list of them (docs/api.md "Reports"): ``same_ip`` alone is answered at once."""
 
 
-@extend_schema_field({"oneOf": [_HANDLE, {"type": "array", "items": _HANDLE, "minItems": 1,
-                                          "maxItems": MAX_ACCUSED}]})
+@extend_schema_field({"oneOf": [_HANDLE, {"type": "array", "items": _HANDLE, "minItems": 1, "maxItems": MAX_ACCUSED}]})
 class _AccusedField(serializers.JSONField):
     """One player id or a list of 1 to 20 (several accounts of one person are reported together)."""
 
 
-ReportIn_ = inline_serializer("ReportIn", {
-    "reporter": serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z"),
-    "accused": _AccusedField(),
-    "reason": _ReasonField(),
-    "game_id": serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_INT),
-    "move": serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_INT),
-    "description": serializers.CharField(required=False, allow_null=True, allow_blank=True,
-                                         max_length=MAX_DESCRIPTION),
-})
+ReportIn_ = inline_serializer(
+    "ReportIn",
+    {
+        "reporter": serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z"),
+        "accused": _AccusedField(),
+        "reason": _ReasonField(),
+        "game_id": serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_INT),
+        "move": serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=MAX_INT),
+        "description": serializers.CharField(
+            required=False, allow_null=True, allow_blank=True, max_length=MAX_DESCRIPTION
+        ),
+    },
+)
 
 
 class ReportCreateApi(APIView):
     required_scope = "reports"  # docs/security.md#game-server-keys-and-scopes
 
-    @extend_schema(operation_id="reports_create", request=ReportIn_,
-                   responses={201: ReportOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut})
+    @extend_schema(
+        operation_id="reports_create",
+        request=ReportIn_,
+        responses={201: ReportOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut},
+    )
     def post(self, request: Request) -> Response:
         parsed = parse_report(request.data)
-        report = report_create(server=request.user, reporter=parsed.reporter, accused=parsed.accused,
-                               reasons=parsed.reasons, game_id=parsed.game_id, move=parsed.move,
-                               description=parsed.description)
-        return Response(present(report), status=status.HTTP_201_CREATED,
-                        headers={"Location": reverse("reports-detail", kwargs={"report_id": report.pk})})
+        report = report_create(
+            server=request.user,
+            reporter=parsed.reporter,
+            accused=parsed.accused,
+            reasons=parsed.reasons,
+            game_id=parsed.game_id,
+            move=parsed.move,
+            description=parsed.description,
+        )
+        return Response(
+            present(report),
+            status=status.HTTP_201_CREATED,
+            headers={"Location": reverse("reports-detail", kwargs={"report_id": report.pk})},
+        )
 
 
 class ReportDetailApi(APIView):
     required_scope = "reports"  # docs/security.md#game-server-keys-and-scopes: the filing door's own scope
 
-    @extend_schema(operation_id="reports_retrieve", description="The report as filed, with its status now (open, "
-                   "upheld, dismissed or closed); only the server that filed it can read it.",
-                   responses={200: ReportOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut})
+    @extend_schema(
+        operation_id="reports_retrieve",
+        description="The report as filed, with its status now (open, "
+        "upheld, dismissed or closed); only the server that filed it can read it.",
+        responses={200: ReportOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut},
+    )
     def get(self, request: Request, report_id: int) -> Response:
         return Response(present(report_get_for_server(server=request.user, report_id=report_id)))
 

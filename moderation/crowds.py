@@ -7,6 +7,7 @@ score's weighting (``rules.link_weight``) and the confirm page's warnings all re
 
 Raw hashes never leave this module: a hash is named by the short digest detection already keeps in ``Link``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,17 +63,37 @@ def shared_hashes(*, accounts: Iterable[int], since: datetime | None = None) -> 
         seats = Seat.objects.filter(player_id__in=group).exclude(**{f"{column}__isnull": True}).exclude(**{column: ""})
         if since is not None:
             seats = seats.filter(game__finished_at__gte=since)
-        uses = seats.values(column).annotate(first=Min("game__finished_at"), last=Max("game__finished_at"),
-                                             n=Count("player_id", distinct=True)).filter(n__gte=2)
+        uses = (
+            seats.values(column)
+            .annotate(
+                first=Min("game__finished_at"), last=Max("game__finished_at"), n=Count("player_id", distinct=True)
+            )
+            .filter(n__gte=2)
+        )
         for row in uses:
             key = row[column]
-            who = sorted(set(Seat.objects.filter(**{column: key}, player_id__in=group)
-                             .values_list("player_id", flat=True)))
-            strangers = (Seat.objects.filter(**{column: key}, game__finished_at__gte=row["first"] - rules.LINK_WINDOW,
-                                             game__finished_at__lte=row["last"] + rules.LINK_WINDOW)
-                         .exclude(player_id__in=group).aggregate(n=Count("player_id", distinct=True))["n"])
-            out.append(SharedHash(kind=kind, digest=hash_digest(key), accounts=tuple(who), first=row["first"],
-                                  last=row["last"], strangers=strangers))
+            who = sorted(
+                set(Seat.objects.filter(**{column: key}, player_id__in=group).values_list("player_id", flat=True))
+            )
+            strangers = (
+                Seat.objects.filter(
+                    **{column: key},
+                    game__finished_at__gte=row["first"] - rules.LINK_WINDOW,
+                    game__finished_at__lte=row["last"] + rules.LINK_WINDOW,
+                )
+                .exclude(player_id__in=group)
+                .aggregate(n=Count("player_id", distinct=True))["n"]
+            )
+            out.append(
+                SharedHash(
+                    kind=kind,
+                    digest=hash_digest(key),
+                    accounts=tuple(who),
+                    first=row["first"],
+                    last=row["last"],
+                    strangers=strangers,
+                )
+            )
     out.sort(key=lambda h: (h.kind, h.first, h.digest))
     return out
 

@@ -3,6 +3,7 @@
 Detection follows rating batches; ratings never call us. Every app keeps its listeners in its ``listeners.py``
 (docs/architecture.md#announcements-and-hand-offs).
 """
+
 from __future__ import annotations
 
 from infra.announcements import RatingsChanged, subscribe

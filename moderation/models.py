@@ -41,6 +41,7 @@ The shapes, for whoever reads or draws them (docs/moderation.md):
   ``{"primary", "secondaries", "banned", "resets": [{"title", "before", "after"}]}``; ``reset``: ``{"resets"}``.
 - ``DetectionState``: where incremental detection stands (one row): the id watermark and the rating cursors.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -88,13 +89,21 @@ class Case(models.Model):
     score = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     note = models.TextField(blank=True, default="")
-    duplicate_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                                     help_text="Closed as the same case as this one.")
-    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    duplicate_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Closed as the same case as this one.",
+    )
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -123,8 +132,9 @@ class Flag(Case):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["beneficiary", "title"], name="flag_one_open_per_title",
-                                    condition=models.Q(status="open")),
+            models.UniqueConstraint(
+                fields=["beneficiary", "title"], name="flag_one_open_per_title", condition=models.Q(status="open")
+            ),
         ]
         indexes = [models.Index(fields=["status", "-score"], name="flag_queue")]
         ordering = ["-score", "id"]
@@ -221,11 +231,13 @@ class AuditEntry(models.Model):
         # "duplicate_of": id | null, "undone": [...]} (what the reopening undid, moderation.services.queue).
         REOPEN = "reopen"
 
-    moderator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT,
-                                  related_name="moderation_actions")
+    moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="moderation_actions"
+    )
     # The moderator's username as it was when they acted: renaming the account later does not rewrite history.
-    moderator_name = models.CharField(max_length=150, blank=True, default="",
-                                      help_text="The moderator's username at the time of the action.")
+    moderator_name = models.CharField(
+        max_length=150, blank=True, default="", help_text="The moderator's username at the time of the action."
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     action = models.CharField(max_length=32, choices=Action.choices)
     players = models.ManyToManyField(Player, blank=True, related_name="audit_entries")
@@ -249,8 +261,9 @@ class BanTerm(models.Model):
 
     player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="ban_term")
     until = models.DateTimeField(db_index=True)
-    entry = models.ForeignKey(AuditEntry, on_delete=models.PROTECT, related_name="+",
-                              help_text="The ban that set this term.")
+    entry = models.ForeignKey(
+        AuditEntry, on_delete=models.PROTECT, related_name="+", help_text="The ban that set this term."
+    )
 
     def __str__(self) -> str:
         return f"ban of {self.player_id} until {self.until:%Y-%m-%d %H:%M}"
@@ -266,8 +279,9 @@ class DetectionState(models.Model):
 
     name = models.CharField(max_length=16, unique=True, default="default")
     last_game_id = models.BigIntegerField(default=0)
-    rated_seqs = models.JSONField(default=dict, blank=True,
-                                  help_text="Per title, the last rating_seq looked at as rated.")
+    rated_seqs = models.JSONField(
+        default=dict, blank=True, help_text="Per title, the last rating_seq looked at as rated."
+    )
     last_run_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

@@ -9,6 +9,7 @@ off the audit log's content type, because every action is exactly one kind of au
 test (whose transactional flush empties the tables) with the live ones. It sets the group's permissions to this
 list exactly, removing anything granted by hand since.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -66,8 +67,9 @@ def sync_moderators_group(apps: Any) -> None:
     wanted = []
     for app_label, model, codename in VIEW:
         ct, _ = content_type.objects.get_or_create(app_label=app_label, model=model)
-        row, _ = permission.objects.get_or_create(content_type=ct, codename=codename,
-                                                  defaults={"name": f"Can view {_verbose(model)}"})
+        row, _ = permission.objects.get_or_create(
+            content_type=ct, codename=codename, defaults={"name": f"Can view {_verbose(model)}"}
+        )
         wanted.append(row)
     ct, _ = content_type.objects.get_or_create(app_label=ACTION_MODEL[0], model=ACTION_MODEL[1])
     for codename, name in ACTIONS.items():

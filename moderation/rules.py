@@ -4,6 +4,7 @@ Everything here works on plain tuples and numbers so the thresholds can be teste
 The policy (seed 004): a shared IP is a warning, boosting with extra accounts the offence, and "if there is any
 possible doubt, a player should be considered not guilty": these rules only decide what a moderator reads first.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -47,6 +48,7 @@ SAME_IP_ANSWER = (
 # Links
 # ---------------------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class PairSpan:
     """When two accounts' uses of one hash fell within LINK_WINDOW of each other: first and last such use."""
@@ -59,8 +61,11 @@ class PairSpan:
         self.last = max(self.last, later)
 
 
-def close_pairs(uses: Sequence[tuple[int, datetime]], new: Iterable[tuple[int, datetime]] | None = None,
-                window: timedelta = LINK_WINDOW) -> dict[tuple[int, int], PairSpan]:
+def close_pairs(
+    uses: Sequence[tuple[int, datetime]],
+    new: Iterable[tuple[int, datetime]] | None = None,
+    window: timedelta = LINK_WINDOW,
+) -> dict[tuple[int, int], PairSpan]:
     """Pairs (lower id, higher id) of different players whose uses of one hash were at most ``window`` apart.
 
     ``uses`` is every known use (player, time) of the hash in the range that matters; ``new`` restricts the
@@ -116,7 +121,7 @@ def table_pairs(uses: Iterable[tuple[int, datetime, int]]) -> dict[tuple[int, in
     out: dict[tuple[int, int], PairSpan] = {}
     for seated in tables.values():
         for i, (a, at) in enumerate(seated):
-            for b, _ in seated[i + 1:]:
+            for b, _ in seated[i + 1 :]:
                 if a != b:
                     _pair_widen(out, a, b, at, at)
     return out
@@ -126,14 +131,15 @@ def table_pairs(uses: Iterable[tuple[int, datetime, int]]) -> dict[tuple[int, in
 # Suspect pairs
 # ---------------------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class PairStats:
     """What one linked pair (beneficiary B, feeder F) did in one title inside SUSPECT_WINDOW."""
 
-    shared_games: int          # rated games of this title both played
-    wins: int                  # of those, games where B placed strictly above F
-    shared_any: int            # rated games of any title both played
-    feeder_games: int          # all of F's rated games, any title
+    shared_games: int  # rated games of this title both played
+    wins: int  # of those, games where B placed strictly above F
+    shared_any: int  # rated games of any title both played
+    feeder_games: int  # all of F's rated games, any title
     game_ids: list[int] = field(default_factory=list)
 
     @property
@@ -147,10 +153,12 @@ class PairStats:
 
 def is_suspect(stats: PairStats) -> bool:
     """The spec's three conditions, each inclusive at its threshold; integer arithmetic, so 80 % is exact."""
-    return (stats.shared_games >= MIN_SHARED_GAMES
-            and stats.wins * 100 >= round(MIN_WIN_SHARE * 100) * stats.shared_games
-            and stats.shared_any * 100 >= round(MIN_CONCENTRATION * 100) * stats.feeder_games
-            and stats.feeder_games > 0)
+    return (
+        stats.shared_games >= MIN_SHARED_GAMES
+        and stats.wins * 100 >= round(MIN_WIN_SHARE * 100) * stats.shared_games
+        and stats.shared_any * 100 >= round(MIN_CONCENTRATION * 100) * stats.feeder_games
+        and stats.feeder_games > 0
+    )
 
 
 def above(b_place: int | None, f_place: int | None) -> bool:
@@ -158,8 +166,7 @@ def above(b_place: int | None, f_place: int | None) -> bool:
     return b_place is not None and f_place is not None and b_place < f_place
 
 
-def pair_stats(games: Iterable[tuple[int, str, int | None, int | None]], title: str, feeder_games: int
-               ) -> PairStats:
+def pair_stats(games: Iterable[tuple[int, str, int | None, int | None]], title: str, feeder_games: int) -> PairStats:
     """Fold the shared games ``(game_id, title, b_place, f_place)`` (any title, inside the window) of one pair."""
     stats = PairStats(shared_games=0, wins=0, shared_any=0, feeder_games=feeder_games)
     for game_id, game_title, b_place, f_place in games:
@@ -195,6 +202,7 @@ def has_new_evidence(known: Iterable[int], current: Iterable[int]) -> bool:
 # ---------------------------------------------------------------------------------------------------------------
 # Reports
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def track_record(upheld: int, dismissed: int) -> float:
     """Share of a reporter's resolved reports that moderators upheld; neutral until they have made a few."""

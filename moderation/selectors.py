@@ -2,6 +2,7 @@
 
 Never raw values: links carry kinds, counts, dates and how crowded the shared hash was (docs/moderation.md).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -34,9 +35,18 @@ def report_get_for_server(*, server: GameServer, report_id: int) -> Report:
 
 
 def _link_row(link: Link, other: Player) -> dict[str, Any]:
-    return {"player": other.pk, "handle": other.handle, "status": other.status, "kind": link.kind,
-            "keys": link.keys, "first_seen": link.first_seen, "last_seen": link.last_seen, "crowd": link.crowd,
-            "crowded": rules.is_crowded(link.crowd), "weight": round(rules.link_weight(link.kind, link.crowd), 3)}
+    return {
+        "player": other.pk,
+        "handle": other.handle,
+        "status": other.status,
+        "kind": link.kind,
+        "keys": link.keys,
+        "first_seen": link.first_seen,
+        "last_seen": link.last_seen,
+        "crowd": link.crowd,
+        "crowded": rules.is_crowded(link.crowd),
+        "weight": round(rules.link_weight(link.kind, link.crowd), 3),
+    }
 
 
 def linked_accounts(*, player: Player) -> list[dict[str, Any]]:
@@ -69,16 +79,28 @@ def multiple_accounts_warnings(*, accounts: Sequence[Player]) -> list[str]:
         if not shared.widely_shared:
             continue
         # Only pairs with no better tie: another hash of theirs that is not widely shared makes this one moot.
-        weak = sorted({p for i, a in enumerate(shared.accounts) for b in shared.accounts[i + 1:]
-                       if not any(h.ties(a, b) and not h.widely_shared for h in hashes) for p in (a, b)})
+        weak = sorted(
+            {
+                p
+                for i, a in enumerate(shared.accounts)
+                for b in shared.accounts[i + 1 :]
+                if not any(h.ties(a, b) and not h.widely_shared for h in hashes)
+                for p in (a, b)
+            }
+        )
         if not weak:
             continue
         what = "an address" if shared.kind == Link.Kind.IP else "a device"
-        warnings.append(f"{_handles([handles[p] for p in weak])} are tied only through {what} "
-                        f"{shared.strangers} other accounts used within 30 days (a school, a café?): weak evidence "
-                        "on its own.")
-    linked = {p for link in Link.objects.filter(player_a_id__in=ids, player_b_id__in=ids)
-              for p in (link.player_a_id, link.player_b_id)}
+        warnings.append(
+            f"{_handles([handles[p] for p in weak])} are tied only through {what} "
+            f"{shared.strangers} other accounts used within 30 days (a school, a café?): weak evidence "
+            "on its own."
+        )
+    linked = {
+        p
+        for link in Link.objects.filter(player_a_id__in=ids, player_b_id__in=ids)
+        for p in (link.player_a_id, link.player_b_id)
+    }
     for pk in ids:
         if len(ids) > 1 and pk not in linked:
             warnings.append(f"{handles[pk]} shares no address or device with the other accounts.")
@@ -86,40 +108,63 @@ def multiple_accounts_warnings(*, accounts: Sequence[Player]) -> list[str]:
 
 
 def earlier_confirmations(*, accounts: Sequence[Player]) -> list[str]:
-    """"Already confirmed on case #N": each earlier confirmation of multiple accounts that covered any of
+    """ "Already confirmed on case #N": each earlier confirmation of multiple accounts that covered any of
     ``accounts``, named by its case, moderator and date, with the accounts it shares with these (issue 27 §1;
     docs/moderation.md, "Mistakes the panel refuses"). A ring judged once is not judged again unawares."""
     ids = {p.pk: p.handle for p in accounts}
-    entries = (AuditEntry.objects.filter(action=AuditEntry.Action.CONFIRM_MULTIPLE_ACCOUNTS, players__in=list(ids))
-               .distinct().prefetch_related("players", "flags", "reports").order_by("created_at"))
+    entries = (
+        AuditEntry.objects.filter(action=AuditEntry.Action.CONFIRM_MULTIPLE_ACCOUNTS, players__in=list(ids))
+        .distinct()
+        .prefetch_related("players", "flags", "reports")
+        .order_by("created_at")
+    )
     said = []
     for entry in entries:
         cases = [f"flag #{f.pk}" for f in entry.flags.all()] + [f"report #{r.pk}" for r in entry.reports.all()]
         shared = sorted(ids[p.pk] for p in entry.players.all() if p.pk in ids)
         where = " and ".join(cases) or "a player's page"
-        said.append(f"Already confirmed on {where} by {entry.moderator_name or 'the system'} on "
-                    f"{entry.created_at:%Y-%m-%d}: {_handles(shared)}.")
+        said.append(
+            f"Already confirmed on {where} by {entry.moderator_name or 'the system'} on "
+            f"{entry.created_at:%Y-%m-%d}: {_handles(shared)}."
+        )
     return said
 
 
 def refunds_of(*, entry: AuditEntry) -> dict[str, Any]:
     """A void's outcome for the panel: per title, who got how much back; ``pending`` while the worker rebuilds."""
     details = entry.details or {}
-    return {"pending": list(details.get("pending_titles", [])), "refunds": details.get("refunds", {}),
-            "rebuilt_at": details.get("rebuilt_at")}
+    return {
+        "pending": list(details.get("pending_titles", [])),
+        "refunds": details.get("refunds", {}),
+        "rebuilt_at": details.get("rebuilt_at"),
+    }
 
 
 def void_of_game(*, game_id: int, title: str) -> dict[str, Any] | None:
     """The public face of a game's void (the rating explanation of a void game): when, which games went with it,
     and the refunds the rebuild of ``title`` caused (``pending`` until the worker has written them). No note and
     no moderator: those are the panel's. Two queries."""
-    entry = (AuditEntry.objects.filter(action=AuditEntry.Action.VOID_GAMES, games__pk=game_id)
-             .order_by("-created_at", "-id").first())
+    entry = (
+        AuditEntry.objects.filter(action=AuditEntry.Action.VOID_GAMES, games__pk=game_id)
+        .order_by("-created_at", "-id")
+        .first()
+    )
     if entry is None:
         return None
     details = entry.details or {}
-    refunds = [{"player": r["handle"], "before": r["before"], "after": r["after"], "delta": r["delta"],
-                "sources": r.get("sources", {})}
-               for r in details.get("refunds", {}).get(title, [])]
-    return {"voided_at": entry.created_at, "games": sorted(entry.games.values_list("pk", flat=True)),
-            "pending": title in details.get("pending_titles", []), "refunds": refunds}
+    refunds = [
+        {
+            "player": r["handle"],
+            "before": r["before"],
+            "after": r["after"],
+            "delta": r["delta"],
+            "sources": r.get("sources", {}),
+        }
+        for r in details.get("refunds", {}).get(title, [])
+    ]
+    return {
+        "voided_at": entry.created_at,
+        "games": sorted(entry.games.values_list("pk", flat=True)),
+        "pending": title in details.get("pending_titles", []),
+        "refunds": refunds,
+    }

@@ -12,6 +12,7 @@ against which the tests measure detection's precision and recall). The populatio
   alts then come from addresses of their own), the alts losing to the main in one or two titles, some alts also
   playing a few games with strangers. The truth is the set of (main, title) the rings boosted.
 """
+
 from __future__ import annotations
 
 import random
@@ -31,6 +32,8 @@ def titles() -> tuple[str, ...]:
 def competitive_titles() -> tuple[str, ...]:
     """Titles with places: a ring can only boost where someone places above someone else (Hanabi is cooperative)."""
     return tuple(game.title for game in all_games() if not game.cooperative)
+
+
 # An alt sometimes wins a game against its main (a plausible-looking record), rarely enough to stay a feeder.
 ALT_WIN_CHANCE = 0.04
 
@@ -44,9 +47,9 @@ class Mix:
     cafes: int = 1
     cafe_users: int = 12
     rings: int = 8
-    games: int = 2500               # honest games (households' and cafés' included)
-    ring_games: tuple[int, int] = (8, 16)   # per alt, in each boosted title
-    stranger_share: float = 0.3     # share of alts that also play strangers (a few games)
+    games: int = 2500  # honest games (households' and cafés' included)
+    ring_games: tuple[int, int] = (8, 16)  # per alt, in each boosted title
+    stranger_share: float = 0.3  # share of alts that also play strangers (a few games)
     days: int = 60
 
 
@@ -87,9 +90,13 @@ class Simulation:
 
     def _person(self, handle: str, skill: float | None = None, ip: str | None = None) -> Person:
         skill = self.rnd.gauss(0, 1) if skill is None else skill
-        return Person(handle=f"{self.prefix}{self.seed}_{handle}", skill=skill,
-                      ip=ip or self._address(), device=f"dev-{self.prefix}{self.seed}-{handle}",
-                      mobile=self._address())
+        return Person(
+            handle=f"{self.prefix}{self.seed}_{handle}",
+            skill=skill,
+            ip=ip or self._address(),
+            device=f"dev-{self.prefix}{self.seed}-{handle}",
+            mobile=self._address(),
+        )
 
     def build(self) -> list[dict[str, Any]]:
         mix, pop = self.mix, self.pop
@@ -103,8 +110,10 @@ class Simulation:
         for r in range(mix.rings):
             main = self._person(f"r{r}main", skill=self.rnd.uniform(0.0, 1.5))
             by_device = r % 2 == 1
-            alts = [self._person(f"r{r}alt{i}", skill=self.rnd.uniform(-1.5, 0.0),
-                                 ip=None if by_device else main.ip) for i in range(self.rnd.randint(1, 4))]
+            alts = [
+                self._person(f"r{r}alt{i}", skill=self.rnd.uniform(-1.5, 0.0), ip=None if by_device else main.ip)
+                for i in range(self.rnd.randint(1, 4))
+            ]
             titles = self.rnd.sample(competitive_titles(), 1 if self.rnd.random() < 0.7 else 2)
             pop.rings.append({"main": main, "alts": alts, "link": "device" if by_device else "ip", "titles": titles})
             everyone.append(main)
@@ -122,8 +131,11 @@ class Simulation:
         return at.isoformat().replace("+00:00", "Z")
 
     def _seat(self, person: Person, *, ip: str | None = None, device: str | None = None) -> dict[str, Any]:
-        return {"player": person.handle, "ip": ip or (person.mobile if self.rnd.random() < 0.1 else person.ip),
-                "device": device or person.device}
+        return {
+            "player": person.handle,
+            "ip": ip or (person.mobile if self.rnd.random() < 0.1 else person.ip),
+            "device": device or person.device,
+        }
 
     def _strength(self, person: Person) -> float:
         return person.skill + self.rnd.gauss(0, 1.0)
@@ -138,8 +150,12 @@ class Simulation:
         for entry, result in zip(players, results, strict=True):
             entry.update(result)
         self.rnd.shuffle(players)
-        body: dict[str, Any] = {"table_id": f"{self.prefix}-{self.seed}-{self.tables}", "game": title,
-                                "players": players, "finished_at": self._when()}
+        body: dict[str, Any] = {
+            "table_id": f"{self.prefix}-{self.seed}-{self.tables}",
+            "game": title,
+            "players": players,
+            "finished_at": self._when(),
+        }
         if variant:
             body["variant"] = variant
         self.bodies.append(body)
@@ -153,8 +169,11 @@ class Simulation:
         for _ in range(self.mix.games):
             title = self.rnd.choice(titles())
             table = self.rnd.sample(everyone, self._size(title))
-            seats = {p.handle: self._seat(p, ip=cafe_of[p.handle])
-                     for p in table if p.handle in cafe_of and self.rnd.random() < 0.4}
+            seats = {
+                p.handle: self._seat(p, ip=cafe_of[p.handle])
+                for p in table
+                if p.handle in cafe_of and self.rnd.random() < 0.4
+            }
             self._game(title, sorted(table, key=self._strength, reverse=True), seats)
 
     def _household_games(self, everyone: list[Person]) -> None:
@@ -205,10 +224,18 @@ class Simulation:
 
     def truth(self) -> dict[str, Any]:
         """What was planted, by handle: the rings (and what they boosted), the households and the cafés."""
-        rings = [{"main": r["main"].handle, "alts": [a.handle for a in r["alts"]], "link": r["link"],
-                  "titles": sorted(r["titles"])} for r in self.pop.rings]
+        rings = [
+            {
+                "main": r["main"].handle,
+                "alts": [a.handle for a in r["alts"]],
+                "link": r["link"],
+                "titles": sorted(r["titles"]),
+            }
+            for r in self.pop.rings
+        ]
         return {
-            "seed": self.seed, "games": len(self.bodies),
+            "seed": self.seed,
+            "games": len(self.bodies),
             "planted": sorted([r["main"], t] for r in rings for t in r["titles"]),
             "rings": rings,
             "households": [[p.handle for p in house] for house in self.pop.households],

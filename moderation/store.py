@@ -3,6 +3,7 @@
 Detection and the services say what to write; where PostgreSQL has a faster statement than the ORM's (one
 ``INSERT ... SELECT unnest(...)`` for thousands of links) it is chosen here, with the ORM's same meaning elsewhere.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,6 +31,15 @@ def links_insert(links: list[Link]) -> None:
                 "crowd, updated_at) SELECT a, b, k, n, d::jsonb, f, l, c, %s FROM unnest(%s::bigint[], "
                 "%s::bigint[], %s::text[], %s::int[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::int[]) "
                 "AS t(a, b, k, n, d, f, l, c)",
-                [now, [x.player_a_id for x in chunk], [x.player_b_id for x in chunk], [x.kind for x in chunk],
-                 [x.keys for x in chunk], [json.dumps(x.key_digests) for x in chunk], [x.first_seen for x in chunk],
-                 [x.last_seen for x in chunk], [x.crowd for x in chunk]])
+                [
+                    now,
+                    [x.player_a_id for x in chunk],
+                    [x.player_b_id for x in chunk],
+                    [x.kind for x in chunk],
+                    [x.keys for x in chunk],
+                    [json.dumps(x.key_digests) for x in chunk],
+                    [x.first_seen for x in chunk],
+                    [x.last_seen for x in chunk],
+                    [x.crowd for x in chunk],
+                ],
+            )

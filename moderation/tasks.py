@@ -12,6 +12,7 @@ Detection reads its work from the database (the watermark), never from the messa
 concurrent run costs nothing: the beat schedule (``detect-abuse``) catches whatever a lost wake-up missed, and two
 runs at once queue behind the watermark's row lock.
 """
+
 from __future__ import annotations
 
 import logging
@@ -53,11 +54,20 @@ def detect() -> int:
     """One incremental detection pass over what is new; returns how many games it looked at (new or newly rated)."""
     wakeups.wake_clear(WAKE_KEY)
     result = detection.detection_run_all()
-    task_facts(games=result.games, games_rated=result.rated, flags_created=result.flags_created,
-               flags_updated=result.flags_updated)
+    task_facts(
+        games=result.games,
+        games_rated=result.rated,
+        flags_created=result.flags_created,
+        flags_updated=result.flags_updated,
+    )
     if result.flags_created or result.flags_updated:
-        log.info("detection: %d new games, %d newly rated, %d flags raised, %d updated", result.games, result.rated,
-                 result.flags_created, result.flags_updated)
+        log.info(
+            "detection: %d new games, %d newly rated, %d flags raised, %d updated",
+            result.games,
+            result.rated,
+            result.flags_created,
+            result.flags_updated,
+        )
     return result.games + result.rated
 
 

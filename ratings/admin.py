@@ -1,4 +1,5 @@
 """Ratings in the admin: the Hanabot table is tunable by admins only; ratings themselves are never hand-edited."""
+
 from __future__ import annotations
 
 from django.contrib import admin

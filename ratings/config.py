@@ -4,6 +4,7 @@
 docs/ratings.md: "every constant is a setting". Settings name only what a deployment changes (``ELO_INITIAL`` and
 ``HANABOT_BELOW_THRESHOLD`` from the environment), so a default is never written twice.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -26,8 +27,9 @@ ELO_SETTINGS = {
 
 def elo_config() -> EloConfig:
     """``ratings.elo``'s defaults with the settings' overrides (read at each call, so tests may change them)."""
-    return EloConfig(**{field: getattr(settings, name) for field, name in ELO_SETTINGS.items()
-                        if hasattr(settings, name)})
+    return EloConfig(
+        **{field: getattr(settings, name) for field, name in ELO_SETTINGS.items() if hasattr(settings, name)}
+    )
 
 
 def hanabot_below_rule() -> str:

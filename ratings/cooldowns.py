@@ -3,6 +3,7 @@
 The rules are ``ratings.reputation``'s (docs/matchmaking.md, "Cool-down"); the Elo stage starts cool-downs, this
 module only reads one and ends one early.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -38,7 +39,6 @@ def cooldown_lift(*, player: Player, now: datetime | None = None) -> dict[str, A
         left = reputation.seconds_left(reputation.Cooldown(row.cooldown_until), now) if row is not None else 0
         if not left:
             raise Conflict("no_cooldown", f"{player.handle} is not in a cool-down.")
-        lifted = {"until": row.cooldown_until.isoformat(), "seconds_left": left,
-                  "length_seconds": row.cooldown_seconds}
+        lifted = {"until": row.cooldown_until.isoformat(), "seconds_left": left, "length_seconds": row.cooldown_seconds}
         Reputation.objects.filter(pk=row.pk).update(cooldown_until=now, lifted_at=now)
     return lifted

@@ -11,6 +11,7 @@ is over, whatever a game server uploads late, and matches the day's movement of 
 TrueSkill is not in the ledger: it is matchmaking's estimate, never shown as rating points, and creates nothing a
 player could lose or win (docs/ratings.md, "TrueSkill").
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -44,8 +45,15 @@ def ledger_reset(*, title: str, changes: Sequence[ChangeRow], now: datetime | No
     economy.ledger_add(title=title, day=_day(now), flows=flows)
 
 
-def ledger_rebuild(*, title: str, before: Mapping[int, float], after: Mapping[int, float],
-                   void_deltas: Mapping[int, float], initial: float, now: datetime | None = None) -> None:
+def ledger_rebuild(
+    *,
+    title: str,
+    before: Mapping[int, float],
+    after: Mapping[int, float],
+    void_deltas: Mapping[int, float],
+    initial: float,
+    now: datetime | None = None,
+) -> None:
     """A rebuild's moves: each player's ``void_refund`` (minus what the games voided since the last rebuild had
     changed, ``void_deltas``) and ``rebuild`` (the rest of the move). A player without a rating counts at
     ``initial``, as a rating that was never moved."""
@@ -82,12 +90,18 @@ def economy_read(*, title: str, days: int, now: datetime | None = None) -> list[
     today = _day(now)
     first = today - timedelta(days=days - 1)
     flows: dict[date, dict[str, ledger.Flow]] = {}
-    for day, source, created, destroyed in (LedgerDay.objects.filter(title=title, day__gte=first)
-                                            .values_list("day", "source", "created", "destroyed")):
+    for day, source, created, destroyed in LedgerDay.objects.filter(title=title, day__gte=first).values_list(
+        "day", "source", "created", "destroyed"
+    ):
         flows.setdefault(day, {})[source] = ledger.Flow(created, destroyed)
-    population = {day: (active, mean, median) for day, active, mean, median in (
-        PopulationDay.objects.filter(title=title, day__gte=first, day__lt=today)
-        .values_list("day", "active", "mean", "median"))}
+    population = {
+        day: (active, mean, median)
+        for day, active, mean, median in (
+            PopulationDay.objects.filter(title=title, day__gte=first, day__lt=today).values_list(
+                "day", "active", "mean", "median"
+            )
+        )
+    }
     population[today] = economy.active_stats(title=title, now=now)
     out = []
     for offset in range(days):
@@ -104,13 +118,17 @@ def population_snapshot(*, titles: Sequence[str], now: datetime | None = None) -
     with transaction.atomic():
         for title in titles:
             active, mean, median = economy.active_stats(title=title, now=now)
-            PopulationDay.objects.update_or_create(title=title, day=today, defaults={
-                "active": active, "mean": mean, "median": median, "taken_at": now})
+            PopulationDay.objects.update_or_create(
+                title=title, day=today, defaults={"active": active, "mean": mean, "median": median, "taken_at": now}
+            )
     return len(titles)
 
 
 def points_by_source() -> dict[tuple[str, str], float]:
     """(title, source) -> the net points of all time: ``arena_rating_points_total`` (one grouped query)."""
-    rows = (LedgerDay.objects.values("title", "source").annotate(net=Sum(F("created") + F("destroyed")))
-            .values_list("title", "source", "net"))
+    rows = (
+        LedgerDay.objects.values("title", "source")
+        .annotate(net=Sum(F("created") + F("destroyed")))
+        .values_list("title", "source", "net")
+    )
     return {(title, source): float(net or 0.0) for title, source, net in rows}

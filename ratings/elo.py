@@ -197,8 +197,13 @@ def _gains(means: list[float], places: Sequence[int]) -> list[float]:
     return gains
 
 
-def _changes(sides: Sequence[Sequence[tuple[K, Standing]]], gains: list[float] | None, p: float, quitter: K | None,
-             config: EloConfig) -> dict[K, Change]:
+def _changes(
+    sides: Sequence[Sequence[tuple[K, Standing]]],
+    gains: list[float] | None,
+    p: float,
+    quitter: K | None,
+    config: EloConfig,
+) -> dict[K, Change]:
     """Every player's Change, all applied at once: ``K_i * P(n) * gain`` of the side (None: everyone tied, no
     move), the quit penalty on the quitter alone, then the floor. One row per key: a repeated player overwrites."""
     floor = config.floor

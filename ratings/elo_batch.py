@@ -1,4 +1,5 @@
 """The Elo stage: rate a title's pending games in arrival order, a batch per transaction (order: ratings.stages)."""
+
 from __future__ import annotations
 
 import time
@@ -50,8 +51,7 @@ def elo_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
     # Only batches that rated something: the empty look that ends every run would drown the figures.
     metrics.BATCH_SECONDS.observe(time.perf_counter() - started)
     metrics.BATCH_GAMES.observe(len(games))
-    return BatchResult(title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=first,
-                       last_seq=seq)
+    return BatchResult(title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=first, last_seq=seq)
 
 
 def _write(*, title: str, plan: EloPlan, game_seqs: list[tuple[int, int]]) -> None:
@@ -103,12 +103,13 @@ def reputations_fold(games: Sequence[RatedGame]) -> None:
     updates: list[CooldownUpdate] = []
     for player_id, outcomes in quitters.items():
         recent, until, seconds, started, last_quit = rows[player_id]
-        before = recent[:max(0, len(recent) - len(outcomes))]
+        before = recent[: max(0, len(recent) - len(outcomes))]
         state = reputation.Cooldown(until, timedelta(seconds=seconds), started, last_quit)
         _, after = reputation.fold(before, state, outcomes)
         if after != state:
-            updates.append((player_id, after.until, int(after.length.total_seconds()), after.started_at,
-                            after.last_quit_at))
+            updates.append(
+                (player_id, after.until, int(after.length.total_seconds()), after.started_at, after.last_quit_at)
+            )
     db.update_cooldowns(rows=updates)
 
 

@@ -11,6 +11,7 @@ the rule adds up to it, so ``sum(term) + quit_penalty (+ floor)`` equals the sto
 Why the stored K and not ``k_factor(games_before)``: the row says what was applied; an operator who changed the
 K settings since must not change the explanation of an old game.
 """
+
 from __future__ import annotations
 
 import math
@@ -112,8 +113,11 @@ PERFECT = "perfect_score"
 def k_reason(k: int, games_before: int, reset_before: bool = False, config: EloConfig = DEFAULT) -> str:
     """Why K had this value: the games-played bracket (docs/ratings.md, "K"), and a reset when one came before."""
     expected_k = k_factor(games_before, config)
-    bracket = (f"fewer than {config.mid_from}", f"{config.mid_from} to {config.settled_from - 1}",
-               f"{config.settled_from} or more")[k_bracket(games_before, config)]
+    bracket = (
+        f"fewer than {config.mid_from}",
+        f"{config.mid_from} to {config.settled_from - 1}",
+        f"{config.settled_from} or more",
+    )[k_bracket(games_before, config)]
     text = f"{games_before} rated games before this one: {bracket}, K {expected_k}"
     if reset_before:
         text += "; a moderator's reset came before this game, which keeps the games played (K does not start over)"
@@ -127,8 +131,9 @@ def _side_rating(ratings: Sequence[float]) -> float:
     return ratings[0] if len(ratings) == 1 else math.fsum(ratings) / len(ratings)
 
 
-def explain_competitive(seats: Sequence[StoredSeat], recommended_sides: int, config: EloConfig = DEFAULT
-                        ) -> Explanation:
+def explain_competitive(
+    seats: Sequence[StoredSeat], recommended_sides: int, config: EloConfig = DEFAULT
+) -> Explanation:
     """A competitive game: every side's duel against every other side, ``K_i · P(n) · (S − E)`` per duel.
 
     ``seats`` in any order; ``side`` groups teammates (as recorded, 0 = best side).
@@ -166,8 +171,16 @@ def explain_competitive(seats: Sequence[StoredSeat], recommended_sides: int, con
     return Explanation(n, recommended_sides, p, tuple(out), rules=game_rules)
 
 
-def _seat(seat: StoredSeat, side_rating: float, team: tuple[str, ...], terms: list[Term], config: EloConfig,
-          tied: bool, placed: bool = True, extra_rules: tuple[str, ...] = ()) -> SeatExplanation:
+def _seat(
+    seat: StoredSeat,
+    side_rating: float,
+    team: tuple[str, ...],
+    terms: list[Term],
+    config: EloConfig,
+    tied: bool,
+    placed: bool = True,
+    extra_rules: tuple[str, ...] = (),
+) -> SeatExplanation:
     total = math.fsum(t.term for t in terms)
     # Everyone tied moves nobody, the quitter included; Hanabi has no places, so a quit there changes nothing.
     penalty = -config.quit_penalty if seat.quit and placed and not tied else 0.0
@@ -180,17 +193,27 @@ def _seat(seat: StoredSeat, side_rating: float, team: tuple[str, ...], terms: li
         floor = seat.delta - (total + penalty)
         rules.append(FLOOR)
     return SeatExplanation(
-        player=seat.player, before=seat.before, k=seat.k,
-        k_reason=k_reason(seat.k, seat.games_before, seat.reset_before, config), games_before=seat.games_before,
-        place=seat.place if placed else None, quit=seat.quit, side_rating=side_rating,
+        player=seat.player,
+        before=seat.before,
+        k=seat.k,
+        k_reason=k_reason(seat.k, seat.games_before, seat.reset_before, config),
+        games_before=seat.games_before,
+        place=seat.place if placed else None,
+        quit=seat.quit,
+        side_rating=side_rating,
         team=team if len(team) > 1 else (),
-        terms=tuple(terms), quit_penalty=penalty, floor=floor, delta=seat.delta, terms_sum=total,
+        terms=tuple(terms),
+        quit_penalty=penalty,
+        floor=floor,
+        delta=seat.delta,
+        terms_sum=total,
         rules=tuple(rules),
     )
 
 
-def explain_hanabi(seats: Sequence[StoredSeat], *, deck: str, rating_score: int, bot: float,
-                   config: EloConfig = DEFAULT) -> Explanation:
+def explain_hanabi(
+    seats: Sequence[StoredSeat], *, deck: str, rating_score: int, bot: float, config: EloConfig = DEFAULT
+) -> Explanation:
     """Hanabi: the team (mean rating T) against Hanabot (rating ``bot``, stored with the history rows).
 
     Which rule picked the bot is read from the score and the stored bot: at or above the threshold, the table's row
@@ -212,13 +235,24 @@ def explain_hanabi(seats: Sequence[StoredSeat], *, deck: str, rating_score: int,
     perfect = rating_score == top and hanabi.TIE - e < 0
     if perfect:
         s = hanabi.WIN
-    row = HanabotRow(deck=deck, variant_class=cls, team_size=size, score=rating_score, threshold=threshold,
-                     max_score=top, rule=rule, rating=bot, perfect_score_rule=perfect)
+    row = HanabotRow(
+        deck=deck,
+        variant_class=cls,
+        team_size=size,
+        score=rating_score,
+        threshold=threshold,
+        max_score=top,
+        rule=rule,
+        rating=bot,
+        perfect_score_rule=perfect,
+    )
     names = tuple(seat.player for seat in seats)
     out = []
     for seat in seats:
         term = Term(HANABOT, (), bot, e, s, seat.k * (s - e))
-        out.append(_seat(seat, team, names, [term], config, False, placed=False,
-                         extra_rules=(PERFECT,) if perfect else ()))
-    return Explanation(1, None, None, tuple(out), team_rating=team, hanabot=row,
-                       rules=(rule, *([PERFECT] if perfect else ())))
+        out.append(
+            _seat(seat, team, names, [term], config, False, placed=False, extra_rules=(PERFECT,) if perfect else ())
+        )
+    return Explanation(
+        1, None, None, tuple(out), team_rating=team, hanabot=row, rules=(rule, *([PERFECT] if perfect else ()))
+    )

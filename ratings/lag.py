@@ -5,6 +5,7 @@ gauges read at each scrape (``ratings.metrics``), so the panel and the alerts ne
 scan of a partial index that holds only the waiting games (``game_pending_by_title``, ``game_trueskill_todo``),
 small in a healthy system; a long or growing lag is the sign of a stuck or overwhelmed worker.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -77,8 +77,9 @@ def flows_add(flows: Flows, parts: Mapping[str, float]) -> None:
         flow[0 if amount > 0 else 1] += amount
 
 
-def batch_flows(games: Sequence[RatedGame], changes: Sequence[ChangeRow], *, config: EloConfig,
-                hanabi_rules: HanabiRules | None) -> Flows:
+def batch_flows(
+    games: Sequence[RatedGame], changes: Sequence[ChangeRow], *, config: EloConfig, hanabi_rules: HanabiRules | None
+) -> Flows:
     """The ledger of one Elo batch: ``changes`` are the plan's rows of ``games``, one per seat in seat order.
 
     Most rows are the game's own part alone (``duel``, or ``hanabot`` for a cooperative title) and are summed
@@ -120,17 +121,24 @@ def batch_flows(games: Sequence[RatedGame], changes: Sequence[ChangeRow], *, con
     return flows
 
 
-def _floored_parts(game: RatedGame, rows: Sequence[ChangeRow], penalty: float, config: EloConfig,
-                   hanabi_rules: HanabiRules | None) -> list[dict[str, float]]:
+def _floored_parts(
+    game: RatedGame, rows: Sequence[ChangeRow], penalty: float, config: EloConfig, hanabi_rules: HanabiRules | None
+) -> list[dict[str, float]]:
     """Each row's parts for a game a floor may have stopped: the same game rated from the same standings by the
     same plan with no floor gives each player's unfloored delta (bit for bit the rule's own sum)."""
     states = {row.player_id: PlayerState(None, row.before, row.games_before) for row in rows}
     plan = EloPlan(states=states, config=replace(config, floor=None), hanabi_rules=hanabi_rules)
     plan.apply_game(game, 0, opponent=rows[0].opponent)
     unfloored = {row.player_id: row.delta for row in plan.changes}
-    return [game_parts(delta=row.delta, unfloored=unfloored[row.player_id],
-                       penalty=penalty if seat[3] else 0.0, cooperative=hanabi_rules is not None)
-            for row, seat in zip(rows, game.seats, strict=True)]
+    return [
+        game_parts(
+            delta=row.delta,
+            unfloored=unfloored[row.player_id],
+            penalty=penalty if seat[3] else 0.0,
+            cooperative=hanabi_rules is not None,
+        )
+        for row, seat in zip(rows, game.seats, strict=True)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 Every app keeps its listeners in its ``listeners.py``
 (docs/architecture.md#announcements-and-hand-offs).
 """
+
 from __future__ import annotations
 
 from infra.announcements import GamesRecorded, subscribe

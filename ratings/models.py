@@ -1,4 +1,5 @@
 """Ratings per player and title, their full history, the Hanabot table and the per-title stage locks."""
+
 from __future__ import annotations
 
 from django.db import models
@@ -25,8 +26,11 @@ class Rating(models.Model):
             models.Index(fields=["title", "-elo"], name="rating_by_title_elo"),
             # The database leaderboard (leaderboards/db_board.py): its order (elo desc, player) and filters
             # (games, last_game_at) from the index alone; partial, since most players never reach 5 games.
-            models.Index(fields=["title", "-elo", "player", "last_game_at", "games"], name="rating_leaderboard",
-                         condition=models.Q(games__gte=5)),
+            models.Index(
+                fields=["title", "-elo", "player", "last_game_at", "games"],
+                name="rating_leaderboard",
+                condition=models.Q(games__gte=5),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -118,8 +122,12 @@ class Reputation(models.Model):
     """
 
     player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="reputation")
-    recent = models.CharField(max_length=200, default="", blank=True,
-                              help_text="Outcomes of the latest rated games, oldest first: f finished, q quit.")
+    recent = models.CharField(
+        max_length=200,
+        default="",
+        blank=True,
+        help_text="Outcomes of the latest rated games, oldest first: f finished, q quit.",
+    )
     cooldown_until = models.DateTimeField(null=True, blank=True)
     cooldown_seconds = models.PositiveIntegerField(default=0, help_text="Length of the latest cool-down.")
     cooldown_started_at = models.DateTimeField(null=True, blank=True)

@@ -5,6 +5,7 @@ the batch worker, the rebuild and the tests fold games through the very same cod
 the stored ratings bit for bit (same functions, same inputs, same order). The rules themselves live in
 :mod:`ratings.elo`, :mod:`ratings.hanabi` and :mod:`ratings.skill`; this module only feeds them rows.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -157,8 +158,14 @@ class EloPlan:
         changes = hanabi.rate_team(members, cls, score, table, rules.below_rule, self.config)
         self._record(game, seq, states, changes, bot)
 
-    def _record(self, game: RatedGame, seq: int, states: list[PlayerState], changes: Mapping[int, Change],
-                opponent: float | None) -> None:
+    def _record(
+        self,
+        game: RatedGame,
+        seq: int,
+        states: list[PlayerState],
+        changes: Mapping[int, Change],
+        opponent: float | None,
+    ) -> None:
         append = self.changes.append
         touched = self.touched.add
         finished_at = game.finished_at
@@ -166,8 +173,24 @@ class EloPlan:
         for (player_id, _, place, _), state in zip(game.seats, states):  # noqa: B905 - same length by construction
             change = changes[player_id]
             after = change.after
-            append(_make_change((seq, player_id, game_id, KIND_GAME, change.before, after, change.delta, change.k,
-                                 change.games_before, place, finished_at, opponent)))
+            append(
+                _make_change(
+                    (
+                        seq,
+                        player_id,
+                        game_id,
+                        KIND_GAME,
+                        change.before,
+                        after,
+                        change.delta,
+                        change.k,
+                        change.games_before,
+                        place,
+                        finished_at,
+                        opponent,
+                    )
+                )
+            )
             state.elo = after
             state.games += 1
             last = state.last_game_at
@@ -179,8 +202,24 @@ class EloPlan:
         """A moderator's reset: back to the initial rating, games played kept (docs/moderation.md)."""
         state = self._state(player_id)
         initial = self.config.initial
-        self.changes.append(_make_change((seq, player_id, None, KIND_RESET, state.elo, initial, initial - state.elo,
-                                          None, state.games, None, at, None)))
+        self.changes.append(
+            _make_change(
+                (
+                    seq,
+                    player_id,
+                    None,
+                    KIND_RESET,
+                    state.elo,
+                    initial,
+                    initial - state.elo,
+                    None,
+                    state.games,
+                    None,
+                    at,
+                    None,
+                )
+            )
+        )
         state.elo = initial
         self.touched.add(player_id)
 

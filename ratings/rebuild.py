@@ -4,6 +4,7 @@ The replay applies the same rules (``ratings.plan``) to the same games and reset
 stages did (ratings.stages), so on an untouched database it reproduces every rating and history row bit for
 bit; ``check`` proves it without writing. After voided games it is how victims get their points back.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -88,8 +89,9 @@ def _replay_games(title: str) -> Iterator[tuple[int, RatedGame, bool]]:
         after = seqs[-1]
 
 
-def title_replay(*, title: str, progress: Callable[[int, int], None] | None = None, check: bool = False
-            ) -> RebuildResult:
+def title_replay(
+    *, title: str, progress: Callable[[int, int], None] | None = None, check: bool = False
+) -> RebuildResult:
     """Recompute ``title``'s ratings and history from its rated games and the resets, in seq order.
 
     Under both stage locks, so no batch or reset interleaves. Voided games are skipped (that is how a void gives
@@ -105,10 +107,12 @@ def title_replay(*, title: str, progress: Callable[[int, int], None] | None = No
         stage_lock(title, RatingStage.Stage.ELO)
         stage_lock(title, RatingStage.Stage.TRUESKILL)
         history = RatingChange.objects.filter(title=title)
-        resets = list(history.filter(kind=KIND_RESET).order_by("seq", "player_id")
-                      .values_list("seq", "player_id", "finished_at"))
-        opponents = dict(history.filter(kind=KIND_GAME, opponent__isnull=False)
-                         .values_list("game_id", "opponent").distinct())
+        resets = list(
+            history.filter(kind=KIND_RESET).order_by("seq", "player_id").values_list("seq", "player_id", "finished_at")
+        )
+        opponents = dict(
+            history.filter(kind=KIND_GAME, opponent__isnull=False).values_list("game_id", "opponent").distinct()
+        )
         total = Game.objects.filter(title=title, status=Game.Status.RATED).count() + len(resets)
         plan = EloPlan(states={}, config=elo_config(), hanabi_rules=hanabi_rules(title))
         skills = SkillPlan(states={})
@@ -159,8 +163,12 @@ def title_rebuild(*, title: str) -> dict[int, EloMove]:
     for player_id in sorted(before.keys() | after.keys()):
         delta = after.get(player_id, initial) - before.get(player_id, initial)
         if abs(delta) > REPLAY_NOISE:
-            moves[player_id] = EloMove(before.get(player_id), after.get(player_id), delta,
-                                       ledger.void_parts(refunded=-voided.get(player_id, 0.0), moved=delta))
+            moves[player_id] = EloMove(
+                before.get(player_id),
+                after.get(player_id),
+                delta,
+                ledger.void_parts(refunded=-voided.get(player_id, 0.0), moved=delta),
+            )
     return moves
 
 
@@ -168,8 +176,11 @@ def _ledger(title: str, plan: EloPlan, before: dict[int, float]) -> dict[int, fl
     """The rebuild's moves into the ledger (docs/ratings.md, "Where rating points come from"): the history rows
     of games no longer rated (voided since the last rebuild, which removes their rows) are what is refunded."""
     voided: dict[int, float] = {}
-    for player_id, delta in (RatingChange.objects.filter(title=title, kind=KIND_GAME)
-                             .exclude(game__status=Game.Status.RATED).values_list("player_id", "delta")):
+    for player_id, delta in (
+        RatingChange.objects.filter(title=title, kind=KIND_GAME)
+        .exclude(game__status=Game.Status.RATED)
+        .values_list("player_id", "delta")
+    ):
         voided[player_id] = voided.get(player_id, 0.0) + delta
     after = {player_id: state.elo for player_id, state in plan.states.items()}
     economy.ledger_rebuild(title=title, before=before, after=after, void_deltas=voided, initial=plan.config.initial)
@@ -181,8 +192,13 @@ def _rebuilt_ratings(plan: EloPlan, skills: SkillPlan) -> dict[int, tuple[Any, .
     out: dict[int, tuple[Any, ...]] = {}
     for player_id, state in plan.states.items():
         skill = skills.states.get(player_id)
-        out[player_id] = (state.elo, state.games, state.last_game_at,
-                          skill.skill.mu if skill else None, skill.skill.sigma if skill else None)
+        out[player_id] = (
+            state.elo,
+            state.games,
+            state.last_game_at,
+            skill.skill.mu if skill else None,
+            skill.skill.sigma if skill else None,
+        )
     return out
 
 
@@ -199,13 +215,29 @@ def _compare(title: str, plan: EloPlan, skills: SkillPlan) -> list[Mismatch]:
     """Bit-for-bit comparison of the replay with the stored ratings and history."""
     mismatches: list[Mismatch] = []
     computed = _rebuilt_ratings(plan, skills)
-    stored = {player_id: tuple(values) for player_id, *values in Rating.objects.filter(title=title).values_list(
-        "player_id", "elo", "games", "last_game_at", "ts_mu", "ts_sigma")}
+    stored = {
+        player_id: tuple(values)
+        for player_id, *values in Rating.objects.filter(title=title).values_list(
+            "player_id", "elo", "games", "last_game_at", "ts_mu", "ts_sigma"
+        )
+    }
     for player_id in sorted(computed.keys() | stored.keys()):
         if computed.get(player_id) != stored.get(player_id):
             mismatches.append(Mismatch("rating", player_id, stored.get(player_id), computed.get(player_id)))
-    fields = ("seq", "player_id", "game_id", "kind", "before", "after", "delta", "k", "games_before", "place",
-              "finished_at", "opponent")
+    fields = (
+        "seq",
+        "player_id",
+        "game_id",
+        "kind",
+        "before",
+        "after",
+        "delta",
+        "k",
+        "games_before",
+        "place",
+        "finished_at",
+        "opponent",
+    )
     stored_changes = {(row[0], row[1]): row for row in RatingChange.objects.filter(title=title).values_list(*fields)}
     computed_changes = {(row.seq, row.player_id): tuple(row) for row in plan.changes}
     for key in sorted(computed_changes.keys() | stored_changes.keys()):

@@ -12,6 +12,7 @@ characters.
   start lasts twice as long as that one (up to 24 hours); a later repeat lasts as long as the previous one; after
   7 days without a quit the next one is 15 minutes again.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

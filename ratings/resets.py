@@ -1,4 +1,5 @@
 """A moderator's reset of a player's Elo: a history row in the title's order, so a rebuild replays it in place."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -25,8 +26,9 @@ class ResetResult:
     before: float
 
 
-def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: datetime | None = None
-                 ) -> list[ResetResult]:
+def rating_reset(
+    *, player: Player, titles: Iterable[str] | None = None, at: datetime | None = None
+) -> list[ResetResult]:
     """Reset ``player``'s Elo to the initial rating in every title they have a rating in (or only ``titles``).
 
     Written as a ``reset`` history row taking the title's next seq under the title's Elo lock, so it falls
@@ -44,8 +46,11 @@ def rating_reset(*, player: Player, titles: Iterable[str] | None = None, at: dat
             stage = stage_lock(title, RatingStage.Stage.ELO)
             rating = Rating.objects.select_for_update().get(player=player, title=title)
             seq = stage.last_seq + 1
-            plan = EloPlan(states={player.pk: PlayerState(rating.pk, rating.elo, rating.games)},
-                           config=elo_config(), hanabi_rules=None)
+            plan = EloPlan(
+                states={player.pk: PlayerState(rating.pk, rating.elo, rating.games)},
+                config=elo_config(),
+                hanabi_rules=None,
+            )
             plan.apply_reset(player.pk, seq, at)
             store().insert_changes(title=title, rows=plan.changes, created_at=timezone.now())
             economy.ledger_reset(title=title, changes=plan.changes)

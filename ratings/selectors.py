@@ -6,6 +6,7 @@ worked out from the unrounded rating, as docs/ratings.md defines it (``floor(rat
 The stages' lag (``rating_lag``, kept with the gauges' reading in ``ratings.lag``) is read through here by the
 apps above: the moderators' dashboard shows it.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -43,8 +44,16 @@ def player_profile(*, handle: str) -> dict[str, Any]:
     rows = list(
         Player.objects.filter(handle=handle)
         .order_by("ratings__title")
-        .values_list("pk", "status", "ratings__title", "ratings__elo", "ratings__games", "reputation__recent",
-                     "reputation__cooldown_until", "ratings__last_game_at")
+        .values_list(
+            "pk",
+            "status",
+            "ratings__title",
+            "ratings__elo",
+            "ratings__games",
+            "reputation__recent",
+            "reputation__cooldown_until",
+            "ratings__last_game_at",
+        )
     )
     if not rows:
         raise player_not_found(handle)
@@ -63,15 +72,24 @@ def player_profile(*, handle: str) -> dict[str, Any]:
             **settled.present(settled.elo_settledness(games, settled.days_away(last_game_at, now), config)),
             "last_game_at": last_game_at,  # for the door's not_ranked; not shown as such
         }
-    return {"player": handle, "id": player_id, "status": status, "ratings": ratings,
-            "reputation": reputation_present(rows[0][5] or ""), "cooldown": cooldown_present(rows[0][6])}
+    return {
+        "player": handle,
+        "id": player_id,
+        "status": status,
+        "ratings": ratings,
+        "reputation": reputation_present(rows[0][5] or ""),
+        "cooldown": cooldown_present(rows[0][6]),
+    }
 
 
 def reputation_present(recent: str) -> dict[str, Any]:
     """docs/matchmaking.md, "Reputation": the percentage (null under 10 games), with the games and quits counted."""
     found = reputation.reputation(recent)
-    return {"percent": None if found.percent is None else round(found.percent, 2), "games": found.games,
-            "quits": found.quits}
+    return {
+        "percent": None if found.percent is None else round(found.percent, 2),
+        "games": found.games,
+        "quits": found.quits,
+    }
 
 
 def cooldown_present(until: datetime | None, now: datetime | None = None) -> dict[str, Any] | None:
@@ -128,28 +146,42 @@ def rating_changes_by_game(*, game_ids: list[int]) -> dict[int, dict[str, dict[s
             "game_id", "player__handle", "before", "after", "delta"
         ):
             changes[game_id][handle] = {
-                "player": handle, "before": round(before, 2), "after": round(after, 2), "delta": round(delta, 2),
+                "player": handle,
+                "before": round(before, 2),
+                "after": round(after, 2),
+                "delta": round(delta, 2),
             }
     return changes
 
 
 # ---- Explanations (docs/ratings.md, "Reading an explanation") -------------------------------------------------
 
+
 def game_explanations(*, game_ids: list[int]) -> dict[int, dict[str, Any]]:
     """game id -> its explanation, from the stored history rows and the rules (``ratings.explain``): four queries
     whatever the number of games (games, seats, history rows, earlier resets). A game that is not rated maps to
     ``{"game", "title", "status"}`` alone; an unknown id is left out.
     """
-    games = {row[0]: row for row in Game.objects.filter(pk__in=game_ids).values_list(
-        "pk", "title", "status", "recommended_sides", "coop_score", "variant", "rating_seq")}
+    games = {
+        row[0]: row
+        for row in Game.objects.filter(pk__in=game_ids).values_list(
+            "pk", "title", "status", "recommended_sides", "coop_score", "variant", "rating_seq"
+        )
+    }
     rated = [pk for pk, row in games.items() if row[2] == Game.Status.RATED]
     seats: dict[int, list[tuple]] = defaultdict(list)
-    for row in Seat.objects.filter(game_id__in=rated).order_by("game_id", "position").values_list(
-            "game_id", "player_id", "player__handle", "side", "place", "quit"):
+    for row in (
+        Seat.objects.filter(game_id__in=rated)
+        .order_by("game_id", "position")
+        .values_list("game_id", "player_id", "player__handle", "side", "place", "quit")
+    ):
         seats[row[0]].append(row)
-    changes = {(row[0], row[1]): row for row in RatingChange.objects.filter(
-        game_id__in=rated, kind=RatingChange.Kind.GAME).values_list(
-        "game_id", "player_id", "before", "delta", "k", "games_before", "opponent")}
+    changes = {
+        (row[0], row[1]): row
+        for row in RatingChange.objects.filter(game_id__in=rated, kind=RatingChange.Kind.GAME).values_list(
+            "game_id", "player_id", "before", "delta", "k", "games_before", "opponent"
+        )
+    }
     resets = _resets_before(games, rated, seats)
     config = elo_config()
     out: dict[int, dict[str, Any]] = {}
@@ -158,15 +190,25 @@ def game_explanations(*, game_ids: list[int]) -> dict[int, dict[str, Any]]:
         if pk not in rated:
             out[pk] = head
             continue
-        stored = [explain.StoredSeat(
-            player=handle, side=side, place=place, quit=quit_, before=changes[(pk, player_id)][2],
-            delta=changes[(pk, player_id)][3], k=changes[(pk, player_id)][4],
-            games_before=changes[(pk, player_id)][5], reset_before=player_id in resets.get(pk, ()))
-            for _, player_id, handle, side, place, quit_ in seats[pk]]
+        stored = [
+            explain.StoredSeat(
+                player=handle,
+                side=side,
+                place=place,
+                quit=quit_,
+                before=changes[(pk, player_id)][2],
+                delta=changes[(pk, player_id)][3],
+                k=changes[(pk, player_id)][4],
+                games_before=changes[(pk, player_id)][5],
+                reset_before=player_id in resets.get(pk, ()),
+            )
+            for _, player_id, handle, side, place, quit_ in seats[pk]
+        ]
         if rec is None:  # cooperative: the team against Hanabot, the bot it met stored with every row
             bot = changes[(pk, seats[pk][0][1])][6]
-            explanation = explain.explain_hanabi(stored, deck=variant[hanabi.DECK_VARIANT], rating_score=coop_score,
-                                                 bot=bot, config=config)
+            explanation = explain.explain_hanabi(
+                stored, deck=variant[hanabi.DECK_VARIANT], rating_score=coop_score, bot=bot, config=config
+            )
         else:
             explanation = explain.explain_competitive(stored, rec, config)
         out[pk] = {**head, **explanation_present(explanation)}
@@ -181,8 +223,8 @@ def _resets_before(games: dict[int, tuple], rated: list[int], seats: dict[int, l
         return {}
     resets: dict[tuple[int, str], list[int]] = defaultdict(list)
     for player_id, title, seq in RatingChange.objects.filter(
-            kind=RatingChange.Kind.RESET, player_id__in=players, title__in=titles).values_list(
-            "player_id", "title", "seq"):
+        kind=RatingChange.Kind.RESET, player_id__in=players, title__in=titles
+    ).values_list("player_id", "title", "seq"):
         resets[(player_id, title)].append(seq)
     out: dict[int, set[int]] = {}
     for pk in rated:
@@ -203,9 +245,17 @@ def explanation_present(explanation: explain.Explanation) -> dict[str, Any]:
     if explanation.hanabot is not None:
         row = explanation.hanabot
         body["team_rating"] = explanation.team_rating
-        body["hanabot"] = {"variant": row.deck, "variant_class": row.variant_class, "team_size": row.team_size,
-                           "score": row.score, "threshold": row.threshold, "max_score": row.max_score,
-                           "rule": row.rule, "rating": row.rating, "perfect_score_rule": row.perfect_score_rule}
+        body["hanabot"] = {
+            "variant": row.deck,
+            "variant_class": row.variant_class,
+            "team_size": row.team_size,
+            "score": row.score,
+            "threshold": row.threshold,
+            "max_score": row.max_score,
+            "rule": row.rule,
+            "rating": row.rating,
+            "perfect_score_rule": row.perfect_score_rule,
+        }
     return body
 
 
@@ -213,18 +263,37 @@ def seat_present(seat: explain.SeatExplanation, *, cooperative: bool = False) ->
     """A seat's explanation; ``sources`` names each part's ledger source (docs/ratings.md, "Where rating points
     come from"): the parts add up to ``delta``."""
     return {
-        "player": seat.player, "before": seat.before, "k": seat.k, "k_reason": seat.k_reason,
-        "games_before": seat.games_before, "place": seat.place, "quit": seat.quit,
-        "side_rating": seat.side_rating, "team": list(seat.team),
-        "terms": [{"against": t.against, "against_players": list(t.against_players), "rating": t.rating,
-                   "expected": t.expected, "score": t.score, "term": t.term} for t in seat.terms],
-        "quit_penalty": seat.quit_penalty, "floor": seat.floor, "delta": seat.delta, "terms_sum": seat.terms_sum,
+        "player": seat.player,
+        "before": seat.before,
+        "k": seat.k,
+        "k_reason": seat.k_reason,
+        "games_before": seat.games_before,
+        "place": seat.place,
+        "quit": seat.quit,
+        "side_rating": seat.side_rating,
+        "team": list(seat.team),
+        "terms": [
+            {
+                "against": t.against,
+                "against_players": list(t.against_players),
+                "rating": t.rating,
+                "expected": t.expected,
+                "score": t.score,
+                "term": t.term,
+            }
+            for t in seat.terms
+        ],
+        "quit_penalty": seat.quit_penalty,
+        "floor": seat.floor,
+        "delta": seat.delta,
+        "terms_sum": seat.terms_sum,
         # The same change as the game, the history and the player page show it (2 decimals; docs/ratings.md,
         # "Two precisions"): the unrounded numbers above add up, these are for display.
         "shown": {"before": round(seat.before, 2), "delta": round(seat.delta, 2)},
         "rules": list(seat.rules),
-        "sources": ledger.game_parts(delta=seat.delta, unfloored=seat.delta - seat.floor, penalty=-seat.quit_penalty,
-                                     cooperative=cooperative),
+        "sources": ledger.game_parts(
+            delta=seat.delta, unfloored=seat.delta - seat.floor, penalty=-seat.quit_penalty, cooperative=cooperative
+        ),
     }
 
 
@@ -237,9 +306,16 @@ def game_explanation(*, game_id: int) -> dict[str, Any]:
         raise NotFound("game_not_found", f"No game {game_id}.")
     status = found["status"]
     if status == Game.Status.PENDING:
-        raise Conflict("not_rated_yet", f"Game {game_id} is waiting for the rating workers; ask again shortly.",
-                       extra={"status": status})
+        raise Conflict(
+            "not_rated_yet",
+            f"Game {game_id} is waiting for the rating workers; ask again shortly.",
+            extra={"status": status},
+        )
     if status == Game.Status.UNRATED:
-        raise Conflict("not_rated", f"Game {game_id} was recorded without rating (rated: false, a single player "
-                       "or a banned player at the table): it changed no rating.", extra={"status": status})
+        raise Conflict(
+            "not_rated",
+            f"Game {game_id} was recorded without rating (rated: false, a single player "
+            "or a banned player at the table): it changed no rating.",
+            extra={"status": status},
+        )
     return found

@@ -22,6 +22,7 @@ A game whose player was banned after it was recorded but before it was rated is 
 applies to games recorded after it (docs/moderation.md: "its new games ... rated for nobody"), and a moderator who
 wants such a game gone voids it and rebuilds.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -76,9 +77,10 @@ def hanabi_rules(title: str) -> HanabiRules | None:
     admin's edit applies to games rated after it."""
     if not cooperative(title):
         return None
-    table = {(cls, size, score): elo
-             for cls, size, score, elo in HanabotRating.objects.values_list("variant_class", "team_size", "score",
-                                                                          "elo")}
+    table = {
+        (cls, size, score): elo
+        for cls, size, score, elo in HanabotRating.objects.values_list("variant_class", "team_size", "score", "elo")
+    }
     return HanabiRules(table=table, below_rule=hanabot_below_rule())
 
 

@@ -11,6 +11,7 @@ Why the others' order is fixed (seating order): a seat's own change depends only
 other side, but the rules add the duels in side order, and a float sum in another order can differ in the last
 bit; in this order recording that outcome gives exactly the figure quoted.
 """
+
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
@@ -32,8 +33,9 @@ class Stake:
     worst: float
 
 
-def competitive_stakes(players: Sequence[tuple[K, Standing]], recommended_sides: int,
-                       config: EloConfig = DEFAULT) -> dict[K, Stake]:
+def competitive_stakes(
+    players: Sequence[tuple[K, Standing]], recommended_sides: int, config: EloConfig = DEFAULT
+) -> dict[K, Stake]:
     """For each seat: its delta if it places first alone, and if it places last alone (``best``, ``worst``)."""
     n = len(players)
     places = list(range(1, n + 1))
@@ -47,8 +49,13 @@ def competitive_stakes(players: Sequence[tuple[K, Standing]], recommended_sides:
     return out
 
 
-def hanabi_stakes(players: Sequence[tuple[K, Standing]], deck: str, table: Mapping[tuple[str, int, int], float],
-                  below_rule: str = hanabi.TIE_WITH_1000, config: EloConfig = DEFAULT) -> dict[K, Stake]:
+def hanabi_stakes(
+    players: Sequence[tuple[K, Standing]],
+    deck: str,
+    table: Mapping[tuple[str, int, int], float],
+    below_rule: str = hanabi.TIE_WITH_1000,
+    config: EloConfig = DEFAULT,
+) -> dict[K, Stake]:
     """For each seat: its delta at the threshold score (``worst``: the least score the table rates) and at the
     perfect score (``best``)."""
     cls = hanabi.variant_class(deck)

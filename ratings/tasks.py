@@ -4,6 +4,7 @@ Every task is safe to run twice or concurrently (Redis redelivers a late-acknowl
 game queues one): the work to do is read from the database under the title's stage lock, never carried in the
 message. A lost message costs nothing either: ``sweep_pending`` (Celery beat) finds whatever is still waiting.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -1,4 +1,5 @@
 """The TrueSkill stage: matchmaking's estimate, applied behind the Elo stage in its order (ratings.stages)."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -50,11 +51,17 @@ def trueskill_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
         db.update_skill(rows=updates)
         db.mark_trueskill_done(ids=[game.id for game in games])
         stage_advance(stage, seqs[-1])
-    return BatchResult(title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=seqs[0],
-                       last_seq=seqs[-1])
+    return BatchResult(
+        title=title, games=len(games), player_ids=sorted(plan.touched), first_seq=seqs[0], last_seq=seqs[-1]
+    )
 
 
 def titles_pending_trueskill() -> list[str]:
     """Titles with Elo-rated games the TrueSkill stage has not applied yet."""
-    return sorted(set(Game.objects.filter(status=Game.Status.RATED, trueskill_done=False)
-                      .values_list("title", flat=True).distinct()))
+    return sorted(
+        set(
+            Game.objects.filter(status=Game.Status.RATED, trueskill_done=False)
+            .values_list("title", flat=True)
+            .distinct()
+        )
+    )

@@ -1,5 +1,6 @@
 """Public season reads (docs/seasons.md, docs/api.md): no key, throttled per client IP, cacheable with an ETag,
 like the boards. Parse -> select -> respond."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,8 +41,9 @@ class StandingsQuery:
 
 def parse_query(params: QueryDict) -> StandingsQuery:
     """``limit`` (1-200), ``offset``, ``around`` as the boards take them; InvalidInput names each bad field."""
-    limit, offset, around = window_parse(params, max_limit=MAX_LIMIT, default_page=DEFAULT_PAGE_LIMIT,
-                                         default_around=DEFAULT_AROUND_LIMIT)
+    limit, offset, around = window_parse(
+        params, max_limit=MAX_LIMIT, default_page=DEFAULT_PAGE_LIMIT, default_around=DEFAULT_AROUND_LIMIT
+    )
     return StandingsQuery(limit=limit, offset=offset, around=around)
 
 
@@ -130,34 +132,104 @@ class PlayerSeasonOut(serializers.Serializer):
 GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game, e.g. wizard.")
 SEASON = OpenApiParameter("season", OpenApiTypes.INT, OpenApiParameter.PATH, description="A closed season's number.")
 PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="A player id.")
-LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY,
-                         description=f"Rows, 1 to {MAX_LIMIT}; default {DEFAULT_PAGE_LIMIT} ({DEFAULT_AROUND_LIMIT} "
-                                     "with around).")
+LIMIT = OpenApiParameter(
+    "limit",
+    OpenApiTypes.INT,
+    OpenApiParameter.QUERY,
+    description=f"Rows, 1 to {MAX_LIMIT}; default {DEFAULT_PAGE_LIMIT} ({DEFAULT_AROUND_LIMIT} with around).",
+)
 OFFSET = OpenApiParameter("offset", OpenApiTypes.INT, OpenApiParameter.QUERY, default=0)
-AROUND = OpenApiParameter("around", OpenApiTypes.STR, OpenApiParameter.QUERY,
-                          description="A player id: the window centred on them. 404 player_not_in_season.")
+AROUND = OpenApiParameter(
+    "around",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    description="A player id: the window centred on them. 404 player_not_in_season.",
+)
 
-_ROW = {"rank": 1, "player": "ana", "league": "elite", "points": 1042, "games": 61, "placement_left": 0,
-        "season_elo": 1687.25, "relegation": False}
-_LEAGUES = [{"name": n, "threshold": t, "size": s} for n, t, s in
-            (("bronze", 0, 812), ("silver", 100, 240), ("gold", 250, 96), ("platinum", 450, 31), ("diamond", 700, 9),
-             ("elite", 1000, 2))]
-SEASON_EXAMPLE = OpenApiExample("The open Wizard season", value={
-    "game": "wizard", "season": 4, "starts_at": "2026-10-05T00:00:00Z", "ends_at": "2027-01-04T00:00:00Z",
-    "next_reset": "2027-01-04T00:00:00Z", "leagues": _LEAGUES, "total": 1190, "standings": [_ROW]})
-CLOSED_EXAMPLE = OpenApiExample("A closed season with a correction", value={
-    "game": "wizard", "season": 3, "starts_at": "2026-07-06T00:00:00Z", "ends_at": "2026-10-05T00:00:00Z",
-    "closed_at": "2026-10-05T00:00:41Z", "leagues": _LEAGUES, "total": 1190, "standings": [_ROW],
-    "corrections": [{"player": "ben", "text": "place 14 -> 13, points 212 -> 220: 3 games voided on 2027-02-03",
-                     "created_at": "2027-02-03T10:12:00Z"}]})
-PLAYER_EXAMPLE = OpenApiExample("A player's season", value={
-    "game": "wizard", "season": 4, "player": "ben", "rank": 17, "league": "silver", "points": 115, "games": 9,
-    "placement_left": 0, "season_elo": None,
-    "results": [{"game_id": 81, "finished_at": "2026-10-07T19:02:11Z", "place": 2, "sides": 4, "points": 15,
-                 "league_after": "silver", "opponents": [{"league": "gold", "outcome": "loss", "points": 0},
-                                                         {"league": "bronze", "outcome": "tie", "points": 5},
-                                                         {"league": "placement", "outcome": "win", "points": 10}]}],
-    "corrections": []})
+_ROW = {
+    "rank": 1,
+    "player": "ana",
+    "league": "elite",
+    "points": 1042,
+    "games": 61,
+    "placement_left": 0,
+    "season_elo": 1687.25,
+    "relegation": False,
+}
+_LEAGUES = [
+    {"name": n, "threshold": t, "size": s}
+    for n, t, s in (
+        ("bronze", 0, 812),
+        ("silver", 100, 240),
+        ("gold", 250, 96),
+        ("platinum", 450, 31),
+        ("diamond", 700, 9),
+        ("elite", 1000, 2),
+    )
+]
+SEASON_EXAMPLE = OpenApiExample(
+    "The open Wizard season",
+    value={
+        "game": "wizard",
+        "season": 4,
+        "starts_at": "2026-10-05T00:00:00Z",
+        "ends_at": "2027-01-04T00:00:00Z",
+        "next_reset": "2027-01-04T00:00:00Z",
+        "leagues": _LEAGUES,
+        "total": 1190,
+        "standings": [_ROW],
+    },
+)
+CLOSED_EXAMPLE = OpenApiExample(
+    "A closed season with a correction",
+    value={
+        "game": "wizard",
+        "season": 3,
+        "starts_at": "2026-07-06T00:00:00Z",
+        "ends_at": "2026-10-05T00:00:00Z",
+        "closed_at": "2026-10-05T00:00:41Z",
+        "leagues": _LEAGUES,
+        "total": 1190,
+        "standings": [_ROW],
+        "corrections": [
+            {
+                "player": "ben",
+                "text": "place 14 -> 13, points 212 -> 220: 3 games voided on 2027-02-03",
+                "created_at": "2027-02-03T10:12:00Z",
+            }
+        ],
+    },
+)
+PLAYER_EXAMPLE = OpenApiExample(
+    "A player's season",
+    value={
+        "game": "wizard",
+        "season": 4,
+        "player": "ben",
+        "rank": 17,
+        "league": "silver",
+        "points": 115,
+        "games": 9,
+        "placement_left": 0,
+        "season_elo": None,
+        "results": [
+            {
+                "game_id": 81,
+                "finished_at": "2026-10-07T19:02:11Z",
+                "place": 2,
+                "sides": 4,
+                "points": 15,
+                "league_after": "silver",
+                "opponents": [
+                    {"league": "gold", "outcome": "loss", "points": 0},
+                    {"league": "bronze", "outcome": "tie", "points": 5},
+                    {"league": "placement", "outcome": "win", "points": 10},
+                ],
+            }
+        ],
+        "corrections": [],
+    },
+)
 
 DESCRIPTION = """\
 The open season of a game (docs/seasons.md): its number, dates, leagues with their sizes, and standings paged like
@@ -173,9 +245,14 @@ class _Public(PublicCache, APIView):
 
 
 class SeasonApi(_Public):
-    @extend_schema(operation_id="seasons_current", tags=["seasons"], description=DESCRIPTION,
-                   parameters=[GAME, LIMIT, OFFSET, AROUND], examples=[SEASON_EXAMPLE],
-                   responses={200: SeasonOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
+    @extend_schema(
+        operation_id="seasons_current",
+        tags=["seasons"],
+        description=DESCRIPTION,
+        parameters=[GAME, LIMIT, OFFSET, AROUND],
+        examples=[SEASON_EXAMPLE],
+        responses={200: SeasonOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    )
     def get(self, request: Request, game: str) -> Response:
         title = season_title(game=game)
         query = parse_query(request.query_params)
@@ -184,38 +261,65 @@ class SeasonApi(_Public):
             page = standings_live_around(season=season, player=query.around, limit=query.limit)
         else:
             page = standings_live(season=season, offset=query.offset, limit=query.limit)
-        return Response({"game": title, "season": season.number, "starts_at": season.starts_at,
-                         "ends_at": season.ends_at, "next_reset": season.ends_at, "leagues": page.leagues,
-                         "total": page.total, "standings": page.rows})
+        return Response(
+            {
+                "game": title,
+                "season": season.number,
+                "starts_at": season.starts_at,
+                "ends_at": season.ends_at,
+                "next_reset": season.ends_at,
+                "leagues": page.leagues,
+                "total": page.total,
+                "standings": page.rows,
+            }
+        )
 
 
 class ClosedSeasonApi(_Public):
     # A closed season changes only by a correction: a longer cache.
     cache_max_age, cache_stale_while_revalidate = 60, 600
 
-    @extend_schema(operation_id="seasons_closed", tags=["seasons"],
-                   description="A closed season, read-only: the final standings (paged as the open season's) and "
-                               "the correction lines later voids wrote. 404 `season_not_found` for an open or "
-                               "unknown season.",
-                   parameters=[GAME, SEASON, LIMIT, OFFSET, AROUND], examples=[CLOSED_EXAMPLE],
-                   responses={200: ClosedSeasonOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
+    @extend_schema(
+        operation_id="seasons_closed",
+        tags=["seasons"],
+        description="A closed season, read-only: the final standings (paged as the open season's) and "
+        "the correction lines later voids wrote. 404 `season_not_found` for an open or "
+        "unknown season.",
+        parameters=[GAME, SEASON, LIMIT, OFFSET, AROUND],
+        examples=[CLOSED_EXAMPLE],
+        responses={200: ClosedSeasonOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    )
     def get(self, request: Request, game: str, season: int) -> Response:
         title = season_title(game=game)
         query = parse_query(request.query_params)
         closed = season_closed(title=title, number=season)
         page = standings_archived(season=closed, offset=query.offset, limit=query.limit, around=query.around)
-        return Response({"game": title, "season": closed.number, "starts_at": closed.starts_at,
-                         "ends_at": closed.ends_at, "closed_at": closed.closed_at, "leagues": page.leagues,
-                         "total": page.total, "standings": page.rows, "corrections": corrections_of(season=closed)})
+        return Response(
+            {
+                "game": title,
+                "season": closed.number,
+                "starts_at": closed.starts_at,
+                "ends_at": closed.ends_at,
+                "closed_at": closed.closed_at,
+                "leagues": page.leagues,
+                "total": page.total,
+                "standings": page.rows,
+                "corrections": corrections_of(season=closed),
+            }
+        )
 
 
 class PlayerSeasonApi(_Public):
-    @extend_schema(operation_id="seasons_player", tags=["seasons"],
-                   description="A player's open season: league, points, and every counted game with the points it "
-                               "gave and why (place, opposing sides' leagues), to check by hand; plus correction "
-                               "lines of closed seasons.",
-                   parameters=[PLAYER, GAME], examples=[PLAYER_EXAMPLE],
-                   responses={200: PlayerSeasonOut, 404: ErrorOut, 429: ErrorOut})
+    @extend_schema(
+        operation_id="seasons_player",
+        tags=["seasons"],
+        description="A player's open season: league, points, and every counted game with the points it "
+        "gave and why (place, opposing sides' leagues), to check by hand; plus correction "
+        "lines of closed seasons.",
+        parameters=[PLAYER, GAME],
+        examples=[PLAYER_EXAMPLE],
+        responses={200: PlayerSeasonOut, 404: ErrorOut, 429: ErrorOut},
+    )
     def get(self, request: Request, player: str, game: str) -> Response:
         title = season_title(game=game)
         return Response(player_season(title=title, player=player))

@@ -4,6 +4,7 @@ A rating batch is folded into the open season by a worker (``seasons.tasks.follo
 rebuild (after a void) replays the season. Banned players need no write: the standings leave them out at each read
 (``seasons/selectors.py``), so a ban or an unban shows at once.
 """
+
 from __future__ import annotations
 
 from infra.announcements import RatingsChanged, subscribe

@@ -11,6 +11,7 @@ closed season reads only these and ``Season`` itself, never the live tables.
 
 ``SeasonRollover``: the audit row of an operator's rollover (``manage.py season_rollover``).
 """
+
 from __future__ import annotations
 
 from django.db import models
@@ -31,8 +32,9 @@ class Season(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["title", "number"], name="season_title_number"),
-            models.UniqueConstraint(fields=["title"], condition=models.Q(closed_at__isnull=True),
-                                    name="season_one_open_per_title"),
+            models.UniqueConstraint(
+                fields=["title"], condition=models.Q(closed_at__isnull=True), name="season_one_open_per_title"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -47,10 +49,10 @@ class SeasonEntry(models.Model):
     statement, and checking each against its player and season at commit would cost more than the write; every
     row is written by this app from rows it has just read."""
 
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="entries", db_index=False,
-                               db_constraint=False)
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False,
-                               db_constraint=False)
+    season = models.ForeignKey(
+        Season, on_delete=models.CASCADE, related_name="entries", db_index=False, db_constraint=False
+    )
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False)
     carried = models.SmallIntegerField(null=True)
     points = models.IntegerField(default=0)
     games = models.IntegerField(default=0)
@@ -74,8 +76,7 @@ class SeasonGame(models.Model):
     (``seasons.rules.leagues_code``). With the game's seats this rebuilds each player's points and why
     (``seasons.rules.player_lines``), so the live stage writes one short row a game, not a line a seat."""
 
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+", db_index=False,
-                               db_constraint=False)
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False)
     game_id = models.BigIntegerField()
     seq = models.BigIntegerField(help_text="The game's rating_seq: a player's games are listed in this order.")
     leagues = models.CharField(max_length=64)
@@ -90,10 +91,10 @@ class SeasonGame(models.Model):
 class SeasonFinal(models.Model):
     """A closed season's final standings line (the archive). No database foreign keys, as ``SeasonEntry``."""
 
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="finals", db_index=False,
-                               db_constraint=False)
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False,
-                               db_constraint=False)
+    season = models.ForeignKey(
+        Season, on_delete=models.CASCADE, related_name="finals", db_index=False, db_constraint=False
+    )
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+", db_index=False, db_constraint=False)
     rank = models.IntegerField()
     league = models.SmallIntegerField(null=True)
     points = models.IntegerField()

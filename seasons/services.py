@@ -4,6 +4,7 @@ Every write runs in one transaction under the open season's row lock (``select_f
 hearing the same batch fold it once (the ``cursor`` is the highest rating_seq folded), and a rollover killed
 half-way leaves nothing written. The rules are ``seasons/rules.py``; this module only reads games and writes rows.
 """
+
 from __future__ import annotations
 
 import logging
@@ -32,9 +33,11 @@ _RATED = Game.Status.RATED
 
 def season_rules() -> rules.SeasonRules:
     """``seasons.rules``' defaults with the settings' overrides (read at each call, so tests may change them)."""
-    return rules.SeasonRules(length_days=getattr(settings, "SEASON_LENGTH_DAYS", rules.LENGTH_DAYS),
-                             placement_games=getattr(settings, "SEASON_PLACEMENT_GAMES", rules.PLACEMENT_GAMES),
-                             elo=elo_config())
+    return rules.SeasonRules(
+        length_days=getattr(settings, "SEASON_LENGTH_DAYS", rules.LENGTH_DAYS),
+        placement_games=getattr(settings, "SEASON_PLACEMENT_GAMES", rules.PLACEMENT_GAMES),
+        elo=elo_config(),
+    )
 
 
 def season_titles() -> list[str]:
@@ -58,8 +61,17 @@ def season_open(*, title: str, now: datetime | None = None) -> Season:
     now = now or timezone.now()
     length = season_rules().length_days
     with transaction.atomic():
-        Season.objects.bulk_create([Season(title=title, number=1, starts_at=rules.aligned_start(now, length),
-                                           ends_at=rules.aligned_end(now, length))], ignore_conflicts=True)
+        Season.objects.bulk_create(
+            [
+                Season(
+                    title=title,
+                    number=1,
+                    starts_at=rules.aligned_start(now, length),
+                    ends_at=rules.aligned_end(now, length),
+                )
+            ],
+            ignore_conflicts=True,
+        )
     opened: Season = Season.objects.get(title=title, closed_at__isnull=True)
     return opened
 
@@ -70,15 +82,25 @@ def season_open(*, title: str, now: datetime | None = None) -> Season:
 def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[list[RatedGame], list[int]]]:
     """The season's rated games with rating_seq > ``after_seq``, in rating order, by chunks; and their seqs."""
     while True:
-        rows = list(Game.objects.filter(title=title, status=_RATED, rating_seq__gt=after_seq,
-                                        finished_at__gte=season.starts_at, finished_at__lt=season.ends_at)
-                    .order_by("rating_seq").values_list("id", "recommended_sides", "finished_at", "rating_seq")
-                    [:_CHUNK])
+        rows = list(
+            Game.objects.filter(
+                title=title,
+                status=_RATED,
+                rating_seq__gt=after_seq,
+                finished_at__gte=season.starts_at,
+                finished_at__lt=season.ends_at,
+            )
+            .order_by("rating_seq")
+            .values_list("id", "recommended_sides", "finished_at", "rating_seq")[:_CHUNK]
+        )
         if not rows:
             return
         seats: dict[int, list[tuple[int, int, int | None, bool]]] = {row[0]: [] for row in rows}
-        for game_id, player_id, side, place, quit_ in Seat.objects.filter(game_id__in=list(seats)).order_by(
-                "game_id", "position").values_list("game_id", "player_id", "side", "place", "quit"):
+        for game_id, player_id, side, place, quit_ in (
+            Seat.objects.filter(game_id__in=list(seats))
+            .order_by("game_id", "position")
+            .values_list("game_id", "player_id", "side", "place", "quit")
+        ):
             seats[game_id].append((player_id, side, place, quit_))
         yield [RatedGame(r[0], r[1], None, r[2], None, seats[r[0]]) for r in rows], [r[3] for r in rows]
         after_seq = rows[-1][3]
@@ -102,8 +124,9 @@ def _fold(season: Season) -> int:
         ids = {seat[0] for game in games for seat in game.seats}
         # No carry needed: every carried player has had an entry since the season opened.
         play = rules.SeasonPlay(rules=config, keep_lines=False)
-        for pid, points, played, left, league, elo, elo_games, _, _ in store.entries_load(season_id=season.pk,
-                                                                                          player_ids=ids):
+        for pid, points, played, left, league, elo, elo_games, _, _ in store.entries_load(
+            season_id=season.pk, player_ids=ids
+        ):
             play.entries[pid] = rules.Entry(pid, points, played, left, league)
             play.elo_states[pid] = PlayerState(None, elo, elo_games)
         with gc_paused():
@@ -113,11 +136,24 @@ def _fold(season: Season) -> int:
         for pid in ids:
             entry, state = play.entries[pid], play.elo_states[pid]
             tier, score = rules.order_key(entry.league, entry.points, state.elo)
-            rows.append((pid, entry.points, entry.games, entry.placement_left, entry.league, state.elo, state.games,
-                         tier, score))
+            rows.append(
+                (
+                    pid,
+                    entry.points,
+                    entry.games,
+                    entry.placement_left,
+                    entry.league,
+                    state.elo,
+                    state.games,
+                    tier,
+                    score,
+                )
+            )
         store.entries_upsert(season_id=season.pk, rows=rows)
-        store.games_insert(season_id=season.pk, rows=[(game_id, seq, code) for (game_id, code), seq in zip(
-            play.leagues_before, seqs, strict=True)])
+        store.games_insert(
+            season_id=season.pk,
+            rows=[(game_id, seq, code) for (game_id, code), seq in zip(play.leagues_before, seqs, strict=True)],
+        )
         season.cursor = seqs[-1]
         folded += len(games)
     if folded:
@@ -186,8 +222,11 @@ def _banned(player_ids: Iterable[int] | None = None) -> set[int]:
 
 def _live_rows(season: Season) -> list[rules.Row]:
     entries, elo = [], {}
-    for e in SeasonEntry.objects.filter(season=season).values_list(
-            "player_id", "points", "games", "placement_left", "league", "elo").iterator(chunk_size=10000):
+    for e in (
+        SeasonEntry.objects.filter(season=season)
+        .values_list("player_id", "points", "games", "placement_left", "league", "elo")
+        .iterator(chunk_size=10000)
+    ):
         entries.append(rules.Entry(e[0], e[1], e[2], e[3], e[4]))
         elo[e[0]] = e[5]
     return rules.standings(entries, elo, excluded=_banned())
@@ -197,8 +236,13 @@ def _live_rows(season: Season) -> list[rules.Row]:
 
 
 def _finals(season: Season, rows: list[rules.Row]) -> None:
-    store.finals_insert(season_id=season.pk, rows=[(r.player_id, r.rank, r.league, r.points, r.games,
-                                                    r.placement_left, r.season_elo, r.relegation) for r in rows])
+    store.finals_insert(
+        season_id=season.pk,
+        rows=[
+            (r.player_id, r.rank, r.league, r.points, r.games, r.placement_left, r.season_elo, r.relegation)
+            for r in rows
+        ],
+    )
 
 
 def _close(season: Season, following: Season) -> int:
@@ -216,8 +260,9 @@ def _close(season: Season, following: Season) -> int:
     return len(rows)
 
 
-def season_rollover(*, title: str, now: datetime | None = None, actor: str | None = None, reason: str = "",
-                    number: int | None = None) -> Season | None:
+def season_rollover(
+    *, title: str, now: datetime | None = None, actor: str | None = None, reason: str = "", number: int | None = None
+) -> Season | None:
     """Close the open season (archive its final standings) and open the next, once, in one transaction.
 
     Beat (``actor`` None) closes only a season whose ``ends_at`` has passed; an operator (``actor`` given) closes it
@@ -240,8 +285,12 @@ def season_rollover(*, title: str, now: datetime | None = None, actor: str | Non
         season.closed_at = now
         season.save(update_fields=["ends_at", "closed_at"])
         length = season_rules().length_days
-        following = Season.objects.create(title=title, number=season.number + 1, starts_at=season.ends_at,
-                                          ends_at=rules.aligned_end(season.ends_at, length))
+        following = Season.objects.create(
+            title=title,
+            number=season.number + 1,
+            starts_at=season.ends_at,
+            ends_at=rules.aligned_end(season.ends_at, length),
+        )
         players = _close(season, following)
         if actor is not None:
             SeasonRollover.objects.create(title=title, closed_number=season.number, actor=actor, reason=reason)
@@ -295,20 +344,26 @@ def season_correct(*, season_id: int, now: datetime | None = None) -> int:
         if late:
             reasons.append(rules.late_reason(len(late)))
         reason = "; ".join(reasons)
-        rows = rules.standings(play.entries.values(), {pid: s.elo for pid, s in play.elo_states.items()},
-                               excluded=_banned(play.entries), initial=play.rules.elo.initial)
+        rows = rules.standings(
+            play.entries.values(),
+            {pid: s.elo for pid, s in play.elo_states.items()},
+            excluded=_banned(play.entries),
+            initial=play.rules.elo.initial,
+        )
         after = {r.player_id: rules.Final(r.rank, r.league, r.points) for r in rows}
         corrections = []
         for pid, rank, league, points in SeasonFinal.objects.filter(season=season).values_list(
-                "player_id", "rank", "league", "points"):
+            "player_id", "rank", "league", "points"
+        ):
             text = rules.correction_text(rules.Final(rank, league, points), after.get(pid), reason)
             if text is not None:
-                corrections.append(SeasonCorrection(season=season, player_id=pid, text=text,
-                                                    game_ids=voided + late))
+                corrections.append(SeasonCorrection(season=season, player_id=pid, text=text, game_ids=voided + late))
         SeasonFinal.objects.filter(season=season).delete()
         _finals(season, rows)
         SeasonCorrection.objects.bulk_create(corrections, batch_size=5000)
         SeasonGame.objects.filter(season=season).delete()
-        store.games_insert(season_id=season.pk, rows=[(game_id, seq, code) for (game_id, code), seq in zip(
-            play.leagues_before, seqs, strict=True)])
+        store.games_insert(
+            season_id=season.pk,
+            rows=[(game_id, seq, code) for (game_id, code), seq in zip(play.leagues_before, seqs, strict=True)],
+        )
     return len(corrections)

@@ -5,6 +5,7 @@ COPY.
 Any other database (SQLite, embedded): the ORM's ``bulk_create`` with the same meaning. Callers run inside their
 transaction holding the season's row lock. ``_postgres()`` is the only place that looks at the database.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
@@ -32,12 +33,18 @@ def entries_load(*, season_id: int, player_ids: Collection[int]) -> list[EntryRo
         return []
     if _postgres():
         with pg_cursor() as cur:
-            cur.execute("SELECT player_id, " + ", ".join(_ENTRY_FIELDS) + " FROM seasons_seasonentry "
-                        "WHERE season_id = %b AND player_id = ANY(%b::int8[])", [season_id, list(player_ids)])
+            cur.execute(
+                "SELECT player_id, " + ", ".join(_ENTRY_FIELDS) + " FROM seasons_seasonentry "
+                "WHERE season_id = %b AND player_id = ANY(%b::int8[])",
+                [season_id, list(player_ids)],
+            )
             rows: list[EntryRow] = cur.fetchall()
             return rows
-    return list(SeasonEntry.objects.filter(season_id=season_id, player_id__in=list(player_ids)).values_list(
-        "player_id", *_ENTRY_FIELDS))
+    return list(
+        SeasonEntry.objects.filter(season_id=season_id, player_id__in=list(player_ids)).values_list(
+            "player_id", *_ENTRY_FIELDS
+        )
+    )
 
 
 def entries_upsert(*, season_id: int, rows: Sequence[EntryRow], carried: bool = False) -> None:
@@ -55,13 +62,24 @@ def entries_upsert(*, season_id: int, rows: Sequence[EntryRow], carried: bool = 
                 "CASE WHEN %s THEN (e->>4)::int2 END FROM json_array_elements(%s::json) AS e "
                 "ON CONFLICT (season_id, player_id) DO UPDATE SET "
                 + ", ".join(f"{f} = EXCLUDED.{f}" for f in _ENTRY_FIELDS),
-                [season_id, carried, orjson.dumps(rows).decode()])
+                [season_id, carried, orjson.dumps(rows).decode()],
+            )
         return
     SeasonEntry.objects.bulk_create(
-        [SeasonEntry(season_id=season_id, player_id=r[0], carried=r[4] if carried else None,
-                     **dict(zip(_ENTRY_FIELDS, r[1:], strict=True)))
-         for r in rows], update_conflicts=True, unique_fields=["season", "player"], update_fields=list(_ENTRY_FIELDS),
-        batch_size=2000)
+        [
+            SeasonEntry(
+                season_id=season_id,
+                player_id=r[0],
+                carried=r[4] if carried else None,
+                **dict(zip(_ENTRY_FIELDS, r[1:], strict=True)),
+            )
+            for r in rows
+        ],
+        update_conflicts=True,
+        unique_fields=["season", "player"],
+        update_fields=list(_ENTRY_FIELDS),
+        batch_size=2000,
+    )
 
 
 def games_insert(*, season_id: int, rows: Sequence[tuple[int, int, str]]) -> None:
@@ -69,14 +87,17 @@ def games_insert(*, season_id: int, rows: Sequence[tuple[int, int, str]]) -> Non
     if not rows:
         return
     if _postgres():
-        with pg_cursor() as cur, cur.copy(
-                "COPY seasons_seasongame (season_id, game_id, seq, leagues) FROM STDIN (FORMAT BINARY)") as copy:
+        with (
+            pg_cursor() as cur,
+            cur.copy("COPY seasons_seasongame (season_id, game_id, seq, leagues) FROM STDIN (FORMAT BINARY)") as copy,
+        ):
             copy.set_types(("int8", "int8", "int8", "varchar"))
             for game_id, seq, code in rows:
                 copy.write_row((season_id, game_id, seq, code))
         return
-    SeasonGame.objects.bulk_create([SeasonGame(season_id=season_id, game_id=g, seq=q, leagues=c) for g, q, c in rows],
-                                   batch_size=2000)
+    SeasonGame.objects.bulk_create(
+        [SeasonGame(season_id=season_id, game_id=g, seq=q, leagues=c) for g, q, c in rows], batch_size=2000
+    )
 
 
 # (player_id, rank, league, points, games, placement_left, season_elo, relegation)
@@ -88,17 +109,35 @@ def finals_insert(*, season_id: int, rows: Sequence[FinalRow]) -> None:
     if not rows:
         return
     if _postgres():
-        with pg_cursor(binary=False) as cur, cur.copy(
+        with (
+            pg_cursor(binary=False) as cur,
+            cur.copy(
                 "COPY seasons_seasonfinal (season_id, player_id, rank, league, points, games, placement_left, "
-                "season_elo, relegation) FROM STDIN") as copy:
+                "season_elo, relegation) FROM STDIN"
+            ) as copy,
+        ):
             for row in rows:
                 copy.write_row((season_id, *row))
         return
     from seasons.models import SeasonFinal
 
-    SeasonFinal.objects.bulk_create([
-        SeasonFinal(season_id=season_id, player_id=r[0], rank=r[1], league=r[2], points=r[3], games=r[4],
-                    placement_left=r[5], season_elo=r[6], relegation=r[7]) for r in rows], batch_size=5000)
+    SeasonFinal.objects.bulk_create(
+        [
+            SeasonFinal(
+                season_id=season_id,
+                player_id=r[0],
+                rank=r[1],
+                league=r[2],
+                points=r[3],
+                games=r[4],
+                placement_left=r[5],
+                season_elo=r[6],
+                relegation=r[7],
+            )
+            for r in rows
+        ],
+        batch_size=5000,
+    )
 
 
 def close_in_database() -> bool:
@@ -141,9 +180,15 @@ def close_postgres(*, closed_id: int, next_id: int, initial: float) -> int:
     nothing read into Python, rows written in their indexes' order. Returns the players ranked."""
     from arena.models import Player
 
-    params = {"closed": closed_id, "next": next_id, "initial": initial, "top": rules.TOP,
-              "share": rules.RELEGATION_SHARE, "thresholds": list(rules.THRESHOLDS),
-              "banned": str(Player.Status.BANNED)}
+    params = {
+        "closed": closed_id,
+        "next": next_id,
+        "initial": initial,
+        "top": rules.TOP,
+        "share": rules.RELEGATION_SHARE,
+        "thresholds": list(rules.THRESHOLDS),
+        "banned": str(Player.Status.BANNED),
+    }
     with pg_cursor(binary=False) as cur:
         # The window sorts of a million rows in memory rather than in temporary files; this transaction only.
         cur.execute("SET LOCAL work_mem = '256MB'")

@@ -1,5 +1,6 @@
 """Season tasks: thin doors over ``seasons/services.py``. Each is safe to repeat (the season's cursor and row lock
 make a fold or a rollover happen once, whoever runs it and however often)."""
+
 from __future__ import annotations
 
 from celery import shared_task

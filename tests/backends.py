@@ -19,6 +19,7 @@ cache, which is Redis in one shape and process memory in the other.) A test diff
 The rules read names and source, never a list of files, so a new test falls into the right pass by what it does.
 Pure: no Django import, so ``tests/pure/test_backend_split.py`` checks the rules without a database.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -27,13 +28,21 @@ from pathlib import Path
 from typing import Any
 
 MARK = "both_backends"
-SPLIT_DIRS = ("db",)   # under tests/: the directories whose tests the PostgreSQL pass may leave to SQLite
+SPLIT_DIRS = ("db",)  # under tests/: the directories whose tests the PostgreSQL pass may leave to SQLite
 STORAGE_NAMES = re.compile(r"store|batch|lock|concurren|quer|rebuild|replay|economy|history|passes|propert|detection")
-BACKEND_FIXTURES = frozenset({"transactional_db", "live_server", "django_assert_num_queries",
-                              "django_assert_max_num_queries", "django_db_serialized_rollback"})
+BACKEND_FIXTURES = frozenset(
+    {
+        "transactional_db",
+        "live_server",
+        "django_assert_num_queries",
+        "django_assert_max_num_queries",
+        "django_db_serialized_rollback",
+    }
+)
 BACKEND_SOURCE = re.compile(
     r"\.vendor\b|IS_POSTGRES|REDIS_URL|redis_configured|CELERY_TASK_ALWAYS_EAGER|tasks_in_process"
-    r"|select_for_update|CaptureQueriesContext|assertNumQueries|by_backend|threading|Thread\(")
+    r"|select_for_update|CaptureQueriesContext|assertNumQueries|by_backend|threading|Thread\("
+)
 TESTS = Path(__file__).resolve().parent
 
 
@@ -60,14 +69,20 @@ def source_of(function: Any) -> str:
 
 def differs(*, module_name: str, fixtures: list[str] | tuple[str, ...], markers: list[Any], source: str) -> bool:
     """The rules above, one test's facts in: its module's file name, its fixtures, its markers and its source."""
-    return (any(m.name == MARK for m in markers)
-            or bool(STORAGE_NAMES.search(module_name))
-            or not BACKEND_FIXTURES.isdisjoint(fixtures)
-            or bool(BACKEND_SOURCE.search(source))
-            or any(conditional(m) for m in markers))
+    return (
+        any(m.name == MARK for m in markers)
+        or bool(STORAGE_NAMES.search(module_name))
+        or not BACKEND_FIXTURES.isdisjoint(fixtures)
+        or bool(BACKEND_SOURCE.search(source))
+        or any(conditional(m) for m in markers)
+    )
 
 
 def item_differs(item: Any) -> bool:
     """:func:`differs` for a collected pytest item."""
-    return differs(module_name=Path(str(item.fspath)).name, fixtures=tuple(getattr(item, "fixturenames", ())),
-                   markers=list(item.iter_markers()), source=source_of(getattr(item, "function", None)))
+    return differs(
+        module_name=Path(str(item.fspath)).name,
+        fixtures=tuple(getattr(item, "fixturenames", ())),
+        markers=list(item.iter_markers()),
+        source=source_of(getattr(item, "function", None)),
+    )

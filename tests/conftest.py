@@ -1,4 +1,5 @@
 """Shared fixtures: a game server with its key, an API client that sends it, and game-body builders."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -20,11 +21,13 @@ from tests.backends import MARK, in_split, item_differs
 hypothesis_settings.register_profile("mutmut", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--both-backends-only", action="store_true",
-                     help="in tests/db, only the tests that differ by backend (tests/backends.py): the PostgreSQL "
-                          "pass after an embedded pass ran them all (scripts/test)")
+    parser.addoption(
+        "--both-backends-only",
+        action="store_true",
+        help="in tests/db, only the tests that differ by backend (tests/backends.py): the PostgreSQL "
+        "pass after an embedded pass ran them all (scripts/test)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -36,8 +39,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         split = in_split(item.path)
         if split and item_differs(item):
             item.add_marker(MARK)
-        (dropped if split and config.getoption("both_backends_only") and not item.get_closest_marker(MARK)
-         else kept).append(item)
+        (
+            dropped if split and config.getoption("both_backends_only") and not item.get_closest_marker(MARK) else kept
+        ).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

@@ -1,4 +1,5 @@
 """Stopping the process groups a test started (workers, gunicorn, beat, a whole shape): one way for every test."""
+
 from __future__ import annotations
 
 import contextlib

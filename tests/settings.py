@@ -6,6 +6,7 @@ why the default is set here, in the settings module pyproject.toml names, and in
 subprocess a test starts (workers, gunicorn, manage.py) inherits the same mode. A run that sets DEBUG itself
 (``DEBUG=false pytest ...``) keeps its value.
 """
+
 import os
 import re
 

@@ -1,5 +1,6 @@
 """Tournament endpoints for game servers with the ``tournaments`` scope (docs/tournaments.md, "The API"): parse,
 call one service or selector, render. The request and answer shapes below are for the OpenAPI schema only."""
+
 from __future__ import annotations
 
 from django.urls import path, reverse
@@ -24,8 +25,9 @@ class TournamentIn(serializers.Serializer):
     rounds = serializers.IntegerField(min_value=1, max_value=30)
     table_size = serializers.IntegerField(required=False, help_text="Default: the title's recommended size.")
     starts_at = serializers.DateTimeField(help_text="Beat starts it then; POST .../start/ starts it earlier.")
-    round_minutes = serializers.IntegerField(required=False, default=60,
-                                             help_text="Each round's deadline after its pairing; no-shows lose.")
+    round_minutes = serializers.IntegerField(
+        required=False, default=60, help_text="Each round's deadline after its pairing; no-shows lose."
+    )
     min_reputation = serializers.FloatField(required=False, allow_null=True)
     rating_min = serializers.FloatField(required=False, allow_null=True, help_text="The title's Elo.")
     rating_max = serializers.FloatField(required=False, allow_null=True)
@@ -78,24 +80,66 @@ class TournamentOut(serializers.Serializer):
     voids = serializers.ListField(child=serializers.DictField(), help_text="What each void changed.")
 
 
-CREATE_EXAMPLE = OpenApiExample("A 5-round Tokaido Swiss", request_only=True, value={
-    "name": "Winter Swiss", "game": "tokaido", "rounds": 5, "table_size": 4, "starts_at": "2026-12-24T18:00:00Z",
-    "round_minutes": 90, "min_reputation": 80, "rating_min": 1300, "max_players": 64})
-ROUND_EXAMPLE = OpenApiExample("Round 2", response_only=True, value={
-    "number": 2, "paired_at": "2026-12-24T19:30:00Z", "deadline": "2026-12-24T21:00:00Z", "closed_at": None,
-    "tables": [{"id": 41, "board": 1, "seats": ["ana", "bo", "cy", "dee"], "game": None, "no_show": False,
-                "explanation": {"score_group": {"highest": 6, "lowest": 4}, "repeats": [],
-                                "seat_1": {"player": "ana", "first_seats_before": 0},
-                                "reasons": ["score group 6-4 points", "no repeated table-mates",
-                                            "seat 1: ana, 0 first seats before (fewest at the table)"]}}],
-    "byes": [], "repeats": 0, "exact": True, "notes": []})
+CREATE_EXAMPLE = OpenApiExample(
+    "A 5-round Tokaido Swiss",
+    request_only=True,
+    value={
+        "name": "Winter Swiss",
+        "game": "tokaido",
+        "rounds": 5,
+        "table_size": 4,
+        "starts_at": "2026-12-24T18:00:00Z",
+        "round_minutes": 90,
+        "min_reputation": 80,
+        "rating_min": 1300,
+        "max_players": 64,
+    },
+)
+ROUND_EXAMPLE = OpenApiExample(
+    "Round 2",
+    response_only=True,
+    value={
+        "number": 2,
+        "paired_at": "2026-12-24T19:30:00Z",
+        "deadline": "2026-12-24T21:00:00Z",
+        "closed_at": None,
+        "tables": [
+            {
+                "id": 41,
+                "board": 1,
+                "seats": ["ana", "bo", "cy", "dee"],
+                "game": None,
+                "no_show": False,
+                "explanation": {
+                    "score_group": {"highest": 6, "lowest": 4},
+                    "repeats": [],
+                    "seat_1": {"player": "ana", "first_seats_before": 0},
+                    "reasons": [
+                        "score group 6-4 points",
+                        "no repeated table-mates",
+                        "seat 1: ana, 0 first seats before (fewest at the table)",
+                    ],
+                },
+            }
+        ],
+        "byes": [],
+        "repeats": 0,
+        "exact": True,
+        "notes": [],
+    },
+)
 
 
 class TournamentsApi(APIView):
     required_scope = "tournaments"  # docs/security.md#game-server-keys-and-scopes
 
-    @extend_schema(operation_id="tournaments_create", tags=TAGS, request=TournamentIn, examples=[CREATE_EXAMPLE],
-                   responses={201: TournamentOut})
+    @extend_schema(
+        operation_id="tournaments_create",
+        tags=TAGS,
+        request=TournamentIn,
+        examples=[CREATE_EXAMPLE],
+        responses={201: TournamentOut},
+    )
     def post(self, request: Request) -> Response:
         tournament = services.tournament_create(server=request.user, data=parse_tournament(request.data))
         response = Response(selectors.tournament_present(tournament), status=status.HTTP_201_CREATED)
@@ -114,8 +158,7 @@ class TournamentDetailApi(APIView):
 class TournamentStartApi(APIView):
     required_scope = "tournaments"
 
-    @extend_schema(operation_id="tournaments_start", tags=TAGS, request=None,
-                   responses={200: TournamentOut})
+    @extend_schema(operation_id="tournaments_start", tags=TAGS, request=None, responses={200: TournamentOut})
     def post(self, request: Request, tournament_id: int) -> Response:
         tournament = services.tournament_start(tournament_id=tournament_id, server=request.user)
         return Response(selectors.tournament_present(tournament))
@@ -124,12 +167,17 @@ class TournamentStartApi(APIView):
 class PlayersApi(APIView):
     required_scope = "tournaments"
 
-    @extend_schema(operation_id="tournaments_players_create", tags=TAGS, request=TournamentRegistrationIn,
-                   responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        operation_id="tournaments_players_create",
+        tags=TAGS,
+        request=TournamentRegistrationIn,
+        responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT},
+    )
     def post(self, request: Request, tournament_id: int) -> Response:
         handle, ip_hash = parse_registration(request.data)
-        entry, created = services.player_register(server=request.user, tournament_id=tournament_id, handle=handle,
-                                                  ip_hash=ip_hash)
+        entry, created = services.player_register(
+            server=request.user, tournament_id=tournament_id, handle=handle, ip_hash=ip_hash
+        )
         body = {"tournament": tournament_id, "player": handle, "status": entry.status}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -146,8 +194,12 @@ class PlayerApi(APIView):
 class RoundApi(APIView):
     required_scope = "tournaments"
 
-    @extend_schema(operation_id="tournaments_rounds_retrieve", tags=TAGS, examples=[ROUND_EXAMPLE],
-                   responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        operation_id="tournaments_rounds_retrieve",
+        tags=TAGS,
+        examples=[ROUND_EXAMPLE],
+        responses={200: OpenApiTypes.OBJECT},
+    )
     def get(self, request: Request, tournament_id: int, number: int) -> Response:
         return Response(selectors.round_present(_own(request, tournament_id), number))
 
@@ -155,8 +207,7 @@ class RoundApi(APIView):
 class StandingExplainApi(APIView):
     required_scope = "tournaments"
 
-    @extend_schema(operation_id="tournaments_standings_explain", tags=TAGS,
-                   responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(operation_id="tournaments_standings_explain", tags=TAGS, responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request, tournament_id: int, player: str) -> Response:
         return Response(selectors.standing_explain(_own(request, tournament_id), player))
 
@@ -174,6 +225,9 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/players/", PlayersApi.as_view(), name="tournaments-players"),
     path("tournaments/<int:tournament_id>/players/<str:player>/", PlayerApi.as_view(), name="tournaments-player"),
     path("tournaments/<int:tournament_id>/rounds/<int:number>/", RoundApi.as_view(), name="tournaments-round"),
-    path("tournaments/<int:tournament_id>/standings/<str:player>/explain/", StandingExplainApi.as_view(),
-         name="tournaments-explain"),
+    path(
+        "tournaments/<int:tournament_id>/standings/<str:player>/explain/",
+        StandingExplainApi.as_view(),
+        name="tournaments-explain",
+    ),
 ]

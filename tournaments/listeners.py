@@ -1,5 +1,6 @@
 """What tournaments hear from below (``infra/announcements.py``), subscribed once by ``TournamentsConfig.ready``:
 a void's games, re-scored in a worker (in-process when embedded), docs/tournaments.md#voids."""
+
 from __future__ import annotations
 
 from infra.announcements import GamesVoided, subscribe

@@ -5,6 +5,7 @@ from the tables' places, the byes and the voided entries (``tournaments/standing
 result can never leave a stored total behind. Players are the core's ``Player`` rows; a table's game is the core's
 ``Game`` row the server recorded naming the table (``tournament_table``).
 """
+
 from __future__ import annotations
 
 from django.db import models
@@ -23,7 +24,7 @@ class Tournament(models.Model):
 
     server = models.ForeignKey(GameServer, on_delete=models.PROTECT, related_name="tournaments")
     name = models.CharField(max_length=100)
-    title = models.CharField(max_length=32, help_text="What is played (the API's \"game\").")
+    title = models.CharField(max_length=32, help_text='What is played (the API\'s "game").')
     format = models.CharField(max_length=16, default="swiss")
     rounds = models.PositiveSmallIntegerField()
     table_size = models.PositiveSmallIntegerField()
@@ -88,8 +89,9 @@ class Round(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="round_once_per_number")]
-        indexes = [models.Index(fields=["deadline"], name="round_open_deadline",
-                                condition=models.Q(closed_at__isnull=True))]
+        indexes = [
+            models.Index(fields=["deadline"], name="round_open_deadline", condition=models.Q(closed_at__isnull=True))
+        ]
 
     def __str__(self) -> str:
         return f"round {self.number} of {self.tournament_id}"
@@ -100,8 +102,7 @@ class Table(models.Model):
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
     board = models.PositiveSmallIntegerField()
-    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.PROTECT,
-                                related_name="tournament_table")
+    game = models.OneToOneField(Game, null=True, blank=True, on_delete=models.PROTECT, related_name="tournament_table")
     no_show = models.BooleanField(default=False, help_text="No result by the round's deadline: every seat scores 0.")
     explanation = models.JSONField(default=dict, blank=True)
 

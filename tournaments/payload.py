@@ -1,6 +1,7 @@
 """Parsing the tournaments' request bodies into typed inputs: shapes and types only, every problem named by its
 field (the API's error shape, docs/api.md). The rules' checks (the title, the table size in its range) are the
 services' (``tournaments/services.py``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,8 +16,19 @@ from arena.models import is_player_id
 from infra.errors import InvalidInput
 from infra.hashing import hash_ip
 
-CREATE_FIELDS = {"name", "game", "format", "rounds", "table_size", "starts_at", "round_minutes", "min_reputation",
-                 "rating_min", "rating_max", "max_players"}
+CREATE_FIELDS = {
+    "name",
+    "game",
+    "format",
+    "rounds",
+    "table_size",
+    "starts_at",
+    "round_minutes",
+    "min_reputation",
+    "rating_min",
+    "rating_max",
+    "max_players",
+}
 MAX_ROUNDS = 30
 MAX_ROUND_MINUTES = 7 * 24 * 60
 
@@ -82,7 +94,7 @@ def parse_tournament(raw: Any) -> TournamentInput:
         errors["game"] = "Required: the game's id (wizard, tokaido, ...)."
     fmt = body.get("format", "swiss")
     if fmt != "swiss":
-        errors["format"] = "Must be \"swiss\" (the only format so far)."
+        errors["format"] = 'Must be "swiss" (the only format so far).'
     rounds = _int(body, "rounds", 1, MAX_ROUNDS, errors, required=True)
     table_size = _int(body, "table_size", 2, 64, errors)
     minutes = _int(body, "round_minutes", 1, MAX_ROUND_MINUTES, errors)
@@ -98,8 +110,19 @@ def parse_tournament(raw: Any) -> TournamentInput:
         errors["starts_at"] = "Required: an ISO 8601 time with its offset (2026-12-24T18:00:00Z)."
     _refuse(errors)
     assert rounds is not None and starts_at is not None and isinstance(name, str) and isinstance(title, str)
-    return TournamentInput(name.strip(), title, fmt, rounds, table_size, starts_at, minutes or 60, min_reputation,
-                           rating_min, rating_max, max_players)
+    return TournamentInput(
+        name.strip(),
+        title,
+        fmt,
+        rounds,
+        table_size,
+        starts_at,
+        minutes or 60,
+        min_reputation,
+        rating_min,
+        rating_max,
+        max_players,
+    )
 
 
 def parse_registration(raw: Any) -> tuple[str, str]:

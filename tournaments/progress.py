@@ -5,6 +5,7 @@ the ranking is the standings before the round (round 1: start Elo, then player i
 every table played (voided ones included: played pairings stand), first seats from the seat order, byes from the
 byes. Kept apart so the service that will store tournaments and the tests build the next round the same way.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -29,8 +30,10 @@ def next_entrants(lines: Sequence[Line], tables: Sequence[TableRecord], byes: Se
     for bye in byes:
         if bye.player in bye_count:
             bye_count[bye.player] += 1
-    return [Entrant(line.player, line.points, frozenset(mates[line.player]), firsts[line.player],
-                    bye_count[line.player]) for line in lines]
+    return [
+        Entrant(line.player, line.points, frozenset(mates[line.player]), firsts[line.player], bye_count[line.player])
+        for line in lines
+    ]
 
 
 def first_round_entrants(start_elo: Mapping[int, float]) -> list[Entrant]:
@@ -49,13 +52,23 @@ def explain(line: Line) -> dict[str, Any]:
     return {
         "player": line.player,
         "rank": line.rank,
-        "points": {"total": line.points,
-                   "terms": [{"round": r, "from": what, "points": pts} for r, what, pts in line.point_terms]},
-        "buchholz": {"total": line.buchholz,
-                     "terms": [{"round": r, "table_mate": q, "points": pts} for r, q, pts in line.buchholz_terms]},
-        "opponents_elo": {"average": _number(line.opponents_elo), "sum": elo_sum, "count": len(line.elo_terms),
-                          "terms": [{"round": r, "table_mate": q, "start_elo": e} for r, q, e in line.elo_terms]},
-        "head_to_head": {"total": line.head_to_head,
-                         "terms": [{"round": r, "table_mate": q, "score": s} for r, q, s in line.head_to_head_terms]},
+        "points": {
+            "total": line.points,
+            "terms": [{"round": r, "from": what, "points": pts} for r, what, pts in line.point_terms],
+        },
+        "buchholz": {
+            "total": line.buchholz,
+            "terms": [{"round": r, "table_mate": q, "points": pts} for r, q, pts in line.buchholz_terms],
+        },
+        "opponents_elo": {
+            "average": _number(line.opponents_elo),
+            "sum": elo_sum,
+            "count": len(line.elo_terms),
+            "terms": [{"round": r, "table_mate": q, "start_elo": e} for r, q, e in line.elo_terms],
+        },
+        "head_to_head": {
+            "total": line.head_to_head,
+            "terms": [{"round": r, "table_mate": q, "score": s} for r, q, s in line.head_to_head_terms],
+        },
         "start_elo": line.start_elo,
     }

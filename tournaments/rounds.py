@@ -5,6 +5,7 @@ docs/tournaments.md ("Pairing a round", "Rounds, results and deadlines"). The ru
 decide, and announces each new round after its commit (``TournamentRoundPaired``: the top floor pushes its tables).
 Every write here runs under the tournament's row lock, so a result, a deadline and a void never interleave.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,29 +37,33 @@ class Records:
 def records_load(tournament: Tournament, *, before_round: int | None = None) -> Records:
     """The tournament's records (every round, or those before ``before_round``): a table counts once it has a
     result or its deadline passed (no-shows lose); an open table is not yet part of the standings."""
-    entries = list(Entry.objects.filter(tournament=tournament, status__in=[Entry.Status.REGISTERED,
-                                                                            Entry.Status.VOIDED])
-                   .values_list("player_id", "start_elo", "status"))
+    entries = list(
+        Entry.objects.filter(
+            tournament=tournament, status__in=[Entry.Status.REGISTERED, Entry.Status.VOIDED]
+        ).values_list("player_id", "start_elo", "status")
+    )
     start_elo = {p: float(e or 0.0) for p, e, _ in entries}
     removed = frozenset(p for p, _, s in entries if s == Entry.Status.VOIDED)
     rounds = Round.objects.filter(tournament=tournament)
     if before_round is not None:
         rounds = rounds.filter(number__lt=before_round)
     seats: dict[int, list[tuple[int, int, int | None]]] = {}
-    for table_id, player_id, position, place in (TableSeat.objects.filter(table__round__in=rounds)
-                                                 .values_list("table_id", "player_id", "position", "place")):
+    for table_id, player_id, position, place in TableSeat.objects.filter(table__round__in=rounds).values_list(
+        "table_id", "player_id", "position", "place"
+    ):
         seats.setdefault(table_id, []).append((position, player_id, place))
     tables = []
-    for table_id, number, has_game, no_show in (Table.objects.filter(round__in=rounds)
-                                                .values_list("pk", "round__number", "game_id", "no_show")
-                                                .order_by("round__number", "board")):
+    for table_id, number, has_game, no_show in (
+        Table.objects.filter(round__in=rounds)
+        .values_list("pk", "round__number", "game_id", "no_show")
+        .order_by("round__number", "board")
+    ):
         if has_game is None and not no_show:
             continue
         ordered = sorted(seats.get(table_id, []))
         places = None if no_show else tuple(place or 0 for _, _, place in ordered)
         tables.append(TableRecord(number, table_id, tuple(p for _, p, _ in ordered), places))
-    byes = [ByeRecord(n, p) for n, p in Bye.objects.filter(round__in=rounds).values_list("round__number",
-                                                                                         "player_id")]
+    byes = [ByeRecord(n, p) for n, p in Bye.objects.filter(round__in=rounds).values_list("round__number", "player_id")]
     return Records(start_elo, tables, byes, removed)
 
 
@@ -78,8 +83,7 @@ def _explanation(table: PairedTable, entrants: dict[int, Entrant], handles: dict
         "seat_1": {"player": handles[first.player], "first_seats_before": first.first_seats},
         "reasons": [
             f"score group {top}-{bottom} points" if top != bottom else f"score group {top} points",
-            ("repeats forced: " + ", ".join(f"{a}-{b}" for a, b in repeats)) if repeats
-            else "no repeated table-mates",
+            ("repeats forced: " + ", ".join(f"{a}-{b}" for a, b in repeats)) if repeats else "no repeated table-mates",
             f"seat 1: {handles[first.player]}, {first.first_seats} first seats before (fewest at the table)",
         ],
     }
@@ -94,8 +98,9 @@ def round_pair(tournament: Tournament) -> Round | None:
         return _finish(tournament, now)
     records = records_load(tournament)
     if number == 1:
-        entrants = progress.first_round_entrants({p: e for p, e in records.start_elo.items()
-                                                  if p not in records.removed})
+        entrants = progress.first_round_entrants(
+            {p: e for p, e in records.start_elo.items() if p not in records.removed}
+        )
     else:
         lines = standings(records.start_elo, records.tables, records.byes, tournament.table_size, records.removed)
         entrants = progress.next_entrants(lines, records.tables, records.byes)
@@ -106,16 +111,27 @@ def round_pair(tournament: Tournament) -> Round | None:
         return _finish(tournament, now)
     handles = dict(Entry.objects.filter(tournament=tournament).values_list("player_id", "player__handle"))
     by_player = {e.player: e for e in entrants}
-    rnd = Round.objects.create(tournament=tournament, number=number, paired_at=now,
-                               deadline=now + timedelta(minutes=tournament.round_minutes), repeats=pairing.repeats,
-                               exact=pairing.exact, notes=list(pairing.notes))
-    tables = Table.objects.bulk_create([Table(round=rnd, board=t.board, explanation=_explanation(t, by_player, handles))
-                                        for t in pairing.tables])
+    rnd = Round.objects.create(
+        tournament=tournament,
+        number=number,
+        paired_at=now,
+        deadline=now + timedelta(minutes=tournament.round_minutes),
+        repeats=pairing.repeats,
+        exact=pairing.exact,
+        notes=list(pairing.notes),
+    )
+    tables = Table.objects.bulk_create(
+        [Table(round=rnd, board=t.board, explanation=_explanation(t, by_player, handles)) for t in pairing.tables]
+    )
     if any(t.pk is None for t in tables):  # backends without RETURNING on bulk inserts
         tables = list(Table.objects.filter(round=rnd).order_by("board"))
-    TableSeat.objects.bulk_create([TableSeat(table=row, player_id=p, position=i)
-                                   for row, paired in zip(tables, pairing.tables, strict=True)
-                                   for i, p in enumerate(paired.seats)])
+    TableSeat.objects.bulk_create(
+        [
+            TableSeat(table=row, player_id=p, position=i)
+            for row, paired in zip(tables, pairing.tables, strict=True)
+            for i, p in enumerate(paired.seats)
+        ]
+    )
     Bye.objects.bulk_create([Bye(round=rnd, player_id=p) for p in pairing.byes])
     tournament.round = number
     tournament.save(update_fields=["round"])
@@ -141,14 +157,22 @@ def _round_close_if_done(tournament: Tournament, rnd: Round) -> None:
 def table_for_game(*, server_id: int, table_id: object) -> Table:
     """The table a game names (``tournament_table``), this server's own; 404 for anything else."""
     if isinstance(table_id, bool) or not isinstance(table_id, int):
-        raise InvalidInput("invalid_input", "tournament_table must be a table's id (an integer).",
-                           {"tournament_table": "Must be an integer."})
-    table = (Table.objects.select_related("round__tournament").filter(pk=table_id,
-                                                                       round__tournament__server_id=server_id)
-             .first())
+        raise InvalidInput(
+            "invalid_input",
+            "tournament_table must be a table's id (an integer).",
+            {"tournament_table": "Must be an integer."},
+        )
+    table = (
+        Table.objects.select_related("round__tournament")
+        .filter(pk=table_id, round__tournament__server_id=server_id)
+        .first()
+    )
     if table is None:
-        raise NotFound("tournament_table_not_found", f"No tournament table {table_id} of this game server.",
-                       {"tournament_table": "No such table."})
+        raise NotFound(
+            "tournament_table_not_found",
+            f"No tournament table {table_id} of this game server.",
+            {"tournament_table": "No such table."},
+        )
     return table
 
 
@@ -160,8 +184,11 @@ def table_game_check(*, table: Table, title: str, handles: list[str], server_tab
     if table.game_id is not None and Game.objects.filter(pk=table.game_id, table_id=server_table_id).exists():
         return
     if tournament.status != Tournament.Status.RUNNING or table.round.closed_at is not None or table.no_show:
-        raise Conflict("tournament_table_closed", f"Table {table.pk}'s round is over; its result can no longer "
-                       "be recorded.", {"tournament_table": "Round closed."})
+        raise Conflict(
+            "tournament_table_closed",
+            f"Table {table.pk}'s round is over; its result can no longer be recorded.",
+            {"tournament_table": "Round closed."},
+        )
     seated = set(TableSeat.objects.filter(table=table).values_list("player__handle", flat=True))
     fields = {}
     if title != tournament.title:
@@ -169,8 +196,7 @@ def table_game_check(*, table: Table, title: str, handles: list[str], server_tab
     if set(handles) != seated:
         fields["players"] = "Must be exactly the table's players: " + ", ".join(sorted(seated)) + "."
     if fields:
-        raise InvalidInput("tournament_table_mismatch", f"The game does not match tournament table {table.pk}.",
-                           fields)
+        raise InvalidInput("tournament_table_mismatch", f"The game does not match tournament table {table.pk}.", fields)
 
 
 def table_result_record(*, table_id: int, game: Game) -> None:
@@ -182,11 +208,15 @@ def table_result_record(*, table_id: int, game: Game) -> None:
     if table.game_id == game.pk:
         return
     if table.game_id is not None:
-        raise Conflict("tournament_table_recorded", f"Table {table.pk} already has its game ({table.game_id}).",
-                       {"tournament_table": "Already recorded."})
+        raise Conflict(
+            "tournament_table_recorded",
+            f"Table {table.pk} already has its game ({table.game_id}).",
+            {"tournament_table": "Already recorded."},
+        )
     if table.no_show or table.round.closed_at is not None or tournament.status != Tournament.Status.RUNNING:
-        raise Conflict("tournament_table_closed", f"Table {table.pk}'s round is over.",
-                       {"tournament_table": "Round closed."})
+        raise Conflict(
+            "tournament_table_closed", f"Table {table.pk}'s round is over.", {"tournament_table": "Round closed."}
+        )
     places = dict(Seat.objects.filter(game=game).values_list("player_id", "place"))
     for seat in TableSeat.objects.filter(table=table):
         seat.place = places.get(seat.player_id) or 1  # a place-less (cooperative) seat: all tie
@@ -221,5 +251,15 @@ def lock(tournament_id: int) -> Tournament:
         raise NotFound("tournament_not_found", f"No tournament {tournament_id}.") from None
 
 
-__all__ = ["ArenaError", "Records", "lock", "records_load", "round_pair", "rounds_overdue", "standings_of",
-           "table_for_game", "table_game_check", "table_result_record"]
+__all__ = [
+    "ArenaError",
+    "Records",
+    "lock",
+    "records_load",
+    "round_pair",
+    "rounds_overdue",
+    "standings_of",
+    "table_for_game",
+    "table_game_check",
+    "table_result_record",
+]

@@ -5,6 +5,7 @@ registration and again at the start, where a player who no longer passes leaves 
 players and players in a quit cool-down are refused with the codes matchmaking uses (``player_banned``,
 ``cooldown``), so a game server handles both doors alike.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -32,20 +33,37 @@ def tournament_create(*, server: GameServer, data: TournamentInput) -> Tournamen
     except UnknownGame:
         raise InvalidInput("unknown_game", f"{data.title!r} is no game.", {"game": "Unknown game."}) from None
     if rules.cooperative:
-        raise InvalidInput("cooperative_game", f"{rules.name} is cooperative: a tournament needs places.",
-                           {"game": "Cooperative games have no places."})
+        raise InvalidInput(
+            "cooperative_game",
+            f"{rules.name} is cooperative: a tournament needs places.",
+            {"game": "Cooperative games have no places."},
+        )
     low, high = rules.player_range({})
     size = data.table_size or rules.table_recommended or rules.recommended_players or low
     if not low <= size <= high:
-        raise InvalidInput("invalid_input", f"{rules.name} tables take {low} to {high} players.",
-                           {"table_size": f"Must be from {low} to {high}."})
+        raise InvalidInput(
+            "invalid_input",
+            f"{rules.name} tables take {low} to {high} players.",
+            {"table_size": f"Must be from {low} to {high}."},
+        )
     if data.max_players is not None and data.max_players < size:
-        raise InvalidInput("invalid_input", "max_players must fill at least one table.",
-                           {"max_players": f"Must be at least {size}."})
+        raise InvalidInput(
+            "invalid_input", "max_players must fill at least one table.", {"max_players": f"Must be at least {size}."}
+        )
     return Tournament.objects.create(
-        server=server, name=data.name, title=rules.title, format=data.format, rounds=data.rounds, table_size=size,
-        round_minutes=data.round_minutes, starts_at=data.starts_at, min_reputation=data.min_reputation,
-        rating_min=data.rating_min, rating_max=data.rating_max, max_players=data.max_players)
+        server=server,
+        name=data.name,
+        title=rules.title,
+        format=data.format,
+        rounds=data.rounds,
+        table_size=size,
+        round_minutes=data.round_minutes,
+        starts_at=data.starts_at,
+        min_reputation=data.min_reputation,
+        rating_min=data.rating_min,
+        rating_max=data.rating_max,
+        max_players=data.max_players,
+    )
 
 
 def tournament_get(*, tournament_id: int) -> Tournament:
@@ -62,38 +80,59 @@ def own_check(tournament: Tournament, server: GameServer) -> None:
 
 def _registering(tournament: Tournament) -> None:
     if tournament.status != Tournament.Status.REGISTERING:
-        raise Conflict("tournament_started", f"Tournament {tournament.pk} is {tournament.status}: registration "
-                       "is closed.")
+        raise Conflict(
+            "tournament_started", f"Tournament {tournament.pk} is {tournament.status}: registration is closed."
+        )
 
 
-def gate_failure(tournament: Tournament, player: Player, elo: float | None, recent: str | None,
-                 cooldown_until: datetime | None, now: datetime) -> ArenaError | None:
+def gate_failure(
+    tournament: Tournament,
+    player: Player,
+    elo: float | None,
+    recent: str | None,
+    cooldown_until: datetime | None,
+    now: datetime,
+) -> ArenaError | None:
     """Why ``player`` may not play, or None: banned, in a cool-down, below the reputation, outside the Elo range.
     A player with too few games for a reputation passes ``min_reputation`` (nothing to judge yet)."""
     if player.is_banned:
         return Forbidden("player_banned", f"{player.handle} is banned and cannot play.", {"player": "Banned."})
     if cooldown_until is not None and cooldown_until > now:
         seconds = int((cooldown_until - now).total_seconds()) + 1
-        return Forbidden("cooldown", f"{player.handle} quit too many recent games and cannot register for "
-                         f"{seconds} more seconds.", {"player": f"In a quit cool-down for {seconds} more seconds."},
-                         extra={"retry_after": seconds})
+        return Forbidden(
+            "cooldown",
+            f"{player.handle} quit too many recent games and cannot register for {seconds} more seconds.",
+            {"player": f"In a quit cool-down for {seconds} more seconds."},
+            extra={"retry_after": seconds},
+        )
     rep = reputation.reputation(recent or "").percent
     if tournament.min_reputation is not None and rep is not None and rep < tournament.min_reputation:
-        return Forbidden("reputation_too_low", f"{player.handle}'s reputation {rep:.1f} is below the tournament's "
-                         f"{tournament.min_reputation:g}.", {"player": "Reputation too low."})
+        return Forbidden(
+            "reputation_too_low",
+            f"{player.handle}'s reputation {rep:.1f} is below the tournament's {tournament.min_reputation:g}.",
+            {"player": "Reputation too low."},
+        )
     rating = elo if elo is not None else elo_config().initial
     if (tournament.rating_min is not None and rating < tournament.rating_min) or (
-            tournament.rating_max is not None and rating > tournament.rating_max):
-        return Forbidden("rating_out_of_range", f"{player.handle}'s Elo {rating:.0f} is outside the tournament's "
-                         "range.", {"player": "Elo outside the range."})
+        tournament.rating_max is not None and rating > tournament.rating_max
+    ):
+        return Forbidden(
+            "rating_out_of_range",
+            f"{player.handle}'s Elo {rating:.0f} is outside the tournament's range.",
+            {"player": "Elo outside the range."},
+        )
     return None
 
 
 def _standing_of(players: list[Player], title: str) -> tuple[dict[int, float], dict[int, tuple[str, datetime | None]]]:
     ids = [p.pk for p in players]
     elo = dict(Rating.objects.filter(player_id__in=ids, title=title).values_list("player_id", "elo"))
-    reps = {pk: (recent, until) for pk, recent, until in Reputation.objects.filter(player_id__in=ids)
-            .values_list("player_id", "recent", "cooldown_until")}
+    reps = {
+        pk: (recent, until)
+        for pk, recent, until in Reputation.objects.filter(player_id__in=ids).values_list(
+            "player_id", "recent", "cooldown_until"
+        )
+    }
     return elo, reps
 
 
@@ -131,14 +170,16 @@ def player_withdraw(*, server: GameServer, tournament_id: int, handle: str) -> N
         tournament = lock(tournament_id)
         own_check(tournament, server)
         _registering(tournament)
-        updated = Entry.objects.filter(tournament=tournament, player__handle=handle,
-                                       status=Entry.Status.REGISTERED).update(status=Entry.Status.WITHDRAWN)
+        updated = Entry.objects.filter(
+            tournament=tournament, player__handle=handle, status=Entry.Status.REGISTERED
+        ).update(status=Entry.Status.WITHDRAWN)
         if not updated:
             raise NotFound("entry_not_found", f"{handle} is not registered in tournament {tournament.pk}.")
 
 
-def tournament_start(*, tournament_id: int, server: GameServer | None = None, now: datetime | None = None
-                     ) -> Tournament:
+def tournament_start(
+    *, tournament_id: int, server: GameServer | None = None, now: datetime | None = None
+) -> Tournament:
     """Start now: gates again (who fails leaves, with the reason), start Elo frozen, round 1 paired. 409
     ``too_few_players`` when the rest cannot fill one table (the tournament keeps registering)."""
     moment = now or timezone.now()
@@ -147,8 +188,9 @@ def tournament_start(*, tournament_id: int, server: GameServer | None = None, no
         if server is not None:
             own_check(tournament, server)
         _registering(tournament)
-        entries = list(Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED)
-                       .select_related("player"))
+        entries = list(
+            Entry.objects.filter(tournament=tournament, status=Entry.Status.REGISTERED).select_related("player")
+        )
         elo, reps = _standing_of([e.player for e in entries], tournament.title)
         staying = []
         for entry in entries:
@@ -161,8 +203,10 @@ def tournament_start(*, tournament_id: int, server: GameServer | None = None, no
                 staying.append(entry)
         low, _ = get_game(tournament.title).player_range({})
         if len(staying) < min(low, tournament.table_size):
-            raise Conflict("too_few_players", f"{len(staying)} players pass the gates; a table needs "
-                           f"{min(low, tournament.table_size)}.")
+            raise Conflict(
+                "too_few_players",
+                f"{len(staying)} players pass the gates; a table needs {min(low, tournament.table_size)}.",
+            )
         Entry.objects.bulk_update(entries, ["start_elo", "status", "reason"])
         tournament.status, tournament.started_at = Tournament.Status.RUNNING, moment
         tournament.save(update_fields=["status", "started_at"])
@@ -175,14 +219,16 @@ def tournaments_due(*, now: datetime | None = None) -> list[int]:
     players) is cancelled, with the reason, rather than retried every minute for ever."""
     moment = now or timezone.now()
     started = []
-    for tournament_id in Tournament.objects.filter(status=Tournament.Status.REGISTERING, starts_at__lte=moment
-                                                   ).values_list("pk", flat=True):
+    for tournament_id in Tournament.objects.filter(
+        status=Tournament.Status.REGISTERING, starts_at__lte=moment
+    ).values_list("pk", flat=True):
         try:
             tournament_start(tournament_id=tournament_id, now=moment)
             started.append(tournament_id)
         except Conflict as refusal:
             Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.REGISTERING).update(
-                status=Tournament.Status.CANCELLED, cancelled_by="beat", cancel_reason=refusal.code)
+                status=Tournament.Status.CANCELLED, cancelled_by="beat", cancel_reason=refusal.code
+            )
     return started
 
 

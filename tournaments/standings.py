@@ -20,6 +20,7 @@ Why the rules are these (docs/tournaments.md):
 - **Voids**: a voided player leaves the standings, and every table they sat at is scored again as if they had not
   been there (the others' places close up, ``n`` shrinks). The tables themselves stand (nobody is re-paired).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -93,8 +94,9 @@ def table_points(record: TableRecord, removed: frozenset[int] | set[int]) -> dic
     return {record.seats[i]: pts for i, pts in zip(kept, points, strict=True)}
 
 
-def _head_to_head(player: int, tied: set[int], tables: Iterable[TableRecord], removed: frozenset[int] | set[int]
-                  ) -> list[tuple[int, int, int]]:
+def _head_to_head(
+    player: int, tied: set[int], tables: Iterable[TableRecord], removed: frozenset[int] | set[int]
+) -> list[tuple[int, int, int]]:
     terms = []
     for record in tables:
         if player not in record.seats or record.places is None:
@@ -106,9 +108,13 @@ def _head_to_head(player: int, tied: set[int], tables: Iterable[TableRecord], re
     return terms
 
 
-def rank_lines(players: Mapping[int, float], tables: Sequence[TableRecord], points: Mapping[int, int],
-               point_terms: Mapping[int, list[tuple[int, str, int]]], removed: frozenset[int] | set[int]
-               ) -> list[Line]:
+def rank_lines(
+    players: Mapping[int, float],
+    tables: Sequence[TableRecord],
+    points: Mapping[int, int],
+    point_terms: Mapping[int, list[tuple[int, str, int]]],
+    removed: frozenset[int] | set[int],
+) -> list[Line]:
     """The ranking from each player's points (shared by both ways to the standings): the tie-breaks are worked
     out here, from the tables, since every one of them depends on other players' current points."""
     mates: dict[int, list[tuple[int, int]]] = {p: [] for p in players if p not in removed}
@@ -129,8 +135,21 @@ def rank_lines(players: Mapping[int, float], tables: Sequence[TableRecord], poin
     for p, (pts, bh, elo, b_terms, e_terms) in partial.items():
         tied = groups[(pts, bh, elo)] - {p}
         h_terms = tuple(_head_to_head(p, tied, tables, removed)) if tied else ()
-        lines.append(Line(0, p, pts, bh, elo, sum(t[2] for t in h_terms), players[p],
-                          tuple(point_terms[p]), b_terms, e_terms, h_terms))
+        lines.append(
+            Line(
+                0,
+                p,
+                pts,
+                bh,
+                elo,
+                sum(t[2] for t in h_terms),
+                players[p],
+                tuple(point_terms[p]),
+                b_terms,
+                e_terms,
+                h_terms,
+            )
+        )
     lines.sort(key=Line.key)
     return [_with_rank(line, rank) for rank, line in enumerate(lines, start=1)]
 
@@ -139,8 +158,13 @@ def _with_rank(line: Line, rank: int) -> Line:
     return Line(rank, *[getattr(line, f) for f in Line.__slots__[1:]])
 
 
-def standings(players: Mapping[int, float], tables: Sequence[TableRecord], byes: Sequence[ByeRecord],
-              table_size: int, removed: Iterable[int] = ()) -> list[Line]:
+def standings(
+    players: Mapping[int, float],
+    tables: Sequence[TableRecord],
+    byes: Sequence[ByeRecord],
+    table_size: int,
+    removed: Iterable[int] = (),
+) -> list[Line]:
     """The standings recomputed from the records: ``players`` maps each player to their Elo at the start."""
     gone = frozenset(removed)
     points = {p: 0 for p in players if p not in gone}
@@ -204,8 +228,9 @@ class Tally:
             label = f"table {record.table}"
             for p, pts in now.items():
                 self.points[p] += pts - was[p]
-                self.terms[p] = sorted((r, w, pts if (r, w) == (record.round, label) else v)
-                                       for r, w, v in self.terms[p])
+                self.terms[p] = sorted(
+                    (r, w, pts if (r, w) == (record.round, label) else v) for r, w, v in self.terms[p]
+                )
         return [(p, before[p], self.points[p]) for p in sorted(self.points) if before[p] != self.points[p]]
 
     def standings(self) -> list[Line]:

@@ -1,4 +1,5 @@
 """Tournament tasks: thin doors over the services, each safe to repeat (the tournament's row lock decides)."""
+
 from __future__ import annotations
 
 from celery import shared_task

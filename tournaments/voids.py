@@ -5,6 +5,7 @@ Who is "the voided player" of a voided game: the banned players at its table (mo
 banned account). A voided game with nobody banned at it changes no standing (nobody to take out), and is listed
 with an empty change so the organiser sees it was looked at.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -34,16 +35,30 @@ def tournament_games_void(*, game_ids: Sequence[int]) -> list[int]:
 def _void_table(tournament: Tournament, table: Table) -> None:
     if any(item.get("game") == table.game_id for item in tournament.voids):
         return
-    banned = list(TableSeat.objects.filter(table=table, player__status=Player.Status.BANNED)
-                  .values_list("player_id", "player__handle"))
+    banned = list(
+        TableSeat.objects.filter(table=table, player__status=Player.Status.BANNED).values_list(
+            "player_id", "player__handle"
+        )
+    )
     before = {line.player: line.points for line in standings_of(tournament)}
     Entry.objects.filter(tournament=tournament, player_id__in=[p for p, _ in banned]).update(
-        status=Entry.Status.VOIDED, reason="games voided")
+        status=Entry.Status.VOIDED, reason="games voided"
+    )
     after = {line.player: line.points for line in standings_of(tournament)}
     handles = dict(Entry.objects.filter(tournament=tournament).values_list("player_id", "player__handle"))
-    changes = [{"player": handles[p], "before": before[p], "after": after[p]}
-               for p in sorted(after, key=lambda p: handles[p]) if before.get(p) != after[p]]
-    tournament.voids = [*tournament.voids, {"game": table.game_id, "table": table.pk,
-                                            "players": sorted(h for _, h in banned), "at": timezone.now().isoformat(),
-                                            "changes": changes}]
+    changes = [
+        {"player": handles[p], "before": before[p], "after": after[p]}
+        for p in sorted(after, key=lambda p: handles[p])
+        if before.get(p) != after[p]
+    ]
+    tournament.voids = [
+        *tournament.voids,
+        {
+            "game": table.game_id,
+            "table": table.pk,
+            "players": sorted(h for _, h in banned),
+            "at": timezone.now().isoformat(),
+            "changes": changes,
+        },
+    ]
     tournament.save(update_fields=["voids"])

@@ -3,6 +3,7 @@
 It parses a JSON body and answers with a small JSON object through the same DRF stack (renderer, parser,
 exception handler) and nothing else: no key check, no database.
 """
+
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response

@@ -14,6 +14,7 @@ What JSON Schema cannot say (a game's scores must add up, a player may not repor
 within the game's and variant's) is answered as a documented 400 with its own code; docs/api.md lists them.
 ``contract_register(CONTRACT)`` runs from ``ArenaConfig.ready``.
 """
+
 from __future__ import annotations
 
 import copy
@@ -33,33 +34,60 @@ GAME_BODY = ("unknown_game", *sorted(GAME_RULE_CODES))
 ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     # A game naming its tournament_table (docs/tournaments.md, "Rounds, results and deadlines") may also be refused
     # for the table: wrong players or title, no such table, its round over or its game already there.
-    "games_create": _merge(KEY, ANY, BODY, WRITE, {
-        400: (*GAME_BODY, "tournament_table_mismatch"), 404: ("tournament_table_not_found",),
-        409: ("table_conflict", "tournament_table_closed", "tournament_table_recorded")}),
+    "games_create": _merge(
+        KEY,
+        ANY,
+        BODY,
+        WRITE,
+        {
+            400: (*GAME_BODY, "tournament_table_mismatch"),
+            404: ("tournament_table_not_found",),
+            409: ("table_conflict", "tournament_table_closed", "tournament_table_recorded"),
+        },
+    ),
     "games_batch": _merge(KEY, ANY, BODY, WRITE),
     "games_retrieve": _merge(KEY, ANY, {404: ("game_not_found",)}),
     "games_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
     "matchmaking_tickets_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
-    "matchmaking_tickets_create": _merge(KEY, ANY, BODY, WRITE, {
-        400: ("unknown_game", "player_count", "party_too_large", "duplicate_player", "variant_not_rated",
-              "unknown_variant_option", "invalid_variant"),
-        403: ("player_banned", "cooldown"), 409: ("open_ticket", "request_conflict"), 429: ("too_many_tickets",)}),
+    "matchmaking_tickets_create": _merge(
+        KEY,
+        ANY,
+        BODY,
+        WRITE,
+        {
+            400: (
+                "unknown_game",
+                "player_count",
+                "party_too_large",
+                "duplicate_player",
+                "variant_not_rated",
+                "unknown_variant_option",
+                "invalid_variant",
+            ),
+            403: ("player_banned", "cooldown"),
+            409: ("open_ticket", "request_conflict"),
+            429: ("too_many_tickets",),
+        },
+    ),
     "matchmaking_tickets_retrieve": _merge(KEY, ANY, {404: ("ticket_not_found",)}),
-    "matchmaking_tickets_cancel": _merge(KEY, ANY, WRITE, {404: ("ticket_not_found",),
-                                                           409: ("ticket_not_waiting",)}),
+    "matchmaking_tickets_cancel": _merge(KEY, ANY, WRITE, {404: ("ticket_not_found",), 409: ("ticket_not_waiting",)}),
     "players_preferences_retrieve": _merge(KEY, ANY, {404: ("player_not_found",)}),
-    "players_preferences_update": _merge(KEY, ANY, BODY, WRITE, {400: ("cannot_block_self", "too_many_blocked"),
-                                                                 404: ("player_not_found",)}),
-    "players_preferences_partial_update": _merge(KEY, ANY, BODY, WRITE, {
-        400: ("cannot_block_self", "too_many_blocked"), 404: ("player_not_found",)}),
+    "players_preferences_update": _merge(
+        KEY, ANY, BODY, WRITE, {400: ("cannot_block_self", "too_many_blocked"), 404: ("player_not_found",)}
+    ),
+    "players_preferences_partial_update": _merge(
+        KEY, ANY, BODY, WRITE, {400: ("cannot_block_self", "too_many_blocked"), 404: ("player_not_found",)}
+    ),
     "reports_create": _merge(KEY, ANY, BODY, WRITE, {404: ("player_not_found", "game_not_found")}),
     "reports_retrieve": _merge(KEY, ANY, {404: ("report_not_found",)}),
     "players_retrieve": _merge(ANY, PUBLIC, {404: ("player_not_found",)}),
     "games_explain": _merge(ANY, PUBLIC, {404: ("game_not_found",), 409: ("not_rated_yet", "not_rated")}),
     "players_history": _merge(ANY, PUBLIC, {400: ("invalid_input",), 404: ("player_not_found", "unknown_game")}),
-    "leaderboards_retrieve": _merge(ANY, PUBLIC, {
-        400: ("invalid_input",),
-        404: ("unknown_game", "no_leaderboard", "player_not_found", "player_not_ranked")}),
+    "leaderboards_retrieve": _merge(
+        ANY,
+        PUBLIC,
+        {400: ("invalid_input",), 404: ("unknown_game", "no_leaderboard", "player_not_found", "player_not_ranked")},
+    ),
     # A game server's callback and deliveries (matchmaking/api/callbacks.py, docs/api.md "Callbacks and events").
     "callback_retrieve": _merge(KEY, ANY, {404: ("callback_not_found",)}),
     "callback_update": _merge(KEY, ANY, BODY, WRITE),
@@ -68,27 +96,46 @@ ERRORS: dict[str, dict[int, tuple[str, ...]]] = {
     "callback_ping": _merge(KEY, ANY, WRITE, {404: ("callback_not_found",), 409: ("callback_disabled",)}),
     "deliveries_list": _merge(KEY, ANY, {400: ("invalid_input",)}),
     "deliveries_retrieve": _merge(KEY, ANY, {404: ("delivery_not_found",)}),
-    "deliveries_redeliver": _merge(KEY, ANY, WRITE, {404: ("delivery_not_found", "callback_not_found"),
-                                                     409: ("callback_disabled",)}),
+    "deliveries_redeliver": _merge(
+        KEY, ANY, WRITE, {404: ("delivery_not_found", "callback_not_found"), 409: ("callback_disabled",)}
+    ),
     # docs/api.md, "The rating economy": an operator's read (scope staff).
     "titles_economy": _merge(KEY, ANY, {400: ("invalid_input",), 404: ("unknown_game",)}),
     # docs/seasons.md (the seasons app's reads)
-    "seasons_current": _merge(ANY, PUBLIC, {
-        400: ("invalid_input",), 404: ("unknown_game", "no_season", "player_not_found", "player_not_in_season")}),
-    "seasons_closed": _merge(ANY, PUBLIC, {
-        400: ("invalid_input",),
-        404: ("unknown_game", "no_season", "season_not_found", "player_not_found", "player_not_in_season")}),
+    "seasons_current": _merge(
+        ANY,
+        PUBLIC,
+        {400: ("invalid_input",), 404: ("unknown_game", "no_season", "player_not_found", "player_not_in_season")},
+    ),
+    "seasons_closed": _merge(
+        ANY,
+        PUBLIC,
+        {
+            400: ("invalid_input",),
+            404: ("unknown_game", "no_season", "season_not_found", "player_not_found", "player_not_in_season"),
+        },
+    ),
     "seasons_player": _merge(ANY, PUBLIC, {404: ("unknown_game", "no_season", "player_not_found")}),
     # docs/tournaments.md ("The API"): a server's own tournaments.
     "tournaments_create": _merge(KEY, ANY, BODY, WRITE, {400: ("unknown_game", "cooperative_game")}),
     "tournaments_retrieve": _merge(KEY, ANY, {404: ("tournament_not_found",)}),
-    "tournaments_start": _merge(KEY, ANY, WRITE, {404: ("tournament_not_found",),
-                                                  409: ("tournament_started", "too_few_players")}),
-    "tournaments_players_create": _merge(KEY, ANY, BODY, WRITE, {
-        403: ("player_banned", "cooldown", "reputation_too_low", "rating_out_of_range"),
-        404: ("tournament_not_found",), 409: ("tournament_started", "tournament_full", "already_registered")}),
-    "tournaments_players_destroy": _merge(KEY, ANY, WRITE, {404: ("tournament_not_found", "entry_not_found"),
-                                                            409: ("tournament_started",)}),
+    "tournaments_start": _merge(
+        KEY, ANY, WRITE, {404: ("tournament_not_found",), 409: ("tournament_started", "too_few_players")}
+    ),
+    "tournaments_players_create": _merge(
+        KEY,
+        ANY,
+        BODY,
+        WRITE,
+        {
+            403: ("player_banned", "cooldown", "reputation_too_low", "rating_out_of_range"),
+            404: ("tournament_not_found",),
+            409: ("tournament_started", "tournament_full", "already_registered"),
+        },
+    ),
+    "tournaments_players_destroy": _merge(
+        KEY, ANY, WRITE, {404: ("tournament_not_found", "entry_not_found"), 409: ("tournament_started",)}
+    ),
     "tournaments_rounds_retrieve": _merge(KEY, ANY, {404: ("tournament_not_found", "round_not_found")}),
     "tournaments_standings_explain": _merge(KEY, ANY, {404: ("tournament_not_found", "standing_not_found")}),
 }
@@ -128,42 +175,60 @@ QUERY_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
 }
 
 LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
-    ("games_create", "201"): {"GetGame": {"operationId": "games_retrieve",
-                                          "parameters": {"game_id": "$response.body#/id"},
-                                          "description": "The recorded game, with its rating changes once rated."}},
-    ("games_create", "200"): {"GetGame": {"operationId": "games_retrieve",
-                                          "parameters": {"game_id": "$response.body#/id"}}},
+    ("games_create", "201"): {
+        "GetGame": {
+            "operationId": "games_retrieve",
+            "parameters": {"game_id": "$response.body#/id"},
+            "description": "The recorded game, with its rating changes once rated.",
+        }
+    },
+    ("games_create", "200"): {
+        "GetGame": {"operationId": "games_retrieve", "parameters": {"game_id": "$response.body#/id"}}
+    },
     ("matchmaking_tickets_create", "201"): {
-        "GetTicket": {"operationId": "matchmaking_tickets_retrieve",
-                      "parameters": {"ticket_id": "$response.body#/id"}},
-        "CancelTicket": {"operationId": "matchmaking_tickets_cancel",
-                         "parameters": {"ticket_id": "$response.body#/id"}}},
+        "GetTicket": {"operationId": "matchmaking_tickets_retrieve", "parameters": {"ticket_id": "$response.body#/id"}},
+        "CancelTicket": {
+            "operationId": "matchmaking_tickets_cancel",
+            "parameters": {"ticket_id": "$response.body#/id"},
+        },
+    },
     ("matchmaking_tickets_create", "200"): {
-        "GetTicket": {"operationId": "matchmaking_tickets_retrieve",
-                      "parameters": {"ticket_id": "$response.body#/id"}}},
-    ("reports_create", "201"): {"GetReport": {"operationId": "reports_retrieve",
-                                              "parameters": {"report_id": "$response.body#/id"}}},
+        "GetTicket": {"operationId": "matchmaking_tickets_retrieve", "parameters": {"ticket_id": "$response.body#/id"}}
+    },
+    ("reports_create", "201"): {
+        "GetReport": {"operationId": "reports_retrieve", "parameters": {"report_id": "$response.body#/id"}}
+    },
     ("players_retrieve", "200"): {
-        "PlayerPreferences": {"operationId": "players_preferences_retrieve",
-                              "parameters": {"player": "$response.body#/player"}}},
+        "PlayerPreferences": {
+            "operationId": "players_preferences_retrieve",
+            "parameters": {"player": "$response.body#/player"},
+        }
+    },
     ("leaderboards_retrieve", "200"): {
-        "TopPlayer": {"operationId": "players_retrieve", "parameters": {"player": "$response.body#/entries/0/player"},
-                      "description": "The player page of the board's first entry."},
-        "TopPlayerHistory": {"operationId": "players_history",
-                             "parameters": {"player": "$response.body#/entries/0/player",
-                                            "game": "$response.body#/game"},
-                             "description": "The first entry's rating history in this game."}},
+        "TopPlayer": {
+            "operationId": "players_retrieve",
+            "parameters": {"player": "$response.body#/entries/0/player"},
+            "description": "The player page of the board's first entry.",
+        },
+        "TopPlayerHistory": {
+            "operationId": "players_history",
+            "parameters": {"player": "$response.body#/entries/0/player", "game": "$response.body#/game"},
+            "description": "The first entry's rating history in this game.",
+        },
+    },
 }
 
 
 def _games(components: dict[str, Any]) -> None:
     """GameInRequest becomes a oneOf of every game's own body, chosen by ``game``."""
     generic = components["GameInRequest"]["properties"]
-    table_id = {"type": "string", "minLength": 1, "maxLength": 64,
-                "description": "The server's own id of the table."}
-    finished_at = {**generic.get("finished_at", {}), "type": "string", "format": "date-time",
-                   "description": "ISO 8601 with a timezone, from 2000-01-01 to 5 minutes ahead of Arena's clock; "
-                                  "default now."}
+    table_id = {"type": "string", "minLength": 1, "maxLength": 64, "description": "The server's own id of the table."}
+    finished_at = {
+        **generic.get("finished_at", {}),
+        "type": "string",
+        "format": "date-time",
+        "description": "ISO 8601 with a timezone, from 2000-01-01 to 5 minutes ahead of Arena's clock; default now.",
+    }
     mapping = {}
     for rules in all_games():
         name = f"GameIn_{rules.title}"
@@ -178,41 +243,74 @@ def _games(components: dict[str, Any]) -> None:
     # models as they are. Each item is still judged alone: one that breaks the schema is answered inside the 200
     # with its own 400, never a refusal of the batch (schemathesis.toml says so for the negative checks).
     components["GameBatchInRequest"] = {
-        "type": "object", "required": ["games"], "additionalProperties": False,
-        "properties": {"games": {
-            "type": "array", "minItems": 1, "maxItems": 500, "items": {"$ref": "#/components/schemas/GameInRequest"},
-            "description": "Up to 500 game bodies, each judged alone and answered inside the 200 with its own "
-                           "status and body: a malformed item is a 400 there, never a refusal of the batch."}},
+        "type": "object",
+        "required": ["games"],
+        "additionalProperties": False,
+        "properties": {
+            "games": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 500,
+                "items": {"$ref": "#/components/schemas/GameInRequest"},
+                "description": "Up to 500 game bodies, each judged alone and answered inside the 200 with its own "
+                "status and body: a malformed item is a 400 there, never a refusal of the batch.",
+            }
+        },
     }
     item = components.get("GameBatchItemOut", {}).get("properties", {})
     if item:
-        item["status_code"] = {"type": "integer",
-                               "description": "201 recorded, 200 a resend of the same game, 400 refused, 409 "
-                                              "table_conflict: what the game alone would have been answered."}
-        item["body"] = {"oneOf": [{"$ref": "#/components/schemas/GameOut"}, {"$ref": "#/components/schemas/Error"}],
-                        "description": "The game (200, 201) or its refusal (400, 409), as POST /api/v1/games/ "
-                                       "would answer it alone."}
+        item["status_code"] = {
+            "type": "integer",
+            "description": "201 recorded, 200 a resend of the same game, 400 refused, 409 "
+            "table_conflict: what the game alone would have been answered.",
+        }
+        item["body"] = {
+            "oneOf": [{"$ref": "#/components/schemas/GameOut"}, {"$ref": "#/components/schemas/Error"}],
+            "description": "The game (200, 201) or its refusal (400, 409), as POST /api/v1/games/ "
+            "would answer it alone.",
+        }
     components.pop("GamePlayerInRequest", None)
 
 
 # The README's own examples (its API tour), so the examples phase of a fuzzer and /api/docs/ start from them.
 EXAMPLES: dict[str, Any] = {
-    "GameIn_tokaido": {"table_id": "T-1", "game": "tokaido", "players": [
-        {"player": "alice", "ip": "203.0.113.7", "score": 61, "achievements": 3},
-        {"player": "bob", "ip": "198.51.100.2", "score": 61, "achievements": 1}]},
-    "TicketInRequest": {"player": "alice", "ip": "203.0.113.7", "game": "tokaido", "min_players": 2,
-                        "max_players": 5, "party": [{"player": "bob", "ip": "198.51.100.2"}], "request_id": "q-81"},
+    "GameIn_tokaido": {
+        "table_id": "T-1",
+        "game": "tokaido",
+        "players": [
+            {"player": "alice", "ip": "203.0.113.7", "score": 61, "achievements": 3},
+            {"player": "bob", "ip": "198.51.100.2", "score": 61, "achievements": 1},
+        ],
+    },
+    "TicketInRequest": {
+        "player": "alice",
+        "ip": "203.0.113.7",
+        "game": "tokaido",
+        "min_players": 2,
+        "max_players": 5,
+        "party": [{"player": "bob", "ip": "198.51.100.2"}],
+        "request_id": "q-81",
+    },
     "PreferencesInRequest": {"refuse_same_ip": True, "blocked": ["mallory"]},
     "PreferencesPatchInRequest": {"refuse_same_ip": False},
-    "ReportInRequest": {"reporter": "carol", "accused": ["bob", "dave"], "reason": "other",
-                        "description": "Bob and Dave always sit at the same tables."},
+    "ReportInRequest": {
+        "reporter": "carol",
+        "accused": ["bob", "dave"],
+        "reason": "other",
+        "description": "Bob and Dave always sit at the same tables.",
+    },
 }
 
 
 def _close(components: dict[str, Any]) -> None:
     """Request bodies refuse unknown fields, as their parsers do."""
-    for name in ("TicketInRequest", "PreferencesInRequest", "PreferencesPatchInRequest", "ReportInRequest",
-                 "PartyMemberInRequest"):
+    for name in (
+        "TicketInRequest",
+        "PreferencesInRequest",
+        "PreferencesPatchInRequest",
+        "ReportInRequest",
+        "PartyMemberInRequest",
+    ):
         if name in components:
             components[name]["additionalProperties"] = False
     ticket = components.get("TicketInRequest", {}).get("properties", {})
@@ -238,8 +336,14 @@ def _components(components: dict[str, Any]) -> None:
     _close(components)
 
 
-CONTRACT = Contract(errors=ERRORS, path_parameters=PATH_PARAMETERS, query_parameters=QUERY_PARAMETERS, links=LINKS,
-                    examples=EXAMPLES, components=_components)
+CONTRACT = Contract(
+    errors=ERRORS,
+    path_parameters=PATH_PARAMETERS,
+    query_parameters=QUERY_PARAMETERS,
+    links=LINKS,
+    examples=EXAMPLES,
+    components=_components,
+)
 
 
 def contract_tables_register() -> None:

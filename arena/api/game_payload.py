@@ -4,6 +4,7 @@ A plain function rather than a DRF serializer because a batch carries up to 500 
 cost more than the database work; ``arena.api.schemas`` describes the same body for the OpenAPI schema, and
 a test keeps the two in step.
 """
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta

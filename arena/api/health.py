@@ -1,4 +1,5 @@
 """Liveness and readiness for load balancers and orchestrators."""
+
 from __future__ import annotations
 
 from django.db import connection
@@ -32,5 +33,6 @@ def readyz(request: HttpRequest) -> JsonResponse:
     if not down:
         return JsonResponse({"status": "ready", "checks": checks})
     # Named, so a probe's log says which dependency is missing; /healthz stays 200 meanwhile (no restart helps).
-    return JsonResponse({"status": "unavailable", "unavailable": down, "checks": checks}, status=503,
-                        headers={"Retry-After": "5"})
+    return JsonResponse(
+        {"status": "unavailable", "unavailable": down, "checks": checks}, status=503, headers={"Retry-After": "5"}
+    )

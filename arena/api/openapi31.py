@@ -12,6 +12,7 @@ runs after ``arena.api.contract.postprocess``.
   operation, not a ``players`` one), the callback and its deliveries together as ``callbacks``; a generated
   client has one module per tag.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -64,19 +65,31 @@ def _one_error_model(result: dict[str, Any]) -> None:
     components.pop("ErrorOut", None)
     components.pop("ErrorDetail", None)
     components["Error"] = {
-        "type": "object", "required": ["error"], "additionalProperties": False,
-        "description": "Every error's one shape (docs/api.md, \"Errors\"): branch on `code`.",
-        "properties": {"error": {
-            "type": "object", "required": ["code", "message"],
-            "properties": {
-                "code": {"type": "string", "enum": sorted(codes),
-                         "description": "Stable snake_case; each response lists its own in x-error-codes."},
-                "message": {"type": "string"},
-                "fields": {"type": "object", "additionalProperties": {"type": "string"},
-                           "description": "The values at fault, by JSON path."},
-                "status": {"type": "string", "description": "not_rated_yet, not_rated: the game's status."},
-                "retry_after": {"type": "integer", "description": "cooldown: seconds until all may queue."},
-            }}},
+        "type": "object",
+        "required": ["error"],
+        "additionalProperties": False,
+        "description": 'Every error\'s one shape (docs/api.md, "Errors"): branch on `code`.',
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": {
+                        "type": "string",
+                        "enum": sorted(codes),
+                        "description": "Stable snake_case; each response lists its own in x-error-codes.",
+                    },
+                    "message": {"type": "string"},
+                    "fields": {
+                        "type": "object",
+                        "additionalProperties": {"type": "string"},
+                        "description": "The values at fault, by JSON path.",
+                    },
+                    "status": {"type": "string", "description": "not_rated_yet, not_rated: the game's status."},
+                    "retry_after": {"type": "integer", "description": "cooldown: seconds until all may queue."},
+                },
+            }
+        },
     }
 
 

@@ -2,6 +2,7 @@
 
 The boards and the season standings page the same way, so one parser names each bad field the same way for both.
 """
+
 from __future__ import annotations
 
 from django.http import QueryDict
@@ -13,8 +14,9 @@ from infra.errors import InvalidInput
 MAX_OFFSET = 1_000_000_000
 
 
-def window_parse(params: QueryDict, *, max_limit: int, default_page: int,
-                 default_around: int) -> tuple[int, int, str | None]:
+def window_parse(
+    params: QueryDict, *, max_limit: int, default_page: int, default_around: int
+) -> tuple[int, int, str | None]:
     """(limit, offset, around) from the query; InvalidInput with one message per bad field."""
     fields: dict[str, str] = {}
 

@@ -4,6 +4,7 @@ The platform's error module knows no game; the core tells it how its own refusal
 naming the field, a game named in the URL that is no game is a 404 ``unknown_game``, and every ``unknown_game``
 (the URL's 404 or a body's 400) lists the titles there are.
 """
+
 from __future__ import annotations
 
 from typing import Any

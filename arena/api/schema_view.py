@@ -4,6 +4,7 @@ drf-spectacular walks every endpoint and serializer on each request (about 44 ms
 the code, so a public, unauthenticated endpoint that regenerates it on every call is a cheap way to load the
 web workers. The first request of each process (per API version asked for) builds it; later ones reuse it.
 """
+
 from __future__ import annotations
 
 import threading
@@ -26,8 +27,8 @@ class CachedSpectacularAPIView(SpectacularAPIView):
             with self._lock:
                 schema = self._schemas.get(key)
                 if schema is None:
-                    generator = self.generator_class(urlconf=self.urlconf, api_version=version,
-                                                     patterns=self.patterns)
+                    generator = self.generator_class(urlconf=self.urlconf, api_version=version, patterns=self.patterns)
                     schema = self._schemas[key] = generator.get_schema(request=request, public=self.serve_public)
-        return Response(data=schema,
-                        headers={"Content-Disposition": f'inline; filename="{self._get_filename(request, version)}"'})
+        return Response(
+            data=schema, headers={"Content-Disposition": f'inline; filename="{self._get_filename(request, version)}"'}
+        )

@@ -4,6 +4,7 @@ Parsing of game bodies is done by ``arena.api.game_payload`` for speed; these cl
 the same shapes, and a test checks that the schema names every field the parser accepts.
 Every component has a unique name (drf-spectacular merges same-named serializers).
 """
+
 from rest_framework import serializers
 
 from arena.models import PLAYER_ID_PATTERN

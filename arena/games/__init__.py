@@ -4,6 +4,7 @@ Why a plain tuple of instances: the API, the workers and matchmaking all find a 
 a seventh game stays one new module plus one line in ``_GAMES`` below. The modules are pure Python (no
 Django), so they can be imported anywhere, including the rating worker and the tests.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -9,6 +9,7 @@ small file.
 No Django here on purpose: the same pure function serves the API, the rating worker, the rebuild command and
 the tests, so a result is judged identically everywhere.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,6 +40,7 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------------
 # Small helpers shared by the game modules
 # ----------------------------------------------------------------------------------------------------
+
 
 def path(*parts: object) -> str:
     """JSON path of a value in the request body: ``path("players", 2, "score")`` is ``players.2.score``."""
@@ -116,8 +118,9 @@ def detail_list(value: Any, where: str) -> Sequence[Any]:
     return value
 
 
-def detail_int(value: Any, where: str, minimum: int | None = None, maximum: int | None = None,
-               code: str = "invalid_details") -> int:
+def detail_int(
+    value: Any, where: str, minimum: int | None = None, maximum: int | None = None, code: str = "invalid_details"
+) -> int:
     """An integer in the details; ``code`` names the rule broken when it is out of range."""
     if not is_int(value):
         raise RuleViolation("invalid_details", f"{where} must be an integer.", where)
@@ -129,8 +132,9 @@ def detail_int(value: Any, where: str, minimum: int | None = None, maximum: int 
     return checked
 
 
-def detail_record(value: Any, where: str, required: Collection[str],
-                  optional: Collection[str] = ()) -> Mapping[str, Any]:
+def detail_record(
+    value: Any, where: str, required: Collection[str], optional: Collection[str] = ()
+) -> Mapping[str, Any]:
     """An object with exactly the ``required`` keys and perhaps some ``optional`` ones.
 
     Why refuse unknown keys: a misspelt key ("tricks" sent as "trick") would otherwise silently skip a check.
@@ -150,8 +154,9 @@ def detail_players(value: Any, where: str, players: Sequence[str]) -> Mapping[st
     table = detail_mapping(value, where)
     for key in table:
         if key not in players:
-            raise RuleViolation("unknown_player_in_details",
-                                f"{where} names {key!r}, who is not in this game.", path(where, key))
+            raise RuleViolation(
+                "unknown_player_in_details", f"{where} names {key!r}, who is not in this game.", path(where, key)
+            )
     for player in players:
         if player not in table:
             raise RuleViolation("missing_player_in_details", f"{where} has no entry for {player!r}.", where)
@@ -237,8 +242,9 @@ class GameRules:
         """Most games are played alone: any ``team`` is refused."""
         for index, entry in enumerate(entries):
             if entry.team is not None:
-                raise RuleViolation("teams_not_allowed", f"{self.name} is not played in teams.",
-                                    path("players", index, "team"))
+                raise RuleViolation(
+                    "teams_not_allowed", f"{self.name} is not played in teams.", path("players", index, "team")
+                )
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         """Game-specific rules and the details; nothing by default."""
@@ -271,8 +277,7 @@ class GameRules:
         """The recommended number of sides for the Elo multiplier: by default one side per recommended player."""
         return self.recommended_players
 
-    def coop_score(self, variant: Mapping[str, Any], result: Result,
-                   details: Mapping[str, Any]) -> int | None:
+    def coop_score(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> int | None:
         """Cooperative games only: the score the team is rated on."""
         return result.entries[0].score if result.entries else None
 
@@ -304,8 +309,9 @@ class GameRules:
             raise RuleViolation("invalid_variant", "The variant must be an object.", "variant")
         for name in raw:
             if name not in self.variants:
-                raise RuleViolation("unknown_variant_option", f"{self.name} has no variant option {name!r}.",
-                                    path("variant", name))
+                raise RuleViolation(
+                    "unknown_variant_option", f"{self.name} has no variant option {name!r}.", path("variant", name)
+                )
         variant: dict[str, Any] = {}
         for name, allowed in self.variants.items():
             if name not in raw:
@@ -315,8 +321,9 @@ class GameRules:
             # Compare types too: JSON true must not pass for 1, nor 500.0 for 500.
             if not any(type(value) is type(choice) and value == choice for choice in allowed):
                 choices = ", ".join(repr(choice) for choice in allowed)
-                raise RuleViolation("invalid_variant", f"Variant option {name!r} must be one of {choices}.",
-                                    path("variant", name))
+                raise RuleViolation(
+                    "invalid_variant", f"Variant option {name!r} must be one of {choices}.", path("variant", name)
+                )
             variant[name] = value
         return variant
 
@@ -330,14 +337,16 @@ class GameRules:
         quitters = 0
         for index, entry in enumerate(entries):
             if entry.player in seen:
-                raise RuleViolation("duplicate_player", f"{entry.player} appears twice.",
-                                    path("players", index, "player"))
+                raise RuleViolation(
+                    "duplicate_player", f"{entry.player} appears twice.", path("players", index, "player")
+                )
             seen.add(entry.player)
             if entry.quit:
                 quitters += 1
                 if quitters > 1:
-                    raise RuleViolation("too_many_quitters", "At most one player per game may quit.",
-                                        path("players", index, "quit"))
+                    raise RuleViolation(
+                        "too_many_quitters", "At most one player per game may quit.", path("players", index, "quit")
+                    )
         try:
             for index, entry in enumerate(entries):
                 self._check_score(index, entry)
@@ -368,25 +377,32 @@ class GameRules:
                 problems[path("players", index, key)] = "Required."
             for key in unknown:
                 close = difflib.get_close_matches(str(key), missing, n=1, cutoff=0.7)
-                problems[path("players", index, key)] = (f"Unknown field; did you mean {close[0]}?" if close
-                                                         else "Unknown field.")
+                problems[path("players", index, key)] = (
+                    f"Unknown field; did you mean {close[0]}?" if close else "Unknown field."
+                )
         if problems:
-            raise RuleViolation("missing_field", "A required field is missing and an unknown one sits beside it; "
-                                "see fields.", next(iter(problems)), problems)
+            raise RuleViolation(
+                "missing_field",
+                "A required field is missing and an unknown one sits beside it; see fields.",
+                next(iter(problems)),
+                problems,
+            )
 
     def _check_score(self, index: int, entry: Entry) -> None:
         if entry.score is None:
             if self.score_required:
                 raise RuleViolation("missing_field", f"{entry.player} has no score.", path("players", index, "score"))
         elif not is_int(entry.score):
-            raise RuleViolation("invalid_field", f"{entry.player}'s score must be an integer.",
-                                path("players", index, "score"))
+            raise RuleViolation(
+                "invalid_field", f"{entry.player}'s score must be an integer.", path("players", index, "score")
+            )
 
     def _check_fields(self, index: int, entry: Entry, player_count: int) -> None:
         for key in entry.fields:
             if key not in self.player_fields and key not in COMMON_ENTRY_KEYS:
-                raise RuleViolation("unknown_field", f"{self.name} has no player field {key!r}.",
-                                    path("players", index, key))
+                raise RuleViolation(
+                    "unknown_field", f"{self.name} has no player field {key!r}.", path("players", index, key)
+                )
         for key, spec in self.player_fields.items():
             if key not in entry.fields:
                 if spec.required:
@@ -394,15 +410,17 @@ class GameRules:
                 continue
             problem = spec.problem(entry.fields[key], player_count)
             if problem is not None:
-                raise RuleViolation("invalid_field", f"{entry.player}'s {key!r} {problem}.",
-                                    path("players", index, key))
+                raise RuleViolation(
+                    "invalid_field", f"{entry.player}'s {key!r} {problem}.", path("players", index, key)
+                )
 
     def _check_details_keys(self, raw: Mapping[str, Any] | None) -> Mapping[str, Any]:
         details = detail_mapping({} if raw is None else raw, "details")
         for key in details:
             if key not in self.details_keys:
-                raise RuleViolation("invalid_details", f"{self.name} details have no key {key!r}.",
-                                    path("details", key))
+                raise RuleViolation(
+                    "invalid_details", f"{self.name} details have no key {key!r}.", path("details", key)
+                )
         return details
 
     def _place_sides(self, groups: Sequence[tuple[Entry, ...]]) -> tuple[Side, ...]:

@@ -18,6 +18,7 @@ bags penalty depends on it) and inside list fields (Nile's crop piles, one per c
 Pure (no Django): recording builds the meaning of the game it was sent and of the game it stored, and names the
 top-level fields or players that differ.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,15 @@ from arena.games.base import GameRules
 from arena.games.results import Entry
 
 
-def game_meaning(rules: GameRules, *, variant: Mapping[str, Any], rated: bool, finished_at: datetime | None,
-                 details: Mapping[str, Any] | None, seats: Iterable[Entry]) -> dict[str, Any]:
+def game_meaning(
+    rules: GameRules,
+    *,
+    variant: Mapping[str, Any],
+    rated: bool,
+    finished_at: datetime | None,
+    details: Mapping[str, Any] | None,
+    seats: Iterable[Entry],
+) -> dict[str, Any]:
     """The game as a JSON-ready document whose equality is the equality of meaning (see the module docstring).
 
     ``variant`` must be normalised already (what ``judge`` returns, what is stored); ``finished_at`` is None when
@@ -60,8 +68,7 @@ def game_meaning(rules: GameRules, *, variant: Mapping[str, Any], rated: bool, f
 _SENT_ONLY = ("finished_at",)  # compared only when the resend carries it
 
 
-def differing_fields(stored: Mapping[str, Any], sent: Mapping[str, Any],
-                     order: Mapping[str, int]) -> dict[str, str]:
+def differing_fields(stored: Mapping[str, Any], sent: Mapping[str, Any], order: Mapping[str, int]) -> dict[str, str]:
     """The JSON paths of the resent body (``players.<index>.<key>``, by ``order``: player id -> index in the body
     sent) whose meaning differs from the stored game's, each with a sentence; empty when both mean the same game.
 

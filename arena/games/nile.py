@@ -5,6 +5,7 @@ players, 6 with 5, 7 with 6), not from ``score``: sort each player's counts asce
 element by element; the larger first differing count wins, equal lists share a place. ``score`` may be
 omitted; when sent it must equal the smallest pile, so it cannot disagree with the places. No details.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,9 +27,13 @@ class CropsField:
     required: bool = True
 
     def json_schema(self) -> dict[str, Any]:
-        return {"type": "array", "items": {"type": "integer", "minimum": 0},
-                "minItems": min(CROP_TYPES.values()), "maxItems": max(CROP_TYPES.values()),
-                "description": "Cards in storage per crop type: 5 counts with 2-4 players, 6 with 5, 7 with 6."}
+        return {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 0},
+            "minItems": min(CROP_TYPES.values()),
+            "maxItems": max(CROP_TYPES.values()),
+            "description": "Cards in storage per crop type: 5 counts with 2-4 players, 6 with 5, 7 with 6.",
+        }
 
     def problem(self, value: Any, player_count: int) -> str | None:
         expected = CROP_TYPES[player_count]

@@ -5,6 +5,7 @@ importing the games' checks (``arena.games.base``); callers import these names f
 Paths in ``RuleViolation.field`` use the request body's JSON layout with 0-based list indices
 (``players.2.score``, ``details.rounds.3.alice.bid``), so a game server can point at the value it sent.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -112,5 +113,4 @@ class Ranking:
     @property
     def places(self) -> dict[str, int]:
         """Player -> place, the shape the API shows; empty for cooperative games, which have no places."""
-        return {player: side.place for side in self.sides if side.place is not None
-                for player in side.players}
+        return {player: side.place for side in self.sides if side.place is not None for player in side.players}

@@ -6,6 +6,7 @@ which per-player fields are required and their ranges, whether ``team`` is allow
 cannot say (scores that must add up, a player named once, Nile's crop count by player count) stays the rules'
 (``judge``), answered with a game-rule 400 (docs/api.md). Pure: no Django.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,8 +17,11 @@ PLAYER_ID = r"^[A-Za-z0-9_.\-]{1,64}$"
 MAX_ABS_SCORE = 1_000_000_000
 # ipv4 or ipv6, as the API accepts either (stored only as a keyed hash).
 # Each branch typed as well: a generator reads an untyped branch as "unknown" (openapi-typescript did).
-IP = {"type": "string", "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}],
-      "description": "The player's IPv4 or IPv6 address; stored only as a keyed hash."}
+IP = {
+    "type": "string",
+    "anyOf": [{"type": "string", "format": "ipv4"}, {"type": "string", "format": "ipv6"}],
+    "description": "The player's IPv4 or IPv6 address; stored only as a keyed hash.",
+}
 
 
 def player_schema(rules: GameRules) -> dict[str, Any]:
@@ -25,22 +29,34 @@ def player_schema(rules: GameRules) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "player": {"type": "string", "pattern": PLAYER_ID, "description": "The site's player id."},
         "ip": IP,
-        "device": {"type": "string", "minLength": 1, "maxLength": 256, "nullable": True,
-                   "description": "Opaque fingerprint, hashed."},
+        "device": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 256,
+            "nullable": True,
+            "description": "Opaque fingerprint, hashed.",
+        },
         "score": {"type": "integer", "minimum": -MAX_ABS_SCORE, "maximum": MAX_ABS_SCORE},
         "quit": {"type": "boolean", "default": False, "description": "The first player to quit, if any."},
     }
     if rules.score_required:
         properties["score"] = {**properties["score"], "description": "Required."}
     else:
-        properties["score"] = {**properties["score"], "nullable": True,
-                               "description": "May be left out: it follows from the other fields."}
+        properties["score"] = {
+            **properties["score"],
+            "nullable": True,
+            "description": "May be left out: it follows from the other fields.",
+        }
     if rules.team_play:
-        properties["team"] = {"anyOf": [{"type": "string", "minLength": 1, "maxLength": 32},
-                                         {"type": "integer", "minimum": -(10**30), "maximum": 10**31 - 1}],
-                              "nullable": True,
-                              "description": "Spades: two teams of two, or none; Hanabi: one team, or none. An "
-                                             "integer is read as its digits."}
+        properties["team"] = {
+            "anyOf": [
+                {"type": "string", "minLength": 1, "maxLength": 32},
+                {"type": "integer", "minimum": -(10**30), "maximum": 10**31 - 1},
+            ],
+            "nullable": True,
+            "description": "Spades: two teams of two, or none; Hanabi: one team, or none. An "
+            "integer is read as its digits.",
+        }
     # A game not played in teams has no ``team`` in its schema at all (issue 26 §3), so a generated client's
     # model has no such field and sends none; the parser still reads a ``team: null`` as left out (docs/games.md).
     required = ["player", "ip"]
@@ -55,8 +71,12 @@ def player_schema(rules: GameRules) -> dict[str, Any]:
 
 def variant_schema(rules: GameRules) -> dict[str, Any]:
     properties = {name: _choice(allowed) for name, allowed in rules.variants.items()}
-    return {"type": "object", "properties": properties, "additionalProperties": False,
-            "description": "Options left out take their default (docs/games.md)."}
+    return {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+        "description": "Options left out take their default (docs/games.md).",
+    }
 
 
 def _choice(allowed: tuple[Any, ...]) -> dict[str, Any]:
@@ -69,8 +89,13 @@ def _choice(allowed: tuple[Any, ...]) -> dict[str, Any]:
 
 def details_schema(rules: GameRules) -> dict[str, Any]:
     properties = {key: dict(rules.details_schema.get(key, {})) for key in sorted(rules.details_keys)}
-    return {"type": "object", "properties": properties, "additionalProperties": False, "nullable": True,
-            "description": "Optional details, used to check the scores (docs/games.md)."}
+    return {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+        "nullable": True,
+        "description": "Optional details, used to check the scores (docs/games.md).",
+    }
 
 
 def game_schema(rules: GameRules, *, table_id: dict[str, Any], finished_at: dict[str, Any]) -> dict[str, Any]:
@@ -84,8 +109,12 @@ def game_schema(rules: GameRules, *, table_id: dict[str, Any], finished_at: dict
             "variant": variant_schema(rules),
             "rated": {"type": "boolean", "default": True},
             "finished_at": {**finished_at, "nullable": True},
-            "players": {"type": "array", "items": player_schema(rules),
-                        "minItems": rules.min_players, "maxItems": rules.max_players},
+            "players": {
+                "type": "array",
+                "items": player_schema(rules),
+                "minItems": rules.min_players,
+                "maxItems": rules.max_players,
+            },
             "details": details_schema(rules),
         },
         "required": ["table_id", "game", "players"],

@@ -16,6 +16,7 @@ A side's contract is judged on its bid and tricks, which for a partnership are t
 the side loses 100 and the count drops by 10. The ``target`` is not checked against the scores: a game may end
 early when someone quits.
 """
+
 from __future__ import annotations
 
 import random
@@ -25,15 +26,15 @@ from typing import Any
 from arena.games.base import GameRules, check_totals, detail_int, detail_list, detail_players, detail_record, path
 from arena.games.results import Entry, Ranking, Result, RuleViolation
 
-TRICKS_PER_HAND = 13           # the whole 52-card pack is dealt to four players
-MIN_BID = 1                    # nobody may pass or bid nil in these rules
-POINTS_PER_BID_TRICK = 10      # a made contract scores 10 per trick bid...
-POINTS_PER_OVERTRICK = 1       # ...plus 1 per trick beyond it (a "bag")
-BAG_LIMIT = 10                 # with bags_penalty, this many accumulated bags...
-BAG_PENALTY = 100              # ...cost this many points
+TRICKS_PER_HAND = 13  # the whole 52-card pack is dealt to four players
+MIN_BID = 1  # nobody may pass or bid nil in these rules
+POINTS_PER_BID_TRICK = 10  # a made contract scores 10 per trick bid...
+POINTS_PER_OVERTRICK = 1  # ...plus 1 per trick beyond it (a "bag")
+BAG_LIMIT = 10  # with bags_penalty, this many accumulated bags...
+BAG_PENALTY = 100  # ...cost this many points
 TEAM_COUNT = 2
 TEAM_SIZE = 2
-PARTNERSHIP_SIDES = 2           # two partnerships are two sides for the Elo multiplier
+PARTNERSHIP_SIDES = 2  # two partnerships are two sides for the Elo multiplier
 
 
 def hand_score(bid: int, tricks: int) -> tuple[int, int]:
@@ -72,13 +73,24 @@ class Spades(GameRules):
     variants = {"target": (500, 300), "bags_penalty": (False, True)}
     team_play = True
     details_keys = frozenset({"hands"})
-    details_schema = {"hands": {
-        "type": "array", "description": "One object per hand, in play order: each player's bid and tricks.",
-        "items": {"type": "object", "additionalProperties": {
-            "type": "object",
-            "properties": {"bid": {"type": "integer", "minimum": MIN_BID, "maximum": TRICKS_PER_HAND},
-                           "tricks": {"type": "integer", "minimum": 0, "maximum": TRICKS_PER_HAND}},
-            "required": ["bid", "tricks"], "additionalProperties": False}}}}
+    details_schema = {
+        "hands": {
+            "type": "array",
+            "description": "One object per hand, in play order: each player's bid and tricks.",
+            "items": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {
+                        "bid": {"type": "integer", "minimum": MIN_BID, "maximum": TRICKS_PER_HAND},
+                        "tricks": {"type": "integer", "minimum": 0, "maximum": TRICKS_PER_HAND},
+                    },
+                    "required": ["bid", "tricks"],
+                    "additionalProperties": False,
+                },
+            },
+        }
+    }
 
     def simulated_result(self, n: int, rnd: random.Random) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return [{"score": score * 10} for score in sorted(rnd.sample(range(-10, 40), n), reverse=True)], {}
@@ -89,8 +101,9 @@ class Spades(GameRules):
         teams: list[str] = []
         for index, entry in enumerate(entries):
             if entry.team is None:
-                raise RuleViolation("invalid_teams", "Either every player has a team or none has.",
-                                    path("players", index, "team"))
+                raise RuleViolation(
+                    "invalid_teams", "Either every player has a team or none has.", path("players", index, "team")
+                )
             teams.append(entry.team)
         sizes: dict[str, int] = {}
         for team in teams:
@@ -101,9 +114,11 @@ class Spades(GameRules):
         for index, (entry, team) in enumerate(zip(entries, teams, strict=True)):
             reported = team_scores.setdefault(team, entry.score)
             if entry.score != reported:
-                raise RuleViolation("team_score_mismatch",
-                                    f"Partners in team {entry.team!r} report different scores.",
-                                    path("players", index, "score"))
+                raise RuleViolation(
+                    "team_score_mismatch",
+                    f"Partners in team {entry.team!r} report different scores.",
+                    path("players", index, "score"),
+                )
 
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         if "hands" in details:
@@ -124,8 +139,7 @@ class Spades(GameRules):
     def judge(self, result: Result) -> Ranking:
         ranking = super().judge(result)
         if sum(1 for side in ranking.sides if side.place == 1) > 1:
-            raise RuleViolation("tie_not_allowed", "A tie for first place is played out with another hand.",
-                                "players")
+            raise RuleViolation("tie_not_allowed", "A tie for first place is played out with another hand.", "players")
         return ranking
 
     def _totals(self, raw: Any, entries: Sequence[Entry], bags_penalty: bool) -> dict[str, int]:
@@ -139,10 +153,12 @@ class Spades(GameRules):
             tricks: dict[str, int] = {}
             for player in players:
                 record = detail_record(table[player], path(where, player), ("bid", "tricks"))
-                bids[player] = detail_int(record["bid"], path(where, player, "bid"),
-                                          MIN_BID, TRICKS_PER_HAND, code="bid_out_of_range")
-                tricks[player] = detail_int(record["tricks"], path(where, player, "tricks"),
-                                            0, TRICKS_PER_HAND, code="tricks_out_of_range")
+                bids[player] = detail_int(
+                    record["bid"], path(where, player, "bid"), MIN_BID, TRICKS_PER_HAND, code="bid_out_of_range"
+                )
+                tricks[player] = detail_int(
+                    record["tricks"], path(where, player, "tricks"), 0, TRICKS_PER_HAND, code="tricks_out_of_range"
+                )
             taken = sum(tricks.values())
             if taken != TRICKS_PER_HAND:
                 message = f"Hand {number + 1} has {taken} tricks, not {TRICKS_PER_HAND}."  # 1-based; the path is not

@@ -2,6 +2,7 @@
 
 Required per-player field ``achievements`` (0..7, the number of achievement cards in the box). No details.
 """
+
 from __future__ import annotations
 
 import random
@@ -10,7 +11,7 @@ from typing import Any
 from arena.games.base import GameRules, IntField
 from arena.games.results import Entry
 
-ACHIEVEMENT_CARDS = 7          # the most achievement cards one player can hold
+ACHIEVEMENT_CARDS = 7  # the most achievement cards one player can hold
 
 
 class Tokaido(GameRules):

@@ -12,6 +12,7 @@ total its own rounds do not support.
 
 Every round names every player and nobody else; paths point in as ``details.rounds.<k>.<player>.bid``.
 """
+
 from __future__ import annotations
 
 import random
@@ -21,11 +22,11 @@ from typing import Any
 from arena.games.base import GameRules, check_totals, detail_int, detail_list, detail_players, detail_record, path
 from arena.games.results import Entry, Result, RuleViolation
 
-DECK_SIZE = 60                 # 52 cards + 4 wizards + 4 jesters: the deck fixes the number of rounds
-EXACT_BID_BONUS = 20           # paid for hitting the bid, even a bid of 0
-POINTS_PER_TRICK = 10          # paid per trick when the bid is hit
-PENALTY_PER_TRICK_OFF = 10     # lost per trick of difference when the bid is missed
-FIVE_ROUNDS = 5                # the short variant: five full deals
+DECK_SIZE = 60  # 52 cards + 4 wizards + 4 jesters: the deck fixes the number of rounds
+EXACT_BID_BONUS = 20  # paid for hitting the bid, even a bid of 0
+POINTS_PER_TRICK = 10  # paid per trick when the bid is hit
+PENALTY_PER_TRICK_OFF = 10  # lost per trick of difference when the bid is missed
+FIVE_ROUNDS = 5  # the short variant: five full deals
 
 # Amigo variant: ten rounds with a fixed number of cards per player (seed 000); none exists for 6 players.
 AMIGO_CARDS: Mapping[int, tuple[int, ...]] = {
@@ -60,12 +61,24 @@ class Wizard(GameRules):
     recommended_players = 4
     variants = {"rounds": ("standard", "five_rounds", "amigo")}
     details_keys = frozenset({"rounds"})
-    details_schema = {"rounds": {
-        "type": "array", "description": "One object per round, in play order: each player's bid and tricks.",
-        "items": {"type": "object", "additionalProperties": {
-            "type": "object", "properties": {"bid": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3},
-                                             "tricks": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3}},
-            "required": ["bid", "tricks"], "additionalProperties": False}}}}
+    details_schema = {
+        "rounds": {
+            "type": "array",
+            "description": "One object per round, in play order: each player's bid and tricks.",
+            "items": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {
+                        "bid": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3},
+                        "tricks": {"type": "integer", "minimum": 0, "maximum": DECK_SIZE // 3},
+                    },
+                    "required": ["bid", "tricks"],
+                    "additionalProperties": False,
+                },
+            },
+        }
+    }
 
     simulated_sizes = (3, 5)
 
@@ -75,8 +88,9 @@ class Wizard(GameRules):
     def check(self, variant: Mapping[str, Any], result: Result, details: Mapping[str, Any]) -> None:
         count = len(result.entries)
         if variant["rounds"] == "amigo" and count not in AMIGO_CARDS:
-            raise RuleViolation("variant_player_count",
-                                f"The amigo variant is not played with {count} players.", "variant.rounds")
+            raise RuleViolation(
+                "variant_player_count", f"The amigo variant is not played with {count} players.", "variant.rounds"
+            )
         if "rounds" in details:
             deals = cards_per_round(variant["rounds"], count)
             check_totals(result.entries, self._totals(details["rounds"], deals, result.entries), "rounds")
@@ -102,8 +116,9 @@ class Wizard(GameRules):
             for player in players:
                 record = detail_record(table[player], path(where, player), ("bid", "tricks"))
                 bid = detail_int(record["bid"], path(where, player, "bid"), 0, cards, code="bid_out_of_range")
-                tricks = detail_int(record["tricks"], path(where, player, "tricks"), 0, cards,
-                                    code="tricks_out_of_range")
+                tricks = detail_int(
+                    record["tricks"], path(where, player, "tricks"), 0, cards, code="tricks_out_of_range"
+                )
                 tricks_played += tricks
                 totals[player] += round_score(bid, tricks)
             if tricks_played != cards:

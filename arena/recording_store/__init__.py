@@ -10,6 +10,7 @@ are rated for nobody), stays in Python: the caller passes it as ``status_of`` an
 statuses it read, and stores what it returns. A store guarantees the statuses it hands to ``status_of`` are the
 ones the game is written under (a ban committed concurrently is either seen or waits for the game's commit).
 """
+
 from __future__ import annotations
 
 import functools

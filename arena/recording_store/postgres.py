@@ -29,6 +29,7 @@ Locks, and why no deadlock with the rating batches (whose foreign-key checks tak
 - Tables are serialised by transaction-scoped advisory locks taken first, in one sorted order, so two requests
   carrying the same tables (in any order) never hold one each and wait for the other.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,10 @@ NEW_PLAYER_STATUS = Player._meta.get_field("status").default
 # stampede, and the caller runs the whole call again.
 MAX_ROUNDS = 4
 
-_GAME_COLUMNS = ("ord int4, t text, ti text, v jsonb, r bool, f timestamptz, d jsonb, s text, rs int2, cs int2, "
-                 "w jsonb, sip bool, fp text")
+_GAME_COLUMNS = (
+    "ord int4, t text, ti text, v jsonb, r bool, f timestamptz, d jsonb, s text, rs int2, cs int2, "
+    "w jsonb, sip bool, fp text"
+)
 _SEAT_COLUMNS = "pos int2, sc int4, q bool, te text, side int2, pl int2, f jsonb, ip text, dev text"
 
 
@@ -96,8 +99,8 @@ known AS (SELECT id, handle, status FROM locked UNION ALL SELECT id, handle, sta
 
 
 def _games(source: str, seats: str, player_id: str) -> str:
-    """The games (from ``source``, in order) and their seats (``seats`` joined to g), each seat's player ``player_id``.
-    """
+    """The games (from ``source``, in order) and their seats (``seats`` joined to g), each seat's player
+    ``player_id``."""
     return f""",
 g AS (
     INSERT INTO {GAME} (server_id, table_id, title, variant, rated, finished_at, accepted_at, details, status,
@@ -118,33 +121,49 @@ seats AS (
 
 # A single game: written only if nothing held it back (a seat whose player it cannot see, or whose status is not
 # the one assumed); then answers (table, id, status), or else (table, NULL, handle, status seen) per seat.
-_SINGLE_SQL = _inputs(_GAME_COLUMNS, f"t text, h text, ps text, {_SEAT_COLUMNS}") + _PLAYERS + """,
+_SINGLE_SQL = (
+    _inputs(_GAME_COLUMNS, f"t text, h text, ps text, {_SEAT_COLUMNS}")
+    + _PLAYERS
+    + """,
 held AS (
     SELECT todo.t FROM todo WHERE EXISTS (
         SELECT 1 FROM si LEFT JOIN known k ON k.handle = si.h
         WHERE si.t = todo.t AND (k.id IS NULL OR k.status IS DISTINCT FROM si.ps))
-)""" + _games("gi JOIN todo ON todo.t = gi.t, doc WHERE NOT EXISTS (SELECT 1 FROM held)",
-              "si JOIN g ON g.table_id = si.t JOIN known k ON k.handle = si.h", "k.id") + """
+)"""
+    + _games(
+        "gi JOIN todo ON todo.t = gi.t, doc WHERE NOT EXISTS (SELECT 1 FROM held)",
+        "si JOIN g ON g.table_id = si.t JOIN known k ON k.handle = si.h",
+        "k.id",
+    )
+    + """
 SELECT g.table_id, g.id, NULL, g.status FROM g
 UNION ALL
 SELECT si.t, NULL, si.h, k.status FROM si JOIN held ON held.t = si.t LEFT JOIN known k ON k.handle = si.h
 """
+)
 
 # A batch, first statement: the players as (handle, id, status), then the tables already stored as (NULL, NULL, t).
-_BATCH_PLAYERS_SQL = _inputs("t text", "t text, h text") + _PLAYERS + """
+_BATCH_PLAYERS_SQL = (
+    _inputs("t text", "t text, h text")
+    + _PLAYERS
+    + """
 SELECT handle, id, status FROM known
 UNION ALL
 SELECT NULL, NULL, table_id FROM stored
 """
+)
 
 # The players created by other requests meanwhile, locked like the others.
 _BATCH_LATECOMERS_SQL = f"SELECT handle, id, status FROM {PLAYER} WHERE handle = ANY(%s) ORDER BY id FOR SHARE"
 
 # A batch, second statement: the games, with the statuses decided and the players' ids.
-_BATCH_GAMES_SQL = _inputs(_GAME_COLUMNS, f"t text, pid int8, {_SEAT_COLUMNS}") + _games(
-    "gi, doc", "si JOIN g ON g.table_id = si.t", "si.pid") + """
+_BATCH_GAMES_SQL = (
+    _inputs(_GAME_COLUMNS, f"t text, pid int8, {_SEAT_COLUMNS}")
+    + _games("gi, doc", "si JOIN g ON g.table_id = si.t", "si.pid")
+    + """
 SELECT table_id, id, status FROM g
 """
+)
 
 
 class RecordingPostgresStore:
@@ -158,6 +177,7 @@ class RecordingPostgresStore:
 def _single(server_id: int, row: GameRow, status_of: StatusRule) -> dict[str, GamesWritten]:
     assumed: Mapping[str, str] = {s.handle: NEW_PLAYER_STATUS for s in row.seats}
     for _ in range(MAX_ROUNDS):
+
         def seat_player(seat: SeatRow, assumed: Mapping[str, str] = assumed) -> dict[str, Any]:
             return {"h": seat.handle, "ps": assumed[seat.handle]}
 
@@ -190,8 +210,10 @@ def _batch(server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> di
     needed = {s.handle for r in todo for s in r.seats}
     if latecomers := sorted(needed - players.keys()):
         # Created by requests that committed while the first statement ran, after its snapshot: now visible.
-        players.update((handle, (player_id, status)) for handle, player_id, status in
-                       _run(_BATCH_LATECOMERS_SQL, latecomers, prepare=False))
+        players.update(
+            (handle, (player_id, status))
+            for handle, player_id, status in _run(_BATCH_LATECOMERS_SQL, latecomers, prepare=False)
+        )
         if needed - players.keys():
             raise StaleRead("a player created by a concurrent request is gone")
     statuses = [status_of(r, {s.handle: players[s.handle][1] for s in r.seats}) for r in todo]
@@ -200,8 +222,12 @@ def _batch(server_id: int, rows: Sequence[GameRow], status_of: StatusRule) -> di
     return {table_id: GamesWritten(game_id, status) for table_id, game_id, status in answer}
 
 
-def _doc(server_id: int, rows: Sequence[GameRow], statuses: Sequence[str] | None,
-         seat_player: Callable[[SeatRow], dict[str, Any]]) -> str:
+def _doc(
+    server_id: int,
+    rows: Sequence[GameRow],
+    statuses: Sequence[str] | None,
+    seat_player: Callable[[SeatRow], dict[str, Any]],
+) -> str:
     """The statement's one parameter; without ``statuses``, only what the players' statement reads. Each seat
     names its player as ``seat_player`` says (a handle and its assumed status, or the player's id)."""
     if statuses is None:
@@ -209,15 +235,39 @@ def _doc(server_id: int, rows: Sequence[GameRow], statuses: Sequence[str] | None
         seats = [{"t": r.table_id, **seat_player(s)} for r in rows for s in r.seats]
     else:
         games = [
-            {"ord": i, "t": r.table_id, "ti": r.title, "v": r.variant, "r": r.rated, "f": r.finished_at.isoformat(),
-             "d": r.details, "s": status, "rs": r.recommended_sides, "cs": r.coop_score, "w": r.warnings,
-             "sip": r.same_ip, "fp": r.fingerprint}
+            {
+                "ord": i,
+                "t": r.table_id,
+                "ti": r.title,
+                "v": r.variant,
+                "r": r.rated,
+                "f": r.finished_at.isoformat(),
+                "d": r.details,
+                "s": status,
+                "rs": r.recommended_sides,
+                "cs": r.coop_score,
+                "w": r.warnings,
+                "sip": r.same_ip,
+                "fp": r.fingerprint,
+            }
             for i, (r, status) in enumerate(zip(rows, statuses, strict=True))
         ]
         seats = [
-            {"t": r.table_id, **seat_player(s), "pos": s.position, "sc": s.score, "q": s.quit, "te": s.team,
-             "side": s.side, "pl": s.place, "f": s.fields, "ip": s.ip_hash, "dev": s.device_hash}
-            for r in rows for s in r.seats
+            {
+                "t": r.table_id,
+                **seat_player(s),
+                "pos": s.position,
+                "sc": s.score,
+                "q": s.quit,
+                "te": s.team,
+                "side": s.side,
+                "pl": s.place,
+                "f": s.fields,
+                "ip": s.ip_hash,
+                "dev": s.device_hash,
+            }
+            for r in rows
+            for s in r.seats
         ]
     return _json({"server": server_id, "games": games, "seats": seats})
 

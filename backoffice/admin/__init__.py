@@ -5,6 +5,7 @@ everyone (no Save, no add, no delete); changes are the actions, each a confirmat
 service of ``moderation.services`` and needs its own permission (``moderation.moderators``). The pictures are
 server-side SVG (``charts``). Key management and the Hanabot table stay superuser-only (arena/ratings admin).
 """
+
 from django.contrib import admin
 
 import arena.admin  # noqa: F401  (registered before they are wrapped below)

@@ -1,4 +1,5 @@
 """The audit log in the admin: who, when, action, targets, note. Read-only for everyone, superusers included."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -53,8 +54,9 @@ class AuditEntryAdmin(PanelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[AuditEntry]:
         return super().get_queryset(request).prefetch_related("players", "games", "flags", "reports")
 
-    def get_search_results(self, request: HttpRequest, queryset: QuerySet[AuditEntry], search_term: str
-                           ) -> tuple[QuerySet[AuditEntry], bool]:
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[AuditEntry], search_term: str
+    ) -> tuple[QuerySet[AuditEntry], bool]:
         term = search_term.strip()
         if not term:
             return queryset, False
@@ -72,7 +74,10 @@ class AuditEntryAdmin(PanelAdmin):
         items += [(f"/admin/arena/game/{g.pk}/change/", f"{g.title} {g.table_id}") for g in games[:TARGET_GAMES]]
         shown = format_html_join(", ", '<a href="{}">{}</a>', items)
         if len(games) > TARGET_GAMES:
-            more = format_html('<a href="/admin/moderation/auditentry/{}/change/">and {} more games</a>', entry.pk,
-                               len(games) - TARGET_GAMES)
+            more = format_html(
+                '<a href="/admin/moderation/auditentry/{}/change/">and {} more games</a>',
+                entry.pk,
+                len(games) - TARGET_GAMES,
+            )
             return format_html("{}, {}", shown, more)
         return shown

@@ -1,4 +1,5 @@
 """What every page of the panel shares: read-only forms, and actions as confirmation pages at their own URLs."""
+
 from __future__ import annotations
 
 from typing import Any, ClassVar
@@ -46,8 +47,11 @@ class PanelAdmin(HandleSearch, ReadOnly, admin.ModelAdmin):
     def get_urls(self) -> list[URLPattern]:
         info = self.model._meta.app_label, self.model._meta.model_name
         extra = [
-            path(f"<path:object_id>/{slug}/", self.admin_site.admin_view(self._action_door(slug)),
-                 name="{}_{}_{}".format(*info, slug))
+            path(
+                f"<path:object_id>/{slug}/",
+                self.admin_site.admin_view(self._action_door(slug)),
+                name="{}_{}_{}".format(*info, slug),
+            )
             for slug in self.panel_actions
         ]
         return extra + super().get_urls()
@@ -67,8 +71,9 @@ class PanelAdmin(HandleSearch, ReadOnly, admin.ModelAdmin):
         """The page's heading, when the model's own ``str`` says less than a moderator needs."""
         return None
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
         obj = self.get_object(request, object_id)
         context = dict(extra_context or {})
         if obj is not None and self.has_view_permission(request, obj):

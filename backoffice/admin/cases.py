@@ -4,6 +4,7 @@ report, how the accused and the reporter are linked and what the reporter's reco
 Reads only, one function per page section; the flag and report pages add them to their ``panel`` context and
 render them through their own templates (``case_context.html``, ``report_context.html``).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,22 +28,25 @@ class DuplicateForm(NoteForm):
     "Mistakes the panel refuses"); nothing is preselected. The service refuses an unrelated one all the same.
     """
 
-    duplicate_of = forms.TypedChoiceField(label="Duplicate of", coerce=int,
-                                          error_messages={"required": "Choose the case this one repeats."})
+    duplicate_of = forms.TypedChoiceField(
+        label="Duplicate of", coerce=int, error_messages={"required": "Choose the case this one repeats."}
+    )
     field_order = ("duplicate_of", "note")
 
     def __init__(self, obj: Flag | Report, data: dict | None = None) -> None:
         super().__init__(data)
         self.fields["duplicate_of"].choices = [("", "Choose a related case…")] + [
-            (case.pk, case_label(case)) for case in related_cases(obj)]
+            (case.pk, case_label(case)) for case in related_cases(obj)
+        ]
 
 
 def related_cases(obj: Flag | Report, limit: int = 20) -> list[Flag | Report]:
     """Cases of the same kind sharing an account with ``obj`` (any status, not itself), newest first."""
     accounts = services.case_accounts(obj)
     if isinstance(obj, Flag):
-        found = (Flag.objects.filter(Q(beneficiary_id__in=accounts) | Q(feeders__feeder_id__in=accounts))
-                 .select_related("beneficiary"))
+        found = Flag.objects.filter(Q(beneficiary_id__in=accounts) | Q(feeders__feeder_id__in=accounts)).select_related(
+            "beneficiary"
+        )
     else:
         found = Report.objects.filter(accused__in=accounts).prefetch_related("accused")
     return list(found.exclude(pk=obj.pk).distinct().order_by("-pk")[:limit])
@@ -62,9 +66,13 @@ def flag_accounts(flag: Flag) -> set[int]:
 
 def related_flags(*, accounts: set[int], exclude: int | None = None) -> list[Flag]:
     """Open flags whose beneficiary or feeders include any of ``accounts`` (one ring feeding several titles)."""
-    flags = (Flag.objects.filter(status=Flag.Status.OPEN).filter(Q(beneficiary_id__in=accounts)
-                                                                  | Q(feeders__feeder_id__in=accounts))
-             .select_related("beneficiary").distinct().order_by("-score", "pk"))
+    flags = (
+        Flag.objects.filter(status=Flag.Status.OPEN)
+        .filter(Q(beneficiary_id__in=accounts) | Q(feeders__feeder_id__in=accounts))
+        .select_related("beneficiary")
+        .distinct()
+        .order_by("-score", "pk")
+    )
     return [f for f in flags if f.pk != exclude]
 
 
@@ -74,16 +82,20 @@ def claim_context(obj: Flag | Report) -> dict[str, Any]:
 
 
 def flag_context(*, flag: Flag) -> dict[str, Any]:
-    return {"related_flags": related_flags(accounts=flag_accounts(flag), exclude=flag.pk),
-            "claim": claim_context(flag), "duplicate_of": flag.duplicate_of}
+    return {
+        "related_flags": related_flags(accounts=flag_accounts(flag), exclude=flag.pk),
+        "claim": claim_context(flag),
+        "duplicate_of": flag.duplicate_of,
+    }
 
 
 def reporter_history(*, reporter: Player) -> str:
-    """"no history" when none of their reports was resolved; below ``rules.MIN_REPORTS_FOR_RECORD`` resolved, the
+    """ "no history" when none of their reports was resolved; below ``rules.MIN_REPORTS_FOR_RECORD`` resolved, the
     counts (the score treats them as neutral); from there, the share upheld."""
     counts = Report.objects.filter(reporter=reporter).aggregate(
         upheld=Count("pk", filter=Q(status=Report.Status.UPHELD)),
-        dismissed=Count("pk", filter=Q(status=Report.Status.DISMISSED)))
+        dismissed=Count("pk", filter=Q(status=Report.Status.DISMISSED)),
+    )
     upheld, dismissed = counts["upheld"], counts["dismissed"]
     resolved = upheld + dismissed
     if resolved == 0:
@@ -98,13 +110,25 @@ def report_context(*, report: Report) -> dict[str, Any]:
     accused = list(report.accused.all())
     ids = sorted({report.reporter_id, *(p.pk for p in accused)})
     handles = {p.pk: p.handle for p in [report.reporter, *accused]}
-    links = [{"a": handles[lk.player_a_id], "b": handles[lk.player_b_id], "kind": lk.kind, "keys": lk.keys,
-              "first_seen": lk.first_seen, "last_seen": lk.last_seen,
-              "with_reporter": report.reporter_id in (lk.player_a_id, lk.player_b_id)}
-             for lk in Link.objects.filter(player_a_id__in=ids, player_b_id__in=ids).order_by("first_seen")]
-    return {"links": links, "related_flags": related_flags(accounts={p.pk for p in accused}),
-            "claim": claim_context(report), "duplicate_of": report.duplicate_of,
-            "reporter_history": reporter_history(reporter=report.reporter)}
+    links = [
+        {
+            "a": handles[lk.player_a_id],
+            "b": handles[lk.player_b_id],
+            "kind": lk.kind,
+            "keys": lk.keys,
+            "first_seen": lk.first_seen,
+            "last_seen": lk.last_seen,
+            "with_reporter": report.reporter_id in (lk.player_a_id, lk.player_b_id),
+        }
+        for lk in Link.objects.filter(player_a_id__in=ids, player_b_id__in=ids).order_by("first_seen")
+    ]
+    return {
+        "links": links,
+        "related_flags": related_flags(accounts={p.pk for p in accused}),
+        "claim": claim_context(report),
+        "duplicate_of": report.duplicate_of,
+        "reporter_history": reporter_history(reporter=report.reporter),
+    }
 
 
 def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, Action]:
@@ -132,29 +156,49 @@ def queue_actions(noun: str, duplicate_means: str, available: Any) -> dict[str, 
 
     return {
         "duplicate": Action(
-            codename="dismiss", title="Duplicate of…", button="Close as a duplicate", danger=False,
+            codename="dismiss",
+            title="Duplicate of…",
+            button="Close as a duplicate",
+            danger=False,
             consequences=lambda obj: [f"close this {noun} as the same case as the {noun} you name: {duplicate_means}"],
-            perform=duplicate, form=lambda obj, data: DuplicateForm(obj, data), available=available,
+            perform=duplicate,
+            form=lambda obj, data: DuplicateForm(obj, data),
+            available=available,
         ),
         "reopen": Action(
-            codename="dismiss", title="Reopen", button=f"Reopen this {noun}", danger=False,
+            codename="dismiss",
+            title="Reopen",
+            button=f"Reopen this {noun}",
+            danger=False,
             consequences=lambda obj: [
                 f"open this {noun} again: its closing (status, resolver, note, duplicate link) is undone and kept "
                 "in the audit log.",
-                "a ban or reset the verdict made stays: lift it from the player's page (unban) if it was wrong."],
-            perform=reopen, form=lambda obj, data: ReopenForm(data),
-            available=lambda obj: None if obj.status in services.REOPENABLE[type(obj)]
+                "a ban or reset the verdict made stays: lift it from the player's page (unban) if it was wrong.",
+            ],
+            perform=reopen,
+            form=lambda obj, data: ReopenForm(data),
+            available=lambda obj: None
+            if obj.status in services.REOPENABLE[type(obj)]
             else f"Only a {noun} closed by a moderator is reopened.",
         ),
         "claim": Action(
-            codename="claim", title="Claim", button=f"Claim this {noun}", danger=False,
+            codename="claim",
+            title="Claim",
+            button=f"Claim this {noun}",
+            danger=False,
             consequences=lambda obj: [f"hold this {noun} for an hour: other moderators see that you are working it."],
-            perform=claim, form=lambda obj, data: ClaimForm(data), available=available,
+            perform=claim,
+            form=lambda obj, data: ClaimForm(data),
+            available=available,
         ),
         "release": Action(
-            codename="claim", title="Release", button=f"Release this {noun}", danger=False,
+            codename="claim",
+            title="Release",
+            button=f"Release this {noun}",
+            danger=False,
             consequences=lambda obj: [f"give this {noun} back to the queue."],
-            perform=release, form=lambda obj, data: ClaimForm(data),
+            perform=release,
+            form=lambda obj, data: ClaimForm(data),
             available=lambda obj: None if services.claim_holder(obj) else f"Nobody holds this {noun}.",
         ),
     }
@@ -177,5 +221,8 @@ class OpenFirstStatusFilter(admin.SimpleListFilter):
     def choices(self, changelist: Any) -> Any:
         current = self.value() or "open"
         for lookup, title in self.lookup_choices:
-            yield {"selected": current == str(lookup), "display": title,
-                   "query_string": changelist.get_query_string({self.parameter_name: lookup})}
+            yield {
+                "selected": current == str(lookup),
+                "display": title,
+                "query_string": changelist.get_query_string({self.parameter_name: lookup}),
+            }

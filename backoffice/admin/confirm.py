@@ -5,6 +5,7 @@ do (and warns where the evidence is weak), and only the form's POST calls the se
 permission (``moderation.moderators.ACTIONS``), checked on GET and POST alike, so typing the URL does not help.
 Domain refusals (``ArenaError``) come back as an error message on the same page, never a 500.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -28,9 +29,13 @@ NOTE_MAX = 2000
 
 
 class NoteForm(forms.Form):
-    note = forms.CharField(label="Note", required=False, max_length=NOTE_MAX,
-                           widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
-                           help_text="Kept in the audit log with the action.")
+    note = forms.CharField(
+        label="Note",
+        required=False,
+        max_length=NOTE_MAX,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 70}),
+        help_text="Kept in the audit log with the action.",
+    )
 
 
 class RequiredNoteForm(NoteForm):
@@ -44,12 +49,17 @@ class RequiredNoteForm(NoteForm):
 class PrimaryForm(NoteForm):
     """Confirming multiple accounts: which account is the person's primary (kept, reset); the others are banned."""
 
-    primary = forms.TypedChoiceField(label="Primary account", coerce=int, widget=forms.RadioSelect,
-                                     error_messages={"required": "Choose the account that is kept (the primary)."})
+    primary = forms.TypedChoiceField(
+        label="Primary account",
+        coerce=int,
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose the account that is kept (the primary)."},
+    )
     field_order = ("primary", "note")
 
-    def __init__(self, *args: Any, candidates: Sequence[Player], case: Flag | Report | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, candidates: Sequence[Player], case: Flag | Report | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.candidates = {p.pk: p for p in candidates}
         # Nothing preselected (issue 27 §1): the alphabetically first account was kept as the primary and the main
@@ -76,10 +86,13 @@ def related_field_add(form: forms.Form, cases: Sequence[Flag | Report]) -> None:
     if not cases:
         return
     form.fields["close_cases"] = forms.MultipleChoiceField(
-        label="Also close", required=False, widget=forms.CheckboxSelectMultiple,
+        label="Also close",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
         choices=[(key, f"{c._meta.model_name.capitalize()} {case_label(c)}") for key, c in form.related.items()],
         initial=list(form.related),
-        help_text="Open cases about these accounts only: each is closed as resolved by this action.")
+        help_text="Open cases about these accounts only: each is closed as resolved by this action.",
+    )
 
 
 def related_picked(form: forms.Form) -> list[Flag | Report]:
@@ -88,8 +101,9 @@ def related_picked(form: forms.Form) -> list[Flag | Report]:
     return [related[key] for key in form.cleaned_data.get("close_cases", []) if key in related]
 
 
-POLICY = ("Playing from the same IP is allowed. If there is any possible doubt, a player should be considered not "
-          "guilty.")
+POLICY = (
+    "Playing from the same IP is allowed. If there is any possible doubt, a player should be considered not guilty."
+)
 
 
 def with_policy(warnings: list[str]) -> list[str]:
@@ -196,15 +210,22 @@ def held_by_another(obj: Model, user: Any) -> list[str]:
     holder = claim_holder(obj)
     if holder is None or holder.pk == user.pk:
         return []
-    return [f"{holder.get_username()} holds this {obj._meta.model_name} until {obj.claimed_until:%H:%M} UTC: "
-            "they may be acting on it now."]
+    return [
+        f"{holder.get_username()} holds this {obj._meta.model_name} until {obj.claimed_until:%H:%M} UTC: "
+        "they may be acting on it now."
+    ]
 
 
 def refused(model_admin: admin.ModelAdmin, request: HttpRequest, action: Action) -> TemplateResponse:
     """A refusal in the admin's own layout, with the way back, not a bare "403 Forbidden" (still a 403)."""
-    context = {**model_admin.admin_site.each_context(request), "title": "Not allowed", "action": action,
-               "back_url": reverse(f"admin:{model_admin.model._meta.app_label}_"
-                                   f"{model_admin.model._meta.model_name}_changelist")}
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "title": "Not allowed",
+        "action": action,
+        "back_url": reverse(
+            f"admin:{model_admin.model._meta.app_label}_{model_admin.model._meta.model_name}_changelist"
+        ),
+    }
     return TemplateResponse(request, "admin/backoffice/refused.html", context, status=403)
 
 

@@ -9,6 +9,7 @@ case, when no superuser can log in. Superusers only: unlocking is the operator's
 **A missing device** (issue 25 §1.4): django-otp's config and QR pages looked the device up with ``.get()``, so a
 deleted or never-existing id was a 500; here it is the admin's 404.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,8 +33,9 @@ def unlock_users(model_admin: admin.ModelAdmin, request: HttpRequest, queryset: 
     """Every failed attempt of the selected usernames, from every address, in one transaction."""
     with transaction.atomic():
         cleared = sum(reset(username=user.get_username()) for user in queryset)
-    model_admin.message_user(request, f"Unlocked {queryset.count()} account(s); {cleared} attempt record(s) "
-                                      "cleared.", messages.SUCCESS)
+    model_admin.message_user(
+        request, f"Unlocked {queryset.count()} account(s); {cleared} attempt record(s) cleared.", messages.SUCCESS
+    )
 
 
 @admin.action(description="Unlock (clear these attempts)", permissions=["unlock"])
@@ -49,8 +51,7 @@ def _with_unlock(model: type, action: Any) -> None:
     if current is None:
         return
     base = type(current)
-    attrs = {"actions": [*(base.actions or []), action], "has_unlock_permission": _superuser,
-             "__module__": __name__}
+    attrs = {"actions": [*(base.actions or []), action], "has_unlock_permission": _superuser, "__module__": __name__}
     admin.site.unregister(model)
     admin.site.register(model, type(f"Unlockable{base.__name__}", (base,), attrs))
 
@@ -60,6 +61,7 @@ def _missing_device_is_404(view: Any) -> Any:
         if not TOTPDevice.objects.filter(pk=pk).exists():
             raise Http404("No such authenticator.")
         return view(self, request, pk)
+
     return wrapped
 
 
@@ -70,7 +72,10 @@ def register() -> None:
     current = admin.site._registry.get(TOTPDevice)
     if current is not None:
         base = type(current)
-        attrs = {"config_view": _missing_device_is_404(base.config_view),
-                 "qrcode_view": _missing_device_is_404(base.qrcode_view), "__module__": __name__}
+        attrs = {
+            "config_view": _missing_device_is_404(base.config_view),
+            "qrcode_view": _missing_device_is_404(base.qrcode_view),
+            "__module__": __name__,
+        }
         admin.site.unregister(TOTPDevice)
         admin.site.register(TOTPDevice, type(f"Checked{base.__name__}", (base,), attrs))

@@ -5,6 +5,7 @@ table. Read-only for every panel user: it shows aggregates, no player.
 Registered on the ledger's model so it sits in the admin's index under Ratings; its list is the page of the first
 title, and ``<game>/`` the page of another, with ``?days=`` (7 to 400).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -55,8 +56,10 @@ class EconomyAdmin(admin.ModelAdmin):
         return False
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("title/<str:game>/", self.admin_site.admin_view(self.title_view), name="ratings_ledgerday_title"),
-                *super().get_urls()]
+        return [
+            path("title/<str:game>/", self.admin_site.admin_view(self.title_view), name="ratings_ledgerday_title"),
+            *super().get_urls(),
+        ]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         """The first title's page: the ledger has no list of its own."""
@@ -71,17 +74,39 @@ class EconomyAdmin(admin.ModelAdmin):
             raise Http404(f"No game {game!r}") from None
         days = _days(request)
         found = economy.economy_read(title=title, days=days)
-        points = [EconomyPoint(day=d.day, mean=d.mean, median=d.median,
-                               created={s: f.created for s, f in d.flows.items()},
-                               destroyed={s: f.destroyed for s, f in d.flows.items()}) for d in found]
+        points = [
+            EconomyPoint(
+                day=d.day,
+                mean=d.mean,
+                median=d.median,
+                created={s: f.created for s, f in d.flows.items()},
+                destroyed={s: f.destroyed for s, f in d.flows.items()},
+            )
+            for d in found
+        ]
         context = {
-            **self.admin_site.each_context(request), "opts": self.model._meta, "title": f"Rating economy: {title}",
-            "game": title, "days": days, "day_choices": DAY_CHOICES, "sources": ledger.SOURCES,
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"Rating economy: {title}",
+            "game": title,
+            "days": days,
+            "day_choices": DAY_CHOICES,
+            "sources": ledger.SOURCES,
             "titles": [g.title for g in all_games()],
             "population_svg": mark_safe(population_svg(title, points)),  # escaped in economy_charts
             "flows_svg": mark_safe(flows_svg(title, points, ledger.SOURCES)),
-            "rows": [{"day": d.day, "active": d.active, "mean": d.mean, "median": d.median, "net": d.net,
-                      "by_source": [(s, d.flows[s].created, d.flows[s].destroyed) for s in ledger.SOURCES
-                                    if s in d.flows]} for d in reversed(found)],
+            "rows": [
+                {
+                    "day": d.day,
+                    "active": d.active,
+                    "mean": d.mean,
+                    "median": d.median,
+                    "net": d.net,
+                    "by_source": [
+                        (s, d.flows[s].created, d.flows[s].destroyed) for s in ledger.SOURCES if s in d.flows
+                    ],
+                }
+                for d in reversed(found)
+            ],
         }
         return TemplateResponse(request, "admin/backoffice/economy.html", context)

@@ -2,6 +2,7 @@
 ``charts``: the active players' mean and median per day, and the points each source created (bars up) and destroyed
 (bars down) per day. Pure: every interpolated value is a number formatted here or text through ``charts._text``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -26,22 +27,30 @@ class EconomyPoint:
 
 
 def _frame(kind: str, label: str, title: str) -> str:
-    return (f'<svg class="economy-plot {kind}" role="img" viewBox="0 0 {WIDTH} {HEIGHT}" '
-            f'xmlns="http://www.w3.org/2000/svg" aria-label="{_attr(label)}" data-title="{_attr(title)}">'
-            f"<title>{text(label)}</title>")
+    return (
+        f'<svg class="economy-plot {kind}" role="img" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'xmlns="http://www.w3.org/2000/svg" aria-label="{_attr(label)}" data-title="{_attr(title)}">'
+        f"<title>{text(label)}</title>"
+    )
 
 
 def _axes(lo: float, hi: float, y: Scale, days: Sequence[date]) -> list[str]:
-    parts = [f'<line class="axis" x1="{PAD_LEFT}" y1="{HEIGHT - PAD_BOTTOM}" x2="{WIDTH - PAD_RIGHT}" '
-             f'y2="{HEIGHT - PAD_BOTTOM}"/>']
+    parts = [
+        f'<line class="axis" x1="{PAD_LEFT}" y1="{HEIGHT - PAD_BOTTOM}" x2="{WIDTH - PAD_RIGHT}" '
+        f'y2="{HEIGHT - PAD_BOTTOM}"/>'
+    ]
     for tick in _nice_ticks(lo, hi):
         ty = _num(y(tick))
-        parts.append(f'<line class="grid" x1="{PAD_LEFT}" y1="{ty}" x2="{WIDTH - PAD_RIGHT}" y2="{ty}"/>'
-                     f'<text class="tick" x="{PAD_LEFT - 6}" y="{ty}" text-anchor="end" '
-                     f'dominant-baseline="middle">{tick:g}</text>')
-    parts.append(f'<text class="tick" x="{PAD_LEFT}" y="{HEIGHT - 10}">{text(days[0].isoformat())}</text>'
-                 f'<text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" text-anchor="end">'
-                 f'{text(days[-1].isoformat())}</text>')
+        parts.append(
+            f'<line class="grid" x1="{PAD_LEFT}" y1="{ty}" x2="{WIDTH - PAD_RIGHT}" y2="{ty}"/>'
+            f'<text class="tick" x="{PAD_LEFT - 6}" y="{ty}" text-anchor="end" '
+            f'dominant-baseline="middle">{tick:g}</text>'
+        )
+    parts.append(
+        f'<text class="tick" x="{PAD_LEFT}" y="{HEIGHT - 10}">{text(days[0].isoformat())}</text>'
+        f'<text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" text-anchor="end">'
+        f"{text(days[-1].isoformat())}</text>"
+    )
     return parts
 
 
@@ -60,8 +69,10 @@ def population_svg(title: str, points: Sequence[EconomyPoint]) -> str:
     head = _frame("population", f"Active players' mean and median Elo in {title}", title)
     values = [v for p in points for v in (p.mean, p.median) if v is not None]
     if not values:
-        return head + (f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2:.1f}" text-anchor="middle" class="empty">'
-                       "No population snapshot in this period.</text></svg>")
+        return head + (
+            f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2:.1f}" text-anchor="middle" class="empty">'
+            "No population snapshot in this period.</text></svg>"
+        )
     margin = max((max(values) - min(values)) * 0.1, 5.0)
     lo, hi = min(values) - margin, max(values) + margin
     y = _scale(lo, hi)
@@ -82,15 +93,18 @@ def flows_svg(title: str, points: Sequence[EconomyPoint], sources: Sequence[str]
     ups = [sum(p.created.values()) for p in points]
     downs = [sum(p.destroyed.values()) for p in points]
     if not any(ups) and not any(downs):
-        return head + (f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2:.1f}" text-anchor="middle" class="empty">'
-                       "No rating points moved in this period.</text></svg>")
+        return head + (
+            f'<text x="{WIDTH / 2:.1f}" y="{HEIGHT / 2:.1f}" text-anchor="middle" class="empty">'
+            "No rating points moved in this period.</text></svg>"
+        )
     lo, hi = min([*downs, 0.0]), max([*ups, 0.0])
     y = _scale(lo, hi)
     x, step = _x(len(points))
     width = max(step * 0.7, 1.0)
     parts = [head, *_axes(lo, hi, y, [p.day for p in points])]
-    parts.append(f'<line class="zero" x1="{PAD_LEFT}" y1="{_num(y(0.0))}" x2="{WIDTH - PAD_RIGHT}" '
-                 f'y2="{_num(y(0.0))}"/>')
+    parts.append(
+        f'<line class="zero" x1="{PAD_LEFT}" y1="{_num(y(0.0))}" x2="{WIDTH - PAD_RIGHT}" y2="{_num(y(0.0))}"/>'
+    )
     for i, point in enumerate(points):
         left = _num(x(i) - width / 2)
         for by_source in (point.created, point.destroyed):
@@ -100,8 +114,10 @@ def flows_svg(title: str, points: Sequence[EconomyPoint], sources: Sequence[str]
                 if not amount:
                     continue
                 top, bottom = (base + amount, base) if amount > 0 else (base, base + amount)
-                parts.append(f'<rect class="bar source-{_attr(source)}" data-source="{_attr(source)}" x="{left}" '
-                             f'y="{_num(y(top))}" width="{_num(width)}" height="{_num(y(bottom) - y(top))}">'
-                             f"<title>{text(point.day.isoformat())} {text(source)}: {amount:+.2f}</title></rect>")
+                parts.append(
+                    f'<rect class="bar source-{_attr(source)}" data-source="{_attr(source)}" x="{left}" '
+                    f'y="{_num(y(top))}" width="{_num(width)}" height="{_num(y(bottom) - y(top))}">'
+                    f"<title>{text(point.day.isoformat())} {text(source)}: {amount:+.2f}</title></rect>"
+                )
                 base += amount
     return "".join(parts) + "</svg>"

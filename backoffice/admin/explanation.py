@@ -5,6 +5,7 @@
 - the player page's reputation and cool-down section (``player_reputation.html``), with the *Lift cool-down*
   action (docs/matchmaking.md, "Cool-down"; an audited action, ``moderation.services.lift_cooldown``).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,12 +30,18 @@ def cooldown_context(*, player: Player) -> dict[str, Any]:
     query."""
     state = cooldown_state(player=player)
     row = state["row"]
-    return {"standing": {
-        "reputation": state["reputation"], "running": state["running"], "seconds_left": state["seconds_left"],
-        "minutes_left": -(-state["seconds_left"] // 60),
-        "until": row.cooldown_until if row else None, "length_minutes": (row.cooldown_seconds // 60) if row else 0,
-        "last_quit_at": row.last_quit_at if row else None, "lifted_at": row.lifted_at if row else None,
-    }}
+    return {
+        "standing": {
+            "reputation": state["reputation"],
+            "running": state["running"],
+            "seconds_left": state["seconds_left"],
+            "minutes_left": -(-state["seconds_left"] // 60),
+            "until": row.cooldown_until if row else None,
+            "length_minutes": (row.cooldown_seconds // 60) if row else 0,
+            "last_quit_at": row.last_quit_at if row else None,
+            "lifted_at": row.lifted_at if row else None,
+        }
+    }
 
 
 def _lift(request: HttpRequest, player: Player, form: Any) -> str:
@@ -47,8 +54,15 @@ def _lift_unavailable(player: Player) -> str | None:
 
 
 LIFT_COOLDOWN = Action(
-    codename="lift_cooldown", title="Lift cool-down", button="Lift the cool-down", danger=False,
-    consequences=lambda p: [f"end {p.handle}'s quit cool-down now, so they may queue again at once;",
-                            "keep their quits counted: a repeat within 24 hours still doubles the next cool-down."],
-    perform=_lift, form=lambda p, data: RequiredNoteForm(data), available=_lift_unavailable,
+    codename="lift_cooldown",
+    title="Lift cool-down",
+    button="Lift the cool-down",
+    danger=False,
+    consequences=lambda p: [
+        f"end {p.handle}'s quit cool-down now, so they may queue again at once;",
+        "keep their quits counted: a repeat within 24 hours still doubles the next cool-down.",
+    ],
+    perform=_lift,
+    form=lambda p, data: RequiredNoteForm(data),
+    available=_lift_unavailable,
 )

@@ -1,4 +1,5 @@
 """The Game page: places, rating changes, same-IP marks, the refunds of a void; action void. Searchable by player."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,6 +23,7 @@ from moderation.moderators import perm
 
 # A ring's games fit many times over; a whole title does not belong on one confirmation page.
 VOID_AT_ONCE = 500
+
 
 class TitleFilter(admin.SimpleListFilter):
     """The games' titles from the rules registry: Django's default filter on a plain column asks the database for
@@ -83,13 +85,21 @@ def _void_consequences(game: Game) -> list[str]:
 
 def _void(request: HttpRequest, game: Game, form: Any) -> str:
     services.games_void(moderator=request.user, games=[game], note=form.cleaned_data["note"])
-    return (f"{game} is void. The {game.title} ratings are being rebuilt in a worker; the refunds appear on this "
-            "page when it is done.")
+    return (
+        f"{game} is void. The {game.title} ratings are being rebuilt in a worker; the refunds appear on this "
+        "page when it is done."
+    )
 
 
 GAME_ACTIONS = {
-    "void": Action(codename="void_games", title="Void", button="Void this game", consequences=_void_consequences,
-                   perform=_void, available=_void_unavailable),
+    "void": Action(
+        codename="void_games",
+        title="Void",
+        button="Void this game",
+        consequences=_void_consequences,
+        perform=_void,
+        available=_void_unavailable,
+    ),
 }
 
 
@@ -102,10 +112,24 @@ class GameAdmin(PanelAdmin):
     list_filter = (TitleFilter, "status", BannedPlayerFilter, "same_ip")
     list_select_related = ("server",)
     search_fields = ("table_id",)
-    search_help_text = ("Player ids (their games) or table ids, several at once; a table-id prefix ends in * "
-                        "(ring7-*).")
-    fields = ("title", "table_id", "server", "status", "rated", "same_ip", "warnings", "variant", "finished_at",
-              "accepted_at", "recommended_sides", "coop_score", "rating_seq", "trueskill_done", "details")
+    search_help_text = "Player ids (their games) or table ids, several at once; a table-id prefix ends in * (ring7-*)."
+    fields = (
+        "title",
+        "table_id",
+        "server",
+        "status",
+        "rated",
+        "same_ip",
+        "warnings",
+        "variant",
+        "finished_at",
+        "accepted_at",
+        "recommended_sides",
+        "coop_score",
+        "rating_seq",
+        "trueskill_done",
+        "details",
+    )
     ordering = ("-id",)
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER  # a count per filter choice is a scan of every game at a million
@@ -113,8 +137,9 @@ class GameAdmin(PanelAdmin):
     panel_actions = GAME_ACTIONS
     actions = ("void_selected",)
 
-    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
-                           ) -> tuple[QuerySet[Game], bool]:
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Game], search_term: str
+    ) -> tuple[QuerySet[Game], bool]:
         """Table ids and player ids, several at once (separated by spaces or commas): each an exact match, which
         the indexes serve at any size (a ``LIKE '%x%'`` over every seat would not). A term ending in ``*`` is a
         table-id prefix (``ring7-*``, at least 2 characters before the star)."""
@@ -127,8 +152,9 @@ class GameAdmin(PanelAdmin):
         exact = [t for t in terms if not t.endswith("*")]
         if exact:
             match |= Q(table_id__in=exact)
-            players = list(Player.objects.filter(handle__in=[t for t in exact if is_player_id(t)])
-                           .values_list("pk", flat=True))
+            players = list(
+                Player.objects.filter(handle__in=[t for t in exact if is_player_id(t)]).values_list("pk", flat=True)
+            )
             if players:
                 match |= Q(pk__in=Seat.objects.filter(player_id__in=players).values("game_id"))
         for term in terms:
@@ -150,8 +176,11 @@ class GameAdmin(PanelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
         """With the seats and players for the players column. A search holding a NUL lists nothing: Django's
         search form drops such a term, which would list every game instead."""
-        queryset = super().get_queryset(request).prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("player")))
+        queryset = (
+            super()
+            .get_queryset(request)
+            .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player")))
+        )
         if request is not None and "\x00" in request.GET.get("q", ""):
             return queryset.none()
         return queryset
@@ -166,10 +195,11 @@ class GameAdmin(PanelAdmin):
     def void_selected(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
         """A ring's games at once (search the banned account, tick them all): a confirmation page first, then
         one ``games_void`` call, one audit entry and one rebuild per title, whatever the number of games."""
-        games = list(queryset.order_by("pk")[:VOID_AT_ONCE + 1])
+        games = list(queryset.order_by("pk")[: VOID_AT_ONCE + 1])
         if len(games) > VOID_AT_ONCE:  # "select all" over a search that matched too much: narrow it first
-            self.message_user(request, f"At most {VOID_AT_ONCE} games can be voided at once; narrow the list.",
-                              messages.ERROR)
+            self.message_user(
+                request, f"At most {VOID_AT_ONCE} games can be voided at once; narrow the list.", messages.ERROR
+            )
             return None
         refusal = services.void_refusal(games=games)  # refused before the form is offered, games by table id
         if refusal is not None:
@@ -183,13 +213,20 @@ class GameAdmin(PanelAdmin):
                 except ArenaError as refusal:
                     self.message_user(request, refusal.message, messages.ERROR)
                 else:
-                    self.message_user(request, f"{len(games)} game(s) void; their titles are being rebuilt in a "
-                                      "worker (each game's page lists the refunds when it is done).", messages.SUCCESS)
+                    self.message_user(
+                        request,
+                        f"{len(games)} game(s) void; their titles are being rebuilt in a "
+                        "worker (each game's page lists the refunds when it is done).",
+                        messages.SUCCESS,
+                    )
                 return None
         else:
             form = NoteForm()
-        banned = dict(Player.objects.filter(seats__game__in=games, status=Player.Status.BANNED)
-                      .values_list("seats__game_id", "handle"))
+        banned = dict(
+            Player.objects.filter(seats__game__in=games, status=Player.Status.BANNED).values_list(
+                "seats__game_id", "handle"
+            )
+        )
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,

@@ -2,6 +2,7 @@
 times a shift, offered beside the note of a warning and of a report's closing. A preset is the start of the note;
 whatever the moderator types is added after it, so the text stays theirs to adjust.
 """
+
 from __future__ import annotations
 
 from typing import Any, ClassVar

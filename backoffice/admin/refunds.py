@@ -6,6 +6,7 @@ ring's accounts also come out lower, so an honest player who beat them in *other
 their rating falls a little. The shift read "78 victims refunded +204.65" while 120 honest players lost 210.81 in
 the same rebuild: both sides are shown, each with its total, and each loser with the reason.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -24,14 +25,18 @@ def _met(*, title: str, losers: set[int], ring: set[int], voided: set[int]) -> d
     rated: the rebuild lowered those opponents, so those results are worth less now. Two queries per title."""
     if not losers or not ring:
         return {}
-    ring_seats = list(Seat.objects.filter(player_id__in=ring, game__title=title, game__status=Game.Status.RATED)
-                      .exclude(game_id__in=voided).values_list("game_id", "player__handle", "player_id"))
+    ring_seats = list(
+        Seat.objects.filter(player_id__in=ring, game__title=title, game__status=Game.Status.RATED)
+        .exclude(game_id__in=voided)
+        .values_list("game_id", "player__handle", "player_id")
+    )
     by_game: dict[int, set[tuple[int, str]]] = defaultdict(set)
     for game_id, handle, pid in ring_seats:
         by_game[game_id].add((pid, handle))
     met: dict[int, set[str]] = defaultdict(set)
     for pid, game_id in Seat.objects.filter(game_id__in=list(by_game), player_id__in=losers).values_list(
-            "player_id", "game_id"):
+        "player_id", "game_id"
+    ):
         met[pid].update(handle for other, handle in by_game[game_id] if other != pid)
     return {pid: sorted(handles) for pid, handles in met.items()}
 
@@ -41,8 +46,10 @@ def _why(met: list[str], *, sat_at_voided: bool) -> str:
         return "sat at the voided games: what they gained there no longer counts"
     if met:
         shown = ", ".join(met[:3]) + (f" and {len(met) - 3} more" if len(met) > 3 else "")
-        return (f"played {shown} in games that stay rated: without the voided games their ratings are lower, so "
-                "those results are worth less")
+        return (
+            f"played {shown} in games that stay rated: without the voided games their ratings are lower, so "
+            "those results are worth less"
+        )
     return "a knock-on effect: played opponents whose ratings the rebuild moved"
 
 
@@ -57,8 +64,7 @@ def void_summary(entry: AuditEntry) -> dict[str, Any]:
     ring = set(Seat.objects.filter(game_id__in=voided).values_list("player_id", flat=True))
     titles = []
     for title, refunds in sorted(outcome["refunds"].items()):
-        rows = [dict(r) for r in refunds
-                if r.get("player") not in banned and abs(r.get("delta") or 0) >= REFUND_SHOWN]
+        rows = [dict(r) for r in refunds if r.get("player") not in banned and abs(r.get("delta") or 0) >= REFUND_SHOWN]
         rows.sort(key=lambda r: (-(r.get("delta") or 0), r.get("handle") or ""))
         losers = [r for r in rows if r["delta"] < 0]
         # The ring, for the reasons: the voided games' players the rebuild lowered (the banned among them).
@@ -67,8 +73,15 @@ def void_summary(entry: AuditEntry) -> dict[str, Any]:
         for row in losers:
             row["why"] = _why(met.get(row["player"], []), sat_at_voided=row["player"] in ring)
         refunded = [r["delta"] for r in rows if r["delta"] > 0]
-        titles.append({"title": title, "rows": rows, "total": round(sum(refunded), 2), "victims": len(refunded),
-                       "losers": len(losers), "lost": round(sum(r["delta"] for r in losers), 2),
-                       "left_out": len(refunds) - len(rows)})
-    return {"titles": titles, "pending": outcome["pending"], "rebuilt_at": outcome["rebuilt_at"],
-            "games": len(voided)}
+        titles.append(
+            {
+                "title": title,
+                "rows": rows,
+                "total": round(sum(refunded), 2),
+                "victims": len(refunded),
+                "losers": len(losers),
+                "lost": round(sum(r["delta"] for r in losers), 2),
+                "left_out": len(refunds) - len(rows),
+            }
+        )
+    return {"titles": titles, "pending": outcome["pending"], "rebuilt_at": outcome["rebuilt_at"], "games": len(voided)}

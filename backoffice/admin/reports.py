@@ -1,4 +1,5 @@
 """The Report page: the report (its player-written text escaped like everything else), the cited game, actions."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,41 +49,64 @@ def _uphold(request: HttpRequest, report: Report, form: Any) -> str:
 
 def _confirm(request: HttpRequest, ring: Ring, form: Any) -> str:
     primary = form.primary_player()
-    entry = services.multiple_accounts_confirm(moderator=request.user, primary=primary, report=ring.obj,
-                                               note=form.cleaned_data["note"], close_cases=related_picked(form))
+    entry = services.multiple_accounts_confirm(
+        moderator=request.user,
+        primary=primary,
+        report=ring.obj,
+        note=form.cleaned_data["note"],
+        close_cases=related_picked(form),
+    )
     return f"Confirmed: {', '.join(entry.details.get('secondaries', []))} banned, {primary.handle} reset to R0."
 
 
 def _confirm_warnings(ring: Ring) -> list[str]:
-    return [*earlier_confirmations(accounts=ring.candidates),
-            *with_policy(multiple_accounts_warnings(accounts=ring.candidates))]
+    return [
+        *earlier_confirmations(accounts=ring.candidates),
+        *with_policy(multiple_accounts_warnings(accounts=ring.candidates)),
+    ]
 
 
 REPORT_ACTIONS = {
     "uphold": Action(
-        codename="uphold_report", title="Uphold", button="Uphold this report", danger=False,
-        consequences=lambda r: ["mark the report upheld (it raises the reporter's track record); any penalty is "
-                                "its own action on the player's or game's page."],
-        perform=_uphold, form=lambda r, data: ReportClosingForm(data), available=_open_only,
+        codename="uphold_report",
+        title="Uphold",
+        button="Uphold this report",
+        danger=False,
+        consequences=lambda r: [
+            "mark the report upheld (it raises the reporter's track record); any penalty is "
+            "its own action on the player's or game's page."
+        ],
+        perform=_uphold,
+        form=lambda r, data: ReportClosingForm(data),
+        available=_open_only,
     ),
     "confirm": Action(
-        codename="confirm_multiple_accounts", title="Confirm multiple accounts", button="Confirm and ban",
+        codename="confirm_multiple_accounts",
+        title="Confirm multiple accounts",
+        button="Confirm and ban",
         consequences=lambda ring: [
             f"treat {', '.join(p.handle for p in ring.candidates)} as one person, whose primary you choose below;",
             "ban every other account at once, everywhere, and reset the primary's Elo to R0 in every game;",
             "mark the report upheld.",
         ],
-        warnings=_confirm_warnings, perform=_confirm, available=_accounts_unavailable,
-        prepare=_ring, preview=lambda ring: ring_preview(ring.candidates),
+        warnings=_confirm_warnings,
+        perform=_confirm,
+        available=_accounts_unavailable,
+        prepare=_ring,
+        preview=lambda ring: ring_preview(ring.candidates),
         form=lambda ring, data: PrimaryForm(data, candidates=ring.candidates, case=ring.obj),
     ),
     "dismiss": Action(
-        codename="dismiss", title="Dismiss", button="Dismiss this report", danger=False,
+        codename="dismiss",
+        title="Dismiss",
+        button="Dismiss this report",
+        danger=False,
         consequences=lambda r: ["close the report as not upheld (it lowers the reporter's track record)."],
-        perform=_dismiss, form=lambda r, data: ReportDismissForm(data), available=_open_only,
+        perform=_dismiss,
+        form=lambda r, data: ReportDismissForm(data),
+        available=_open_only,
     ),
-    **queue_actions("report", "it counts for no track record, and the case is judged on the other report.",
-                    _open_only),
+    **queue_actions("report", "it counts for no track record, and the case is judged on the other report.", _open_only),
 }
 
 

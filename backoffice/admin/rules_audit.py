@@ -13,6 +13,7 @@ entry says "changed" instead.
 ``audit_admins`` wraps the admins other apps registered (their own classes stay theirs: the wrapper is a subclass
 made here), so those apps import nothing of moderation and the layers stay one way.
 """
+
 from __future__ import annotations
 
 import re
@@ -62,18 +63,32 @@ def changes(before: dict[str, Any] | None, after: dict[str, Any] | None) -> dict
     return out
 
 
-def record(*, request: HttpRequest, obj: models.Model, operation: str, before: dict[str, Any] | None,
-           after: dict[str, Any] | None) -> AuditEntry | None:
+def record(
+    *,
+    request: HttpRequest,
+    obj: models.Model,
+    operation: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> AuditEntry | None:
     """One ``admin_edit`` entry for one row, or None when nothing changed."""
     diff = changes(before, after)
     if not diff and operation == "change":
         return None
-    details = {"model": obj._meta.label_lower, "object": _value(obj.pk), "object_repr": str(obj)[:200],
-               "operation": operation, "changes": diff}
+    details = {
+        "model": obj._meta.label_lower,
+        "object": _value(obj.pk),
+        "object_repr": str(obj)[:200],
+        "operation": operation,
+        "changes": diff,
+    }
     user = request.user
-    return AuditEntry.objects.create(moderator=user if user.is_authenticated else None,
-                                     moderator_name=moderator_name(user), action=AuditEntry.Action.ADMIN_EDIT,
-                                     details=details)
+    return AuditEntry.objects.create(
+        moderator=user if user.is_authenticated else None,
+        moderator_name=moderator_name(user),
+        action=AuditEntry.Action.ADMIN_EDIT,
+        details=details,
+    )
 
 
 class RulesAudit:
@@ -85,8 +100,13 @@ class RulesAudit:
         before = snapshot(fresh) if fresh is not None else None
         super().save_model(request, obj, form, change)  # type: ignore[misc]
         saved = model._default_manager.filter(pk=obj.pk).first() if obj.pk is not None else None
-        record(request=request, obj=saved or obj, operation="change" if change else "add", before=before,
-               after=snapshot(saved) if saved is not None else None)
+        record(
+            request=request,
+            obj=saved or obj,
+            operation="change" if change else "add",
+            before=before,
+            after=snapshot(saved) if saved is not None else None,
+        )
 
     def delete_model(self, request: HttpRequest, obj: models.Model) -> None:
         before = snapshot(obj)
@@ -113,8 +133,13 @@ class RulesAudit:
             after = {obj.pk: obj for obj in model._default_manager.filter(pk__in=list(before))}
             for pk, (old_obj, old) in before.items():
                 obj = after.get(pk)
-                record(request=request, obj=obj or old_obj, operation="change" if obj is not None else "delete",
-                       before=old, after=snapshot(obj) if obj is not None else None)
+                record(
+                    request=request,
+                    obj=obj or old_obj,
+                    operation="change" if obj is not None else "delete",
+                    before=old,
+                    after=snapshot(obj) if obj is not None else None,
+                )
         return response
 
 

@@ -6,6 +6,7 @@ rollover command and the corrections a void causes.
 Whoever may read a player's case file may read the seasons (``arena.view_player``): moderators hold it already, so
 the seasons need no permission of their own in the Moderators group.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,15 +49,23 @@ class SeasonAdmin(PanelAdmin):
         else:
             page = selectors.standings_archived(season=obj, offset=0, limit=PAGE_ROWS, around=None)
             corrections = selectors.corrections_of(season=obj)
-        return {"total": page.total, "rows": page.rows, "leagues": page.leagues, "corrections": corrections,
-                "closed": obj.closed_at is not None, "shown": len(page.rows)}
+        return {
+            "total": page.total,
+            "rows": page.rows,
+            "leagues": page.leagues,
+            "corrections": corrections,
+            "closed": obj.closed_at is not None,
+            "shown": len(page.rows),
+        }
 
 
 def player_seasons(*, player: Player) -> list[dict[str, Any]]:
     """Each title's open season of the player as ``GET /api/v1/players/{player}/seasons/{game}/`` gives it: league,
     points, rank, each game's points and why, and the corrections of closed seasons."""
-    return [selectors.player_season(title=title, player=player.handle)
-            for title in selectors.player_season_titles(player_id=player.pk)]
+    return [
+        selectors.player_season(title=title, player=player.handle)
+        for title in selectors.player_season_titles(player_id=player.pk)
+    ]
 
 
 def void_season_corrections(*, game_ids: list[int]) -> list[dict[str, Any]]:

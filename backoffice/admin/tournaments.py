@@ -1,6 +1,7 @@
 """The Tournament page (docs/tournaments.md#cancelling): moderators read a tournament (its players, rounds,
 standings and voids) and can cancel it, through ``tournaments.services.tournament_cancel``, which keeps who and
 why on the tournament."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,10 +31,17 @@ def _cancel(request: HttpRequest, tournament: Tournament, form: Any) -> str:
 
 
 CANCEL = Action(
-    codename=CANCEL_CODENAME, title="Cancel tournament", button="Cancel tournament",
-    consequences=lambda t: ["The tournament stops where it is: no further round is paired, no result is taken.",
-                            "Your name and the reason are kept on the tournament."],
-    perform=_cancel, form=lambda obj, data: RequiredNoteForm(data), available=_over)
+    codename=CANCEL_CODENAME,
+    title="Cancel tournament",
+    button="Cancel tournament",
+    consequences=lambda t: [
+        "The tournament stops where it is: no further round is paired, no result is taken.",
+        "Your name and the reason are kept on the tournament.",
+    ],
+    perform=_cancel,
+    form=lambda obj, data: RequiredNoteForm(data),
+    available=_over,
+)
 
 
 @admin.register(Tournament)
@@ -41,8 +49,22 @@ class TournamentAdmin(PanelAdmin):
     list_display = ("name", "title", "status", "round", "rounds", "starts_at", "server")
     list_filter = ("status", "title")
     search_fields = ("name",)
-    fields = ("name", "title", "server", "status", "round", "rounds", "table_size", "starts_at", "started_at",
-              "finished_at", "cancelled_by", "cancel_reason", "standings", "void_changes")
+    fields = (
+        "name",
+        "title",
+        "server",
+        "status",
+        "round",
+        "rounds",
+        "table_size",
+        "starts_at",
+        "started_at",
+        "finished_at",
+        "cancelled_by",
+        "cancel_reason",
+        "standings",
+        "void_changes",
+    )
     panel_actions = {"cancel": CANCEL}
     change_form_template = "admin/backoffice/tournament_change_form.html"
 
@@ -54,14 +76,25 @@ class TournamentAdmin(PanelAdmin):
         lines = tournament_present(obj)["standings"]
         if not lines:
             return "-"
-        return format_html_join("", "<div>{}. {}: {} points, Buchholz {}</div>",
-                                ((s["rank"], s["player"], s["points"], s["buchholz"]) for s in lines))
+        return format_html_join(
+            "",
+            "<div>{}. {}: {} points, Buchholz {}</div>",
+            ((s["rank"], s["player"], s["points"], s["buchholz"]) for s in lines),
+        )
 
     @admin.display(description="Voids")
     def void_changes(self, obj: Tournament) -> str:
         if not obj.voids:
             return "-"
-        return format_html_join("", "<div>game {}: {} out; {}</div>", (
-            (v["game"], ", ".join(v["players"]) or "nobody",
-             "; ".join(f"{c['player']} {c['before']} → {c['after']}" for c in v["changes"]) or "no change")
-            for v in obj.voids))
+        return format_html_join(
+            "",
+            "<div>game {}: {} out; {}</div>",
+            (
+                (
+                    v["game"],
+                    ", ".join(v["players"]) or "nobody",
+                    "; ".join(f"{c['player']} {c['before']} → {c['after']}" for c in v["changes"]) or "no change",
+                )
+                for v in obj.voids
+            ),
+        )

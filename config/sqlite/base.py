@@ -4,6 +4,7 @@ Settings never create directories when imported (docs/security.md): a process th
 worker on PostgreSQL, ``check --deploy``) leaves the disk as it found it, and the embedded mode still needs no
 set-up step.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

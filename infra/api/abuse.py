@@ -11,6 +11,7 @@
 Both count in the cache under a keyed hash of the client's network (``hash_client_network``), never an address,
 and fail open while Redis is unreachable, like the other throttles.
 """
+
 from __future__ import annotations
 
 import time
@@ -61,8 +62,12 @@ class FailedAuthMiddleware:
         try:
             if "HTTP_AUTHORIZATION" in request.META and (cache.get(key) or 0) >= limit:
                 wait = max(int((slot + 1) * window - now), 1)
-                body = {"error": {"code": "throttled", "message": "Too many failed authentications from this "
-                                  f"network; try again in {wait} s."}}
+                body = {
+                    "error": {
+                        "code": "throttled",
+                        "message": f"Too many failed authentications from this network; try again in {wait} s.",
+                    }
+                }
                 return JsonResponse(body, status=429, headers={"Retry-After": str(wait)})
         except (RedisError, OSError):
             return self.get_response(request)

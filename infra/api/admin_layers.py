@@ -13,6 +13,7 @@ sessions, auth, messages) still find them. Nothing the security work proved loos
 in the same order, and an API request never had a session to steal or a form to forge (DRF's views are exempt
 from CSRF and authenticate by key).
 """
+
 from __future__ import annotations
 
 from django.contrib.auth.middleware import AuthenticationMiddleware as _Authentication

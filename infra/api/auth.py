@@ -4,6 +4,7 @@ The platform checks the header and the scope; who holds keys is the core's to sa
 ``key_owner_register`` with the owner's class, its scopes and the function that finds an owner by key
 (``arena.servers.game_server_get_by_key``), so this module imports no domain app.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -89,9 +90,12 @@ class HasScope(permissions.BasePermission):
         if scope not in _registered().scopes:
             raise Forbidden("missing_scope", "This endpoint is open to no key (it names no scope).")
         if scope not in server.scope_set:
-            raise Forbidden("missing_scope",
-                            f"This API key lacks the scope {scope!r}, which this endpoint needs; a superuser grants "
-                            "scopes in the admin (Game servers).", {"scope": scope})
+            raise Forbidden(
+                "missing_scope",
+                f"This API key lacks the scope {scope!r}, which this endpoint needs; a superuser grants "
+                "scopes in the admin (Game servers).",
+                {"scope": scope},
+            )
         return True
 
 
@@ -102,5 +106,9 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
     name = "ApiKey"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {"type": "apiKey", "in": "header", "name": "Authorization",
-                "description": f"`{KEYWORD} <key>`, the key printed once by `manage.py create_game_server NAME`."}
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": f"`{KEYWORD} <key>`, the key printed once by `manage.py create_game_server NAME`.",
+        }

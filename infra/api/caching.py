@@ -8,6 +8,7 @@ one request. Only 200 answers are marked cacheable; errors and throttled answers
 
 Key-authenticated endpoints never use this: what a game server reads is its own and changes with its writes.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,11 @@ class PublicCache:
             return response
         response.render()
         etag = f'"{hashlib.blake2b(response.content, digest_size=16).hexdigest()}"'
-        control = {"public": True, "max_age": self.cache_max_age,
-                   "stale_while_revalidate": self.cache_stale_while_revalidate}
+        control = {
+            "public": True,
+            "max_age": self.cache_max_age,
+            "stale_while_revalidate": self.cache_stale_while_revalidate,
+        }
         wanted = request.headers.get("If-None-Match")
         # If-None-Match compares weakly (RFC 9110 13.1.2): W/"x" names the same body as "x".
         if wanted and (etag in {tag.removeprefix("W/") for tag in parse_etags(wanted)} or wanted.strip() == "*"):

@@ -11,6 +11,7 @@ domain registers (``contract_register``; the core's are in ``arena/api/contract.
 - patterns and bounds of path and query parameters, ``Retry-After`` headers, and **OpenAPI links** that chain the
   calls.
 """
+
 from __future__ import annotations
 
 import copy
@@ -26,8 +27,11 @@ KEY = {401: ("missing_api_key", "invalid_api_key"), 403: ("missing_scope",)}
 # Refused on every path before any view (infra/http_guard.py, issue 25 §2): a NUL byte in the query string, more
 # than 1,000 query parameters.
 ANY = {400: ("invalid_query", "too_many_parameters"), 406: ("not_acceptable",)}
-BODY = {400: ("invalid_input", "malformed_json", "body_too_complex", "duplicate_key"), 413: ("body_too_large",),
-        415: ("unsupported_media_type",)}
+BODY = {
+    400: ("invalid_input", "malformed_json", "body_too_complex", "duplicate_key"),
+    413: ("body_too_large",),
+    415: ("unsupported_media_type",),
+}
 # Writes are throttled per key (API_WRITE_THROTTLE_RATE, infra/api/throttles.py).
 WRITE = {429: ("throttled",), 503: ("busy",)}
 PUBLIC = {429: ("throttled",)}
@@ -66,16 +70,34 @@ def contract_register(contract: Contract) -> None:
         _contracts.append(contract)
 
 
-_RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before sending the same request again.",
-                                "schema": {"type": "integer", "minimum": 0}}}
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before sending the same request again.",
+        "schema": {"type": "integer", "minimum": 0},
+    }
+}
 
 
 def error_schema(codes: tuple[str, ...]) -> dict[str, Any]:
-    return {"type": "object", "required": ["error"], "properties": {"error": {
-        "type": "object", "required": ["code", "message"],
-        "properties": {"code": {"type": "string", "enum": list(codes)}, "message": {"type": "string"},
-                       "fields": {"type": "object", "additionalProperties": {"type": "string"},
-                                  "description": "The values at fault, by JSON path."}}}}}
+    return {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": {"type": "string", "enum": list(codes)},
+                    "message": {"type": "string"},
+                    "fields": {
+                        "type": "object",
+                        "additionalProperties": {"type": "string"},
+                        "description": "The values at fault, by JSON path.",
+                    },
+                },
+            }
+        },
+    }
 
 
 def _operations(result: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:

@@ -4,6 +4,7 @@ A cursor is opaque to the client: the last row's time and key, base64url without
 (time, key), so a row written meanwhile with an earlier time never shifts a page, and a time shared by several
 rows is broken by the key. A cursor this list did not give is 400 ``invalid_input`` on the ``cursor`` field.
 """
+
 from __future__ import annotations
 
 import base64
@@ -27,8 +28,11 @@ def cursor_make(moment: datetime, key: object) -> str:
 
 def cursor_invalid() -> InvalidInput:
     """The refusal of a cursor this list did not give (a list paged by key alone raises it too)."""
-    return InvalidInput("invalid_input", "The cursor is not one this list gave.",
-                        {"cursor": "Pass the previous page's `next` as it was."})
+    return InvalidInput(
+        "invalid_input",
+        "The cursor is not one this list gave.",
+        {"cursor": "Pass the previous page's `next` as it was."},
+    )
 
 
 def cursor_read(cursor: str, key: Callable[[str], Any]) -> tuple[datetime, Any]:
@@ -51,8 +55,9 @@ def integer_key(text: str) -> int:
     return int(text)
 
 
-def keyset_page(rows: QuerySet[M], *, time_field: str, cursor: str | None, limit: int, newest_first: bool,
-                key: Callable[[str], Any]) -> tuple[list[M], str | None]:
+def keyset_page(
+    rows: QuerySet[M], *, time_field: str, cursor: str | None, limit: int, newest_first: bool, key: Callable[[str], Any]
+) -> tuple[list[M], str | None]:
     """One page of ``rows`` by (``time_field``, pk), oldest or newest first, after ``cursor``; and the next
     cursor (None at the end). One query: a row more than the page says whether another page follows."""
     after = "lt" if newest_first else "gt"
@@ -60,7 +65,7 @@ def keyset_page(rows: QuerySet[M], *, time_field: str, cursor: str | None, limit
         moment, last = cursor_read(cursor, key)
         rows = rows.filter(Q(**{f"{time_field}__{after}": moment}) | Q(**{time_field: moment, f"pk__{after}": last}))
     sign = "-" if newest_first else ""
-    page = list(rows.order_by(f"{sign}{time_field}", f"{sign}pk")[:limit + 1])
+    page = list(rows.order_by(f"{sign}{time_field}", f"{sign}pk")[: limit + 1])
     more = len(page) > limit
     page = page[:limit]
     return page, (cursor_make(getattr(page[-1], time_field), page[-1].pk) if more else None)

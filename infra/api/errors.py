@@ -4,6 +4,7 @@ The platform knows its own refusals (``infra.errors.ArenaError`` and DRF's); a d
 rule broken, a title that is no game) reach this shape through ``refusal_register``, which the domain calls once
 at startup (``arena/api/refusals.py``, from ``ArenaConfig.ready``), so this module imports no domain app.
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,8 +51,10 @@ BUSY_RETRY_AFTER_SECONDS = 1
 # was written, and the request will work once it is back, in a few seconds for a restart.
 UNAVAILABLE = "unavailable"
 UNAVAILABLE_RETRY_AFTER_SECONDS = 5
-UNAVAILABLE_MESSAGE = ("The database is not answering (down or restarting) and nothing was recorded; send the same "
-                       f"request again in {UNAVAILABLE_RETRY_AFTER_SECONDS} s (resends are idempotent).")
+UNAVAILABLE_MESSAGE = (
+    "The database is not answering (down or restarting) and nothing was recorded; send the same "
+    f"request again in {UNAVAILABLE_RETRY_AFTER_SECONDS} s (resends are idempotent)."
+)
 
 log = logging.getLogger(__name__)
 
@@ -150,18 +153,23 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
     detail = MISSING_API_KEY_MESSAGE if code == "missing_api_key" else getattr(exc, "detail", str(exc))
-    response.data = error_body(code, str(detail), {exc.key: "Sent more than once."}
-                               if isinstance(exc, DuplicateKeyError) else None)
+    response.data = error_body(
+        code, str(detail), {exc.key: "Sent more than once."} if isinstance(exc, DuplicateKeyError) else None
+    )
     return response
 
 
 def busy_response(exc: DatabaseError) -> Response:
     """503 ``busy`` with ``Retry-After``: the database is contended, the request wrote nothing, send it again."""
     log.warning("answering 503 busy: transient database failure after %d attempts: %s", RETRY_ATTEMPTS, exc)
-    body = error_body(BUSY, "The database is busy with concurrent writes and nothing was recorded; send the same "
-                      f"request again in {BUSY_RETRY_AFTER_SECONDS} s (resends are idempotent).")
-    return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE,
-                    headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
+    body = error_body(
+        BUSY,
+        "The database is busy with concurrent writes and nothing was recorded; send the same "
+        f"request again in {BUSY_RETRY_AFTER_SECONDS} s (resends are idempotent).",
+    )
+    return Response(
+        body, status=status.HTTP_503_SERVICE_UNAVAILABLE, headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)}
+    )
 
 
 def _note_unavailable(exc: BaseException) -> None:
@@ -173,8 +181,11 @@ def _note_unavailable(exc: BaseException) -> None:
 def unavailable_response(exc: BaseException) -> Response:
     """503 ``unavailable`` with ``Retry-After`` (DRF views; ``unavailable_page`` answers outside DRF)."""
     _note_unavailable(exc)
-    return Response(error_body(UNAVAILABLE, UNAVAILABLE_MESSAGE), status=status.HTTP_503_SERVICE_UNAVAILABLE,
-                    headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_SECONDS)})
+    return Response(
+        error_body(UNAVAILABLE, UNAVAILABLE_MESSAGE),
+        status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER_SECONDS)},
+    )
 
 
 def unavailable_page(request: HttpRequest) -> HttpResponse:
@@ -182,12 +193,16 @@ def unavailable_page(request: HttpRequest) -> HttpResponse:
     (a moderator reads it; no template, since rendering one may itself need the database)."""
     headers = {"Retry-After": str(UNAVAILABLE_RETRY_AFTER_SECONDS)}
     if request.path.startswith("/admin/"):
-        return HttpResponse("503 Service Unavailable\n\nThe database is not answering (down or restarting). "
-                            f"Reload this page in {UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.\n",
-                            status=status.HTTP_503_SERVICE_UNAVAILABLE, content_type="text/plain; charset=utf-8",
-                            headers=headers)
-    return JsonResponse(error_body(UNAVAILABLE, UNAVAILABLE_MESSAGE), status=status.HTTP_503_SERVICE_UNAVAILABLE,
-                        headers=headers)
+        return HttpResponse(
+            "503 Service Unavailable\n\nThe database is not answering (down or restarting). "
+            f"Reload this page in {UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.\n",
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            content_type="text/plain; charset=utf-8",
+            headers=headers,
+        )
+    return JsonResponse(
+        error_body(UNAVAILABLE, UNAVAILABLE_MESSAGE), status=status.HTTP_503_SERVICE_UNAVAILABLE, headers=headers
+    )
 
 
 class DatabaseUnavailableMiddleware:

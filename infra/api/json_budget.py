@@ -16,6 +16,7 @@ Worked example (docs/security.md, "Limits at the API door"): ``{"a": [1, 2, {"b"
 ``{"": [1, 2, {"": ""}]}``: 2 commas, 3 containers, so 1 + 2 + 3 = 6, and the values are indeed six (the outer
 object, the list, 1, 2, the inner object, "x,y"). ``[[],[],[]]`` has 4 values; its bound is 1 + 2 + 4 = 7.
 """
+
 from __future__ import annotations
 
 import re

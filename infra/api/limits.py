@@ -13,6 +13,7 @@ DRF parses a body only when ``CONTENT_LENGTH`` is not zero, so the middleware se
 length the client declared) and marks the request with ``CHUNKED_MARK``; the parser reads the mark, not the
 number.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

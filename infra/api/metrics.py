@@ -3,6 +3,7 @@
 Not public: the figures tell how busy the site is and where it hurts. Without ``METRICS_TOKEN`` set, or with any
 other token, the answer is a plain 404, the same as for a path that does not exist, so a scanner learns nothing.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -39,9 +40,13 @@ class RequestMetrics(Metrics):
     def register(self) -> None:
         super().register()
         self.requests_latency_by_view_status = self.register_metric(
-            Histogram, "django_http_requests_latency_seconds_by_view_status",
-            "Histogram of request processing time labelled by view and status.", ["view", "status"],
-            buckets=PROMETHEUS_LATENCY_BUCKETS, namespace=NAMESPACE)
+            Histogram,
+            "django_http_requests_latency_seconds_by_view_status",
+            "Histogram of request processing time labelled by view and status.",
+            ["view", "status"],
+            buckets=PROMETHEUS_LATENCY_BUCKETS,
+            namespace=NAMESPACE,
+        )
 
 
 class RequestMetricsBefore(PrometheusBeforeMiddleware):
@@ -60,5 +65,6 @@ class RequestMetricsAfter(PrometheusAfterMiddleware):
         started = getattr(request, "prometheus_after_middleware_event", None)
         if started is not None:
             self.metrics.requests_latency_by_view_status.labels(
-                view=self._get_view_name(request), status=str(response.status_code)).observe(TimeSince(started))
+                view=self._get_view_name(request), status=str(response.status_code)
+            ).observe(TimeSince(started))
         return response

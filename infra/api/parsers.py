@@ -12,6 +12,7 @@ would expand to, the number of JSON values (``API_MAX_JSON_VALUES``, a batch's `
 and the nesting (``API_MAX_JSON_DEPTH``): 400 ``body_too_complex`` beyond. A key sent twice in one object is
 400 ``duplicate_key`` naming it (issue 25 §2).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -96,8 +97,11 @@ class JSONParser(parsers.JSONParser):
         # Python's decoder recurses once per nesting level and raises RecursionError (not ValueError, which DRF
         # turns into a 400) a few thousand levels down: a body of 5,000 "[" must be malformed_json, not a 500.
         try:
-            return json.loads(raw.decode(encoding), parse_constant=json.strict_constant if self.strict else None,
-                              object_pairs_hook=unique_pairs)
+            return json.loads(
+                raw.decode(encoding),
+                parse_constant=json.strict_constant if self.strict else None,
+                object_pairs_hook=unique_pairs,
+            )
         except DuplicateKey as duplicate:
             raise DuplicateKeyError(duplicate.key) from None
         except RecursionError:

@@ -8,6 +8,7 @@ The throttles (``infra/api/throttles.py``) note what they counted on the request
 writes the headers on the way out. An answer no throttle counted (a key's reads, the health checks) carries none:
 no limit applied to it.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,10 @@ def note(request: Any, counted: Counted) -> None:
 
 
 def headers(counted: Counted) -> dict[str, str]:
-    return {"RateLimit-Policy": f'"{counted.policy}";q={counted.quota};w={counted.window}',
-            "RateLimit": f'"{counted.policy}";r={counted.remaining};t={max(0, math.ceil(counted.reset))}'}
+    return {
+        "RateLimit-Policy": f'"{counted.policy}";q={counted.quota};w={counted.window}',
+        "RateLimit": f'"{counted.policy}";r={counted.remaining};t={max(0, math.ceil(counted.reset))}',
+    }
 
 
 class RateLimitHeadersMiddleware:

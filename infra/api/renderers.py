@@ -7,6 +7,7 @@ subclasses (a serializer's ``ReturnDict``) and ``str`` subclasses (``ErrorDetail
 and whatever orjson does not write natively the way DRF does (datetimes, with their ``Z``; decimals; lazy
 translations) handed to DRF's own encoder. A client asking for ``indent`` gets DRF's renderer, unchanged.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,8 +21,9 @@ _fallback = JSONEncoder().default
 
 
 class OrjsonRenderer(JSONRenderer):
-    def render(self, data: Any, accepted_media_type: str | None = None,
-               renderer_context: dict[str, Any] | None = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: dict[str, Any] | None = None
+    ) -> bytes:
         if data is None:
             return b""
         if self.get_indent(accepted_media_type or "", renderer_context or {}):

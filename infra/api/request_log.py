@@ -5,6 +5,7 @@ new one; echoed in the response's ``X-Request-ID``), the game server's name, the
 path), the status and the duration, and for a recording the game ids (bound by the view). Never the body, the key
 or the address: django-structlog's IP logging is off (settings) and nothing here reads them.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """Throttles: the public reads (player pages, rating history, leaderboards) per client network, and every
 key-authenticated write per key (docs/security.md, the limits). Both are fixed windows, one Redis round trip
 (INCR and EXPIRE NX in one pipeline) per request."""
+
 from __future__ import annotations
 
 import time
@@ -95,8 +96,9 @@ class PublicThrottle(BaseThrottle):
             # Redis unreachable: a limit guards against floods and is not a record of anything, so it fails open;
             # failing closed would turn a Redis outage into an outage of every write (docs/security.md, limits).
             return True
-        ratelimit.note(request, ratelimit.Counted(self.scope, limit, window, max(0, limit - count),
-                                                  (slot + 1) * window - now))  # the RateLimit headers
+        ratelimit.note(
+            request, ratelimit.Counted(self.scope, limit, window, max(0, limit - count), (slot + 1) * window - now)
+        )  # the RateLimit headers
         if count <= limit:
             return True
         self.wait_seconds = (slot + 1) * window - now

@@ -1,4 +1,5 @@
 """Matchmaking endpoints (docs/api.md, Matchmaking and Players preferences), mounted under /api/v1/."""
+
 from django.urls import path
 
 from matchmaking.api.callbacks import (

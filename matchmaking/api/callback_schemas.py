@@ -1,5 +1,6 @@
 """Serializers that document the callback, deliveries and event bodies for the OpenAPI schema (docs/api.md,
 "Callbacks and events"); parsing is the views' and the services'. Every component has its own name."""
+
 from rest_framework import serializers
 
 from matchmaking import events
@@ -22,8 +23,12 @@ class CallbackOut(serializers.Serializer):
 
 class RotateSecretIn(serializers.Serializer):
     previous_secret_expires_in = serializers.IntegerField(
-        required=False, min_value=0, max_value=7 * 24 * 3600, default=24 * 3600,
-        help_text="Seconds the old secret keeps signing beside the new one (0: stops now).")
+        required=False,
+        min_value=0,
+        max_value=7 * 24 * 3600,
+        default=24 * 3600,
+        help_text="Seconds the old secret keeps signing beside the new one (0: stops now).",
+    )
 
 
 class AttemptOut(serializers.Serializer):
@@ -69,8 +74,9 @@ class TicketClosedTicket(serializers.Serializer):
     request_id = serializers.CharField(allow_null=True)
     created_at = serializers.DateTimeField()
     closed_at = serializers.DateTimeField()
-    reason = serializers.ChoiceField(choices=["deleted", "player_banned"], required=False,
-                                     help_text="ticket.cancelled: by your DELETE or a ban.")
+    reason = serializers.ChoiceField(
+        choices=["deleted", "player_banned"], required=False, help_text="ticket.cancelled: by your DELETE or a ban."
+    )
 
 
 class TicketClosedData(serializers.Serializer):
@@ -78,7 +84,7 @@ class TicketClosedData(serializers.Serializer):
 
 
 class PingData(serializers.Serializer):
-    callback = serializers.DictField(help_text="{\"url\"}: where this ping was sent.")
+    callback = serializers.DictField(help_text='{"url"}: where this ping was sent.')
 
 
 def envelope_serializer(name: str, event_type: str, data: serializers.Field) -> type[serializers.Serializer]:
@@ -97,11 +103,12 @@ _ANY = serializers.DictField
 ENVELOPES = {
     events.TABLE_FORMED: envelope_serializer("TableFormedEvent", events.TABLE_FORMED, TableFormedData()),
     events.TICKET_EXPIRED: envelope_serializer("TicketExpiredEvent", events.TICKET_EXPIRED, TicketClosedData()),
-    events.TICKET_CANCELLED: envelope_serializer("TicketCancelledEvent", events.TICKET_CANCELLED,
-                                                 TicketClosedData()),
-    events.PLAYER_WARNED: envelope_serializer("PlayerWarnedEvent", events.PLAYER_WARNED, _ANY(
-        help_text="The warning, as the moderation docs describe it.")),
-    events.TOURNAMENT_TABLE_FORMED: envelope_serializer("TournamentTableFormedEvent", events.TOURNAMENT_TABLE_FORMED,
-                                                        _ANY(help_text="The tournament's table.")),
+    events.TICKET_CANCELLED: envelope_serializer("TicketCancelledEvent", events.TICKET_CANCELLED, TicketClosedData()),
+    events.PLAYER_WARNED: envelope_serializer(
+        "PlayerWarnedEvent", events.PLAYER_WARNED, _ANY(help_text="The warning, as the moderation docs describe it.")
+    ),
+    events.TOURNAMENT_TABLE_FORMED: envelope_serializer(
+        "TournamentTableFormedEvent", events.TOURNAMENT_TABLE_FORMED, _ANY(help_text="The tournament's table.")
+    ),
     events.PING: envelope_serializer("PingEvent", events.PING, PingData()),
 }

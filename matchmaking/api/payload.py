@@ -3,6 +3,7 @@
 The game's own rules (limits, variant, party size) are the service's to check; this only makes sure the values
 have the right types and hashes the IPs at once, so no raw address travels further (docs/moderation.md).
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,19 @@ from infra.hashing import fingerprint, hash_ip
 from matchmaking.preferences import blocked_list_check
 from matchmaking.services import PARTY_MAX, SeatInput, TicketInput
 
-TOP_LEVEL = {"player", "ip", "game", "variant", "rated", "min_players", "max_players", "party", "request_id",
-             "min_reputation", "avoid_provisional"}
+TOP_LEVEL = {
+    "player",
+    "ip",
+    "game",
+    "variant",
+    "rated",
+    "min_players",
+    "max_players",
+    "party",
+    "request_id",
+    "min_reputation",
+    "avoid_provisional",
+}
 _MIN_REPUTATION = "Must be a number from 0 to 100 (a percentage), or null for any."
 
 
@@ -29,6 +41,8 @@ def _min_reputation(raw: Any, path: str, errors: dict[str, str]) -> float | None
         errors[path] = _MIN_REPUTATION
         return None
     return float(raw)
+
+
 # Far above any game's table: the service compares with the game's own limits, this keeps types sane.
 MAX_COUNT = 64
 
@@ -96,7 +110,7 @@ def parse_ticket(body: Any) -> TicketInput:
     # A list longer than PARTY_MAX is the service's party_too_large (docs/api.md), with the game's own limit;
     # only a list beyond any table (MAX_COUNT) is refused here.
     if not isinstance(raw_party, list) or len(raw_party) > MAX_COUNT:
-        errors["party"] = f"Must be a list of at most {PARTY_MAX} friends, each {{\"player\", \"ip\"}}."
+        errors["party"] = f'Must be a list of at most {PARTY_MAX} friends, each {{"player", "ip"}}.'
     else:
         for index, raw in enumerate(raw_party):
             seat = _seat(raw, f"party.{index}", errors)
@@ -116,9 +130,16 @@ def parse_ticket(body: Any) -> TicketInput:
         raise InvalidInput("invalid_input", "The body cannot be read as sent.", {"body": "Unreadable."}) from None
     # The API's "game" is the code's title (docs/architecture.md#names): translated here, once.
     return TicketInput(
-        player=owner, title=game, variant=variant, rated=rated, min_players=counts["min_players"],
-        max_players=counts["max_players"], party=tuple(party), request_id=request_id,
-        fingerprint=fingerprint(canonical), avoid_provisional=avoid is True,
+        player=owner,
+        title=game,
+        variant=variant,
+        rated=rated,
+        min_players=counts["min_players"],
+        max_players=counts["max_players"],
+        party=tuple(party),
+        request_id=request_id,
+        fingerprint=fingerprint(canonical),
+        avoid_provisional=avoid is True,
     )
 
 

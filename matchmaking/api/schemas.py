@@ -2,6 +2,7 @@
 
 Every component has its own name (drf-spectacular merges same-named serializers).
 """
+
 from rest_framework import serializers
 
 from arena.api.schemas import SameIpWarning
@@ -11,8 +12,13 @@ from arena.models import PLAYER_ID_PATTERN
 class PartyMemberIn(serializers.Serializer):
     player = serializers.RegexField(rf"^{PLAYER_ID_PATTERN}\Z")
     ip = serializers.IPAddressField(help_text="Stored only as a keyed hash.")
-    min_reputation = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=100,
-                                            help_text="The least reputation (%) this friend accepts at the table.")
+    min_reputation = serializers.FloatField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=100,
+        help_text="The least reputation (%) this friend accepts at the table.",
+    )
 
 
 class TicketIn(serializers.Serializer):
@@ -24,14 +30,22 @@ class TicketIn(serializers.Serializer):
     min_players = serializers.IntegerField(required=False, help_text="Smallest table accepted (game's by default).")
     max_players = serializers.IntegerField(required=False, help_text="Largest table accepted (game's by default).")
     party = PartyMemberIn(many=True, required=False, help_text="Up to 3 friends seated together or not at all.")
-    request_id = serializers.CharField(required=False, max_length=64,
-                                       help_text="Your own id: sending it again returns the same ticket (200).")
-    min_reputation = serializers.FloatField(required=False, allow_null=True, min_value=0, max_value=100,
-                                            help_text="Never seat a player whose reputation (%) is below this; a "
-                                                      "party's minimum is the strictest of its players'.")
-    avoid_provisional = serializers.BooleanField(required=False, default=False,
-                                                 help_text="Never seat a player whose rating in this game is "
-                                                           "provisional (docs/ratings.md).")
+    request_id = serializers.CharField(
+        required=False, max_length=64, help_text="Your own id: sending it again returns the same ticket (200)."
+    )
+    min_reputation = serializers.FloatField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=100,
+        help_text="Never seat a player whose reputation (%) is below this; a "
+        "party's minimum is the strictest of its players'.",
+    )
+    avoid_provisional = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Never seat a player whose rating in this game is provisional (docs/ratings.md).",
+    )
 
 
 class StakeOut(serializers.Serializer):
@@ -43,8 +57,9 @@ class StakeOut(serializers.Serializer):
     if_last = serializers.FloatField(required=False, help_text="Change if this seat places last alone.")
     at_threshold = serializers.FloatField(required=False, help_text="Hanabi: change at the threshold score.")
     at_perfect = serializers.FloatField(required=False, help_text="Hanabi: change at a perfect score.")
-    provisional = serializers.BooleanField(help_text="docs/ratings.md, \"How settled is a rating\", from the games "
-                                                     "at formation.")
+    provisional = serializers.BooleanField(
+        help_text='docs/ratings.md, "How settled is a rating", from the games at formation.'
+    )
     band = serializers.FloatField(help_text="± points, one standard deviation, as of the seat's last game.")
     games_to_settle = serializers.IntegerField(help_text="Rated games until not provisional.")
 
@@ -65,8 +80,10 @@ class TicketWaitOut(serializers.Serializer):
     elo_tolerance = serializers.FloatField(help_text="The Elo gap it accepts now: 150 + 10 per second, up to 800.")
     pool_waiting = serializers.IntegerField(help_text="Tickets waiting in its pool, this one included.")
     expires_in = serializers.FloatField(help_text="Seconds until it expires (10 minutes of waiting).")
-    min_reputation = serializers.DictField(required=False, help_text="With a minimum: {minimum, excludes, holding}: "
-                                                                     "how many waiting tickets it keeps away.")
+    min_reputation = serializers.DictField(
+        required=False,
+        help_text="With a minimum: {minimum, excludes, holding}: how many waiting tickets it keeps away.",
+    )
 
 
 class RecordedGameLinkOut(serializers.Serializer):
@@ -90,12 +107,17 @@ class TicketOut(serializers.Serializer):
     avoid_provisional = serializers.BooleanField()
     waiting = TicketWaitOut(required=False, help_text="Only while waiting.")
     table = MatchTableOut(required=False, help_text="Only when matched.")
-    recorded_game = RecordedGameLinkOut(required=False, allow_null=True,
-                                        help_text="Only when matched: the game you recorded under the table's id "
-                                                  "(table_id = table.id), once there is one; null until then.")
-    reason = serializers.ChoiceField(choices=["deleted", "player_banned", "server_revoked"], required=False,
-                                     help_text="Only when cancelled: by the server's DELETE, a ban, or the "
-                                               "server's key revoked.")
+    recorded_game = RecordedGameLinkOut(
+        required=False,
+        allow_null=True,
+        help_text="Only when matched: the game you recorded under the table's id "
+        "(table_id = table.id), once there is one; null until then.",
+    )
+    reason = serializers.ChoiceField(
+        choices=["deleted", "player_banned", "server_revoked"],
+        required=False,
+        help_text="Only when cancelled: by the server's DELETE, a ban, or the server's key revoked.",
+    )
 
 
 class PreferencesIn(serializers.Serializer):

@@ -74,8 +74,10 @@ def _table(ordered: Sequence[Ticket]) -> Table:
     """A table of ``ordered`` (longest waiting first), with a warning per IP hash its players share."""
     if not any(t.party for t in ordered) and len({t.ip_hash for t in ordered}) == len(ordered):
         return Table(tuple(ordered))  # nobody shares an address: no warning
-    shared = shared_addresses((player, ip) for ticket in ordered
-                              for player, ip in ((ticket.player, ticket.ip_hash),
-                                                 *((m.player, m.ip_hash) for m in ticket.party)))
+    shared = shared_addresses(
+        (player, ip)
+        for ticket in ordered
+        for player, ip in ((ticket.player, ticket.ip_hash), *((m.player, m.ip_hash) for m in ticket.party))
+    )
     warnings = tuple(TableWarning("same_ip", players) for players in shared)
     return Table(tuple(ordered), warnings)

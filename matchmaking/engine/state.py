@@ -54,16 +54,20 @@ class PassState:
         self.handle = [u.player for u in units]
         self.ip = [u.ip_hash for u in units]
         self.blocked = [u.blocked.union(*(m.blocked for m in u.party)) if u.party else u.blocked for u in units]
-        self.refuses = [u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) if u.party
-                        else u.refuses_same_ip for u in units]
+        self.refuses = [
+            u.refuses_same_ip or any(m.refuses_same_ip for m in u.party) if u.party else u.refuses_same_ip
+            for u in units
+        ]
         # avoid_provisional (docs/matchmaking.md): a ticket that asks it is never plain, so every pair it is in goes
         # through pair_allowed, which checks it; a pool where nobody asks it pays nothing.
         self.avoids = [avoids_provisional(u) for u in units]
         self.provisional = [any_provisional(u) for u in units]
         self.provisional_rule = any(self.avoids)
         # Between two plain tickets only Elo, the handles and reputations need comparing.
-        self.plain = [not (u.party or u.blocked or u.refuses_same_ip or avoid) for u, avoid in
-                      zip(units, self.avoids, strict=True)]
+        self.plain = [
+            not (u.party or u.blocked or u.refuses_same_ip or avoid)
+            for u, avoid in zip(units, self.avoids, strict=True)
+        ]
         self._read_reputations(units)
         with_party = [i for i, p in enumerate(parties) if p]
         self.party_players = {i: frozenset(units[i].players) for i in with_party}
@@ -86,10 +90,13 @@ class PassState:
         minimum) and its strictest minimum (-inf: none). Two tickets fit when neither minimum exceeds the other's
         least reputation; with nobody asking a minimum the checks are skipped (``reputation_rule`` False)."""
         inf = math.inf
-        self.rep_low = [(inf if u.reputation is None else u.reputation) if not u.party else lowest_reputation(u)
-                        for u in units]
-        self.rep_min = [(-inf if u.min_reputation is None else u.min_reputation) if not u.party
-                        else strictest_minimum(u) for u in units]
+        self.rep_low = [
+            (inf if u.reputation is None else u.reputation) if not u.party else lowest_reputation(u) for u in units
+        ]
+        self.rep_min = [
+            (-inf if u.min_reputation is None else u.min_reputation) if not u.party else strictest_minimum(u)
+            for u in units
+        ]
         self.reputation_rule = any(m > -inf for m in self.rep_min)
 
     def _read_skills(self, units: list[Ticket], with_party: list[int]) -> None:
@@ -137,8 +144,9 @@ class PassState:
             return False
         if self.reputation_rule and (self.rep_min[a] > self.rep_low[b] or self.rep_min[b] > self.rep_low[a]):
             return False
-        if self.provisional_rule and ((self.avoids[a] and self.provisional[b]) or
-                                      (self.avoids[b] and self.provisional[a])):
+        if self.provisional_rule and (
+            (self.avoids[a] and self.provisional[b]) or (self.avoids[b] and self.provisional[a])
+        ):
             return False
         players_a, players_b = self.handles(a), self.handles(b)
         if not players_a.isdisjoint(players_b):

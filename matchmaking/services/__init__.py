@@ -3,6 +3,7 @@ the pushes of the formed tables (``pushes``); preferences are ``matchmaking/pref
 
 Every public name is importable from here, as callers did when this was one module.
 """
+
 from matchmaking.services.passes import PassResult, pool_run, pools_run_due
 from matchmaking.services.pushes import (
     deliveries_abandon,

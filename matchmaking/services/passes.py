@@ -6,6 +6,7 @@ transaction. The lock makes "a ticket is matched at most once" hold with any num
 the conditional ticket update (``status = 'waiting'``, row count checked) makes it hold even if a writer ever
 forgets the lock. Pushes are handed to the workers after the commit (``tables_push``), never inside it.
 """
+
 from __future__ import annotations
 
 import logging
@@ -24,6 +25,7 @@ from matchmaking.services.pushes import deliveries_overdue, pushes_due
 from matchmaking.sizes import pool_sizes
 
 log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class PassResult:
@@ -56,8 +58,9 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
             loaded = store.pool_load(pool=locked)
             loaded_at = time.perf_counter()
             clock = moment.timestamp()
-            tables = engine.match(loaded.tickets, clock, recommended=sizes.recommended, game_min=sizes.low,
-                                  game_max=sizes.high)
+            tables = engine.match(
+                loaded.tickets, clock, recommended=sizes.recommended, game_min=sizes.low, game_max=sizes.high
+            )
             expired = [t.id for t in engine.expired(loaded.tickets, clock)]
             matched_at = time.perf_counter()
             written = store.pass_write(pool=locked, loaded=loaded, tables=tables, expired=expired, now=moment)
@@ -69,12 +72,29 @@ def pool_run(*, pool_id: int, now: datetime | None = None, wait: bool = False) -
         for table in tables:
             for ticket in table.tickets:
                 metrics.WAIT_SECONDS.observe(max(clock - ticket.queued_at, 0.0))
-    result = PassResult(pool_id, len(loaded.tickets), len(tables), sum(len(t.tickets) for t in tables),
-                        len(expired), done - started, loaded_at - started, matched_at - loaded_at, done - matched_at)
+    result = PassResult(
+        pool_id,
+        len(loaded.tickets),
+        len(tables),
+        sum(len(t.tickets) for t in tables),
+        len(expired),
+        done - started,
+        loaded_at - started,
+        matched_at - loaded_at,
+        done - matched_at,
+    )
     if tables or expired:
-        log.info("pool %s: %d waiting, %d tables, %d expired in %.3f s (load %.3f, engine %.3f, write %.3f)",
-                 pool_id, result.waiting, result.tables, result.expired, result.seconds, result.load_seconds,
-                 result.engine_seconds, result.write_seconds)
+        log.info(
+            "pool %s: %d waiting, %d tables, %d expired in %.3f s (load %.3f, engine %.3f, write %.3f)",
+            pool_id,
+            result.waiting,
+            result.tables,
+            result.expired,
+            result.seconds,
+            result.load_seconds,
+            result.engine_seconds,
+            result.write_seconds,
+        )
     return result
 
 

@@ -1,6 +1,7 @@
 """Pushes: the formed tables' deliveries handed to the workers after the commit (``tables_push``), retried,
 taken when overdue, abandoned for a revoked server.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -30,7 +31,8 @@ def deliveries_abandon(*, server_id: int, reason: str) -> int:
     """The server's pending pushes are given up: recorded as abandoned, never sent (a worker holding one finds it
     no longer pending and leaves it)."""
     return Delivery.objects.filter(server_id=server_id, status=Delivery.Status.PENDING).update(
-        status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error=reason)
+        status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error=reason
+    )
 
 
 def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None) -> int:
@@ -39,10 +41,14 @@ def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None
     always the number of rows beside it. A revoked server's pushes are never sent again. The tasks go out after
     the commit, so a worker never reads the delivery before its reset."""
     with transaction.atomic():
-        chosen = list(Delivery.objects.filter(pk__in=delivery_ids, server__revoked_at__isnull=True)
-                      .exclude(status=Delivery.Status.DELIVERED).values_list("pk", flat=True))
-        Delivery.objects.filter(pk__in=chosen).update(status=Delivery.Status.PENDING, round_start=F("attempts"),
-                                                      next_attempt_at=now or timezone.now())
+        chosen = list(
+            Delivery.objects.filter(pk__in=delivery_ids, server__revoked_at__isnull=True)
+            .exclude(status=Delivery.Status.DELIVERED)
+            .values_list("pk", flat=True)
+        )
+        Delivery.objects.filter(pk__in=chosen).update(
+            status=Delivery.Status.PENDING, round_start=F("attempts"), next_attempt_at=now or timezone.now()
+        )
         pushes_due(chosen)
     return len(chosen)
 
@@ -55,13 +61,17 @@ def deliveries_overdue(*, now: datetime | None = None) -> list[Any]:
     """
     moment = now or timezone.now()
     due_by = moment if mode.tasks_in_process() else moment - timezone.timedelta(minutes=1)
-    due = list(Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=due_by)
-               .values_list("pk", flat=True)[:500])
+    due = list(
+        Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=due_by).values_list(
+            "pk", flat=True
+        )[:500]
+    )
     if due:
         # Taken: not again from the next second's sweep while this attempt waits in the queue (its own outcome
         # sets the next time).
         Delivery.objects.filter(pk__in=due, status=Delivery.Status.PENDING).update(
-            next_attempt_at=moment + timezone.timedelta(minutes=1))
+            next_attempt_at=moment + timezone.timedelta(minutes=1)
+        )
     return due
 
 
@@ -70,5 +80,8 @@ def delivery_claim_due(*, delivery_id: Any, now: datetime | None = None) -> bool
     minute on, so a concurrent sweep leaves it): the embedded mode's retry timer asks this before its attempt,
     so the timer and a request's sweep never both send it. False when it is not due, or no longer pending."""
     moment = now or timezone.now()
-    return bool(Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING, next_attempt_at__lte=moment)
-                .update(next_attempt_at=moment + timezone.timedelta(minutes=1)))
+    return bool(
+        Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING, next_attempt_at__lte=moment).update(
+            next_attempt_at=moment + timezone.timedelta(minutes=1)
+        )
+    )

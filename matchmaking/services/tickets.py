@@ -4,6 +4,7 @@ the cancellations a ban or a revoked server causes.
 ``ticket_open`` and ``ticket_poll`` run the pool's pass first where the mode says so
 (``ticket_pass_on_request``, ``matchmaking.services.passes.pool_run``).
 """
+
 from __future__ import annotations
 
 import json
@@ -32,6 +33,7 @@ from ratings.models import Reputation
 
 # docs/matchmaking.md: "a ticket may bring up to 3 friends".
 PARTY_MAX = 3
+
 
 @dataclass(frozen=True)
 class SeatInput:
@@ -76,8 +78,9 @@ def variant_key(variant: dict[str, Any]) -> str:
 
 
 def _pool_for(title: str, variant: dict[str, Any], rated: bool) -> Pool:
-    pool, _ = Pool.objects.get_or_create(title=title, variant_key=variant_key(variant), rated=rated,
-                                         defaults={"variant": variant})
+    pool, _ = Pool.objects.get_or_create(
+        title=title, variant_key=variant_key(variant), rated=rated, defaults={"variant": variant}
+    )
     return pool
 
 
@@ -86,12 +89,16 @@ def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
     try:
         rules = get_game(data.title)
     except UnknownGame:
-        raise InvalidInput("unknown_game", f"Arena does not match a game called {data.title!r}.",
-                           {"game": "Unknown game."}) from None
+        raise InvalidInput(
+            "unknown_game", f"Arena does not match a game called {data.title!r}.", {"game": "Unknown game."}
+        ) from None
     variant = rules.normalise_variant(data.variant)  # RuleViolation: 400 naming the option
     if data.rated and not rules.rated_variant(variant):
-        raise InvalidInput("variant_not_rated", "This variant can only be played with rated: false.",
-                           {"rated": "Must be false for this variant."})
+        raise InvalidInput(
+            "variant_not_rated",
+            "This variant can only be played with rated: false.",
+            {"rated": "Must be false for this variant."},
+        )
     sizes = pool_sizes(rules, variant)
     low = sizes.low if data.min_players is None else data.min_players
     high = sizes.high if data.max_players is None else data.max_players
@@ -107,16 +114,25 @@ def _check_request(data: TicketInput) -> tuple[Any, dict[str, Any], int, int]:
         raise InvalidInput("player_count", f"{table_name(rules, variant)} tables take {allowed} players.", fields)
     party_limit = min(PARTY_MAX, sizes.high - 1)
     if len(data.party) > party_limit:
-        raise InvalidInput("party_too_large", f"A party brings at most {party_limit} friends to {rules.name}.",
-                           {"party": f"At most {party_limit} friends."})
+        raise InvalidInput(
+            "party_too_large",
+            f"A party brings at most {party_limit} friends to {rules.name}.",
+            {"party": f"At most {party_limit} friends."},
+        )
     handles = [data.player.player] + [seat.player for seat in data.party]
     for index, seat in enumerate(data.party):
         if seat.player in handles[: index + 1]:
-            raise InvalidInput("duplicate_player", f"{seat.player} appears twice in the ticket.",
-                               {f"party.{index}.player": "Already in this ticket."})
+            raise InvalidInput(
+                "duplicate_player",
+                f"{seat.player} appears twice in the ticket.",
+                {f"party.{index}.player": "Already in this ticket."},
+            )
     if len(handles) > high:
-        raise InvalidInput("party_too_large", f"The party needs {len(handles)} seats but max_players is {high}.",
-                           {"max_players": f"Must be at least {len(handles)}, the party's size."})
+        raise InvalidInput(
+            "party_too_large",
+            f"The party needs {len(handles)} seats but max_players is {high}.",
+            {"max_players": f"Must be at least {len(handles)}, the party's size."},
+        )
     return rules, variant, low, high
 
 
@@ -139,26 +155,44 @@ def ticket_create(*, server: GameServer, data: TicketInput, now: datetime | None
             players = players_fetch_or_create([seat.player for seat in seats])
             for index, seat in enumerate(seats):
                 if players[seat.player].is_banned:
-                    raise Forbidden("player_banned", f"{seat.player} is banned and cannot queue.",
-                                    {_seat_path(index): "Banned."})
+                    raise Forbidden(
+                        "player_banned", f"{seat.player} is banned and cannot queue.", {_seat_path(index): "Banned."}
+                    )
             _refuse_cooldown(seats, players, now or timezone.now())
             _refuse_open(server, rules.title, seats, players)
             _refuse_too_many_waiting(server)
             ticket = Ticket.objects.create(
-                server=server, pool=pool, player=players[data.player.player], request_id=data.request_id,
-                fingerprint=data.fingerprint, min_players=low, max_players=high,
-                min_reputation=data.min_reputation, avoid_provisional=data.avoid_provisional,
+                server=server,
+                pool=pool,
+                player=players[data.player.player],
+                request_id=data.request_id,
+                fingerprint=data.fingerprint,
+                min_players=low,
+                max_players=high,
+                min_reputation=data.min_reputation,
+                avoid_provisional=data.avoid_provisional,
                 created_at=now or timezone.now(),
             )
-            TicketSeat.objects.bulk_create([
-                TicketSeat(ticket=ticket, player=players[seat.player], position=index, ip_hash=seat.ip_hash)
-                for index, seat in enumerate(seats)
-            ])
-            OpenSeat.objects.bulk_create([
-                OpenSeat(player=players[seat.player], title=rules.title, ticket=ticket, pool=pool, position=index,
-                         ip_hash=seat.ip_hash, server=server)
-                for index, seat in enumerate(seats)
-            ])
+            TicketSeat.objects.bulk_create(
+                [
+                    TicketSeat(ticket=ticket, player=players[seat.player], position=index, ip_hash=seat.ip_hash)
+                    for index, seat in enumerate(seats)
+                ]
+            )
+            OpenSeat.objects.bulk_create(
+                [
+                    OpenSeat(
+                        player=players[seat.player],
+                        title=rules.title,
+                        ticket=ticket,
+                        pool=pool,
+                        position=index,
+                        ip_hash=seat.ip_hash,
+                        server=server,
+                    )
+                    for index, seat in enumerate(seats)
+                ]
+            )
     except IntegrityError:
         # A concurrent request won the race: the same retry (request_id) or another ticket of one of the players.
         if data.request_id is not None and (retried := _retried(server, data)) is not None:
@@ -205,9 +239,12 @@ def _refuse_too_many_waiting(server: GameServer) -> None:
         return
     waiting = OpenSeat.objects.filter(server=server, position=0).values("pk")[:limit].count()
     if waiting >= limit:
-        raise ArenaError("too_many_tickets",
-                         f"This game server already has {limit} tickets waiting, the most it may keep; cancel some "
-                         "or wait until they are matched or expire.", status=429)
+        raise ArenaError(
+            "too_many_tickets",
+            f"This game server already has {limit} tickets waiting, the most it may keep; cancel some "
+            "or wait until they are matched or expire.",
+            status=429,
+        )
 
 
 def _seat_path(index: int) -> str:
@@ -218,16 +255,23 @@ def _refuse_cooldown(seats: Sequence[SeatInput], players: dict[str, Player], now
     """403 ``cooldown`` while any of the ticket's players sits out a quit cool-down (docs/matchmaking.md), with
     ``retry_after``: the seconds until every one of them may queue again. One query."""
     ids = {players[seat.player].pk: index for index, seat in enumerate(seats)}
-    running = dict(Reputation.objects.filter(player_id__in=ids, cooldown_until__gt=now)
-                   .values_list("player_id", "cooldown_until"))
+    running = dict(
+        Reputation.objects.filter(player_id__in=ids, cooldown_until__gt=now).values_list("player_id", "cooldown_until")
+    )
     if not running:
         return
     left = {pk: reputation.seconds_left(reputation.Cooldown(until=until), now) for pk, until in running.items()}
-    fields = {_seat_path(ids[pk]): f"In a quit cool-down for {seconds} more seconds."
-              for pk, seconds in sorted(left.items(), key=lambda item: ids[item[0]])}
+    fields = {
+        _seat_path(ids[pk]): f"In a quit cool-down for {seconds} more seconds."
+        for pk, seconds in sorted(left.items(), key=lambda item: ids[item[0]])
+    }
     first = min(running, key=ids.__getitem__)
-    raise Forbidden("cooldown", f"{seats[ids[first]].player} quit too many recent games and cannot queue for "
-                    f"{left[first]} more seconds.", fields, extra={"retry_after": max(left.values())})
+    raise Forbidden(
+        "cooldown",
+        f"{seats[ids[first]].player} quit too many recent games and cannot queue for {left[first]} more seconds.",
+        fields,
+        extra={"retry_after": max(left.values())},
+    )
 
 
 def _retried(server: GameServer, data: TicketInput) -> Ticket | None:
@@ -235,9 +279,11 @@ def _retried(server: GameServer, data: TicketInput) -> Ticket | None:
     if ticket is None:
         return None
     if ticket.fingerprint != data.fingerprint:
-        raise Conflict("request_conflict",
-                       f"request_id {data.request_id!r} was already used for a different ticket ({ticket.pk}).",
-                       {"request_id": "Already used with another body."})
+        raise Conflict(
+            "request_conflict",
+            f"request_id {data.request_id!r} was already used for a different ticket ({ticket.pk}).",
+            {"request_id": "Already used with another body."},
+        )
     return ticket
 
 
@@ -246,18 +292,25 @@ def _refuse_open(server: GameServer, title: str, seats: Sequence[SeatInput], pla
     server that owns it: another server's ticket id is that tenant's, and with it a DELETE could be tried
     (docs/security.md#game-server-keys-and-scopes)."""
     ids = {players[seat.player].pk: index for index, seat in enumerate(seats) if seat.player in players}
-    found = (OpenSeat.objects.filter(player_id__in=ids, title=title)
-             .values_list("player_id", "ticket_id", "ticket__server_id").first())
+    found = (
+        OpenSeat.objects.filter(player_id__in=ids, title=title)
+        .values_list("player_id", "ticket_id", "ticket__server_id")
+        .first()
+    )
     if found is not None:
         player_id, ticket_id, owner_id = found
         index = ids[player_id]
         if owner_id == server.pk:
-            raise Conflict("open_ticket",
-                           f"{seats[index].player} already has an open {title} ticket: {ticket_id}.",
-                           {_seat_path(index): f"Open ticket {ticket_id}.", "ticket": str(ticket_id)})
-        raise Conflict("open_ticket",
-                       f"{seats[index].player} already has an open {title} ticket, from another game server.",
-                       {_seat_path(index): "Open ticket from another game server."})
+            raise Conflict(
+                "open_ticket",
+                f"{seats[index].player} already has an open {title} ticket: {ticket_id}.",
+                {_seat_path(index): f"Open ticket {ticket_id}.", "ticket": str(ticket_id)},
+            )
+        raise Conflict(
+            "open_ticket",
+            f"{seats[index].player} already has an open {title} ticket, from another game server.",
+            {_seat_path(index): "Open ticket from another game server."},
+        )
 
 
 def ticket_cancel(*, ticket: Ticket) -> Ticket:
@@ -300,7 +353,8 @@ def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
     """Closes waiting tickets (never a matched one), frees their players to queue again; returns how many."""
     now = timezone.now()
     closed = Ticket.objects.filter(pk__in=ticket_ids, status=Ticket.Status.WAITING).update(
-        status=status, closed_at=now, cancel_reason=reason)
+        status=status, closed_at=now, cancel_reason=reason
+    )
     if closed:
         OpenSeat.objects.filter(ticket_id__in=ticket_ids).delete()
         pushes_due(events.ticket_closed_deliveries(ticket_ids=ticket_ids, now=now))  # ticket.cancelled

@@ -12,6 +12,7 @@ what they need and writes links and flags. Its cost follows the new games, not t
 
 Nothing here punishes anyone: "if there is any possible doubt, a player should be considered not guilty".
 """
+
 from __future__ import annotations
 
 from moderation.detection.base import DetectionResult

@@ -1,4 +1,5 @@
 """What every stage of a detection pass shares: the pass's tally and the chunking of long id lists."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -30,10 +31,20 @@ class DetectionResult:
 
 
 # The counters ``detection_run_all`` adds up over its passes.
-COUNTERS = ("games", "rated", "links_created", "links_updated", "pairs_evaluated", "suspect_pairs", "flags_created",
-            "flags_updated", "flags_skipped", "flags_withdrawn")
+COUNTERS = (
+    "games",
+    "rated",
+    "links_created",
+    "links_updated",
+    "pairs_evaluated",
+    "suspect_pairs",
+    "flags_created",
+    "flags_updated",
+    "flags_skipped",
+    "flags_withdrawn",
+)
 
 
 def chunks(items: Sequence[T], size: int = CHUNK) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]

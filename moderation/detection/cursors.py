@@ -6,6 +6,7 @@ newly *rated* games those above each title's rating cursor, in the order the rat
 late is looked at when it is rated, and a game that is never rated (a title whose rating is stuck) holds nobody
 back: detection of every other game goes on.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -34,8 +35,11 @@ def newly_rated(state: DetectionState, limit: int | None) -> tuple[list[int], di
         budget = None if limit is None else limit - len(rated)
         if budget is not None and budget <= 0:
             return rated, cursors, True
-        query = (Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=after)
-                 .order_by("rating_seq").values_list("pk", "rating_seq"))
+        query = (
+            Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=after)
+            .order_by("rating_seq")
+            .values_list("pk", "rating_seq")
+        )
         rows = list(query[:budget] if budget is not None else query)
         if rows:
             after = rows[-1][1]
@@ -67,8 +71,9 @@ def detection_lag() -> int:
     watermark, cursors = (state.last_game_id, state.rated_seqs) if state else (0, {})
     lag: int = Game.objects.filter(pk__gt=watermark).count()
     for title, cursor in cursors.items():
-        lag += Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=cursor,
-                                   pk__lte=watermark).count()
+        lag += Game.objects.filter(
+            title=title, status=Game.Status.RATED, rating_seq__gt=cursor, pk__lte=watermark
+        ).count()
     return lag
 
 
@@ -89,13 +94,18 @@ def detection_pending(*, now: datetime | None = None) -> list[DetectionPending]:
     watermark, cursors = (state.last_game_id, state.rated_seqs) if state else (0, {})
     counts: dict[str, int] = defaultdict(int)
     ages: dict[str, timedelta] = {}
-    for row in (Game.objects.filter(pk__gt=watermark).values("title")
-                .annotate(n=Count("id"), oldest=Min("accepted_at")).order_by()):
+    for row in (
+        Game.objects.filter(pk__gt=watermark)
+        .values("title")
+        .annotate(n=Count("id"), oldest=Min("accepted_at"))
+        .order_by()
+    ):
         counts[row["title"]] += row["n"]
         ages[row["title"]] = max(now - row["oldest"], timedelta(0))
     for title, cursor in cursors.items():
-        late = Game.objects.filter(title=title, status=Game.Status.RATED, rating_seq__gt=cursor,
-                                   pk__lte=watermark).count()
+        late = Game.objects.filter(
+            title=title, status=Game.Status.RATED, rating_seq__gt=cursor, pk__lte=watermark
+        ).count()
         if late:
             counts[title] += late
     return [DetectionPending(title, counts[title], ages.get(title, timedelta(0))) for title in sorted(counts)]

@@ -3,6 +3,7 @@
 Only the hashes the new games' seats used are looked at, and only their uses within ``LINK_WINDOW`` of a new use
 (``rules.close_pairs`` with the new uses as probes). Existing links are merged, never recounted.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -42,14 +43,19 @@ def links_update(seats: list[tuple[Any, ...]], result: DetectionResult) -> set[t
         sizes: dict[str, int] = {}
         for chunk in chunks(sorted(new_uses)):
             in_window[f"{column}__in"] = chunk
-            sizes.update(Seat.objects.filter(**in_window).values_list(column).annotate(
-                n=Count("player_id", distinct=True)).values_list(column, "n"))
+            sizes.update(
+                Seat.objects.filter(**in_window)
+                .values_list(column)
+                .annotate(n=Count("player_id", distinct=True))
+                .values_list(column, "n")
+            )
         plain = sorted(key for key in new_uses if not rules.is_crowded(sizes.get(key, 0)))
         known: dict[str, list[tuple[int, datetime]]] = defaultdict(list)
         for chunk in chunks(plain):
             in_window[f"{column}__in"] = chunk
-            for key, player, at in Seat.objects.filter(**in_window).values_list(column, "player_id",
-                                                                                 "game__finished_at"):
+            for key, player, at in Seat.objects.filter(**in_window).values_list(
+                column, "player_id", "game__finished_at"
+            ):
                 known[key].append((player, at))
         spans: dict[tuple[int, int], tuple[datetime, datetime, set[str], int]] = {}
         for key, uses in new_uses.items():
@@ -66,28 +72,47 @@ def links_update(seats: list[tuple[Any, ...]], result: DetectionResult) -> set[t
                 if old is None:
                     spans[pair] = (span.first, span.last, {digest}, crowd)
                 else:
-                    spans[pair] = (min(old[0], span.first), max(old[1], span.last), old[2] | {digest},
-                                   max(old[3], crowd))
+                    spans[pair] = (
+                        min(old[0], span.first),
+                        max(old[1], span.last),
+                        old[2] | {digest},
+                        max(old[3], crowd),
+                    )
         if spans:
             touched |= _merge_links(kind, spans, result)
     return touched
 
 
-def _merge_links(kind: str, spans: dict[tuple[int, int], tuple[Any, ...]],
-                 result: DetectionResult) -> set[tuple[int, int]]:
+def _merge_links(
+    kind: str, spans: dict[tuple[int, int], tuple[Any, ...]], result: DetectionResult
+) -> set[tuple[int, int]]:
     existing = {pair: links[0] for pair, links in links_of_pairs(set(spans), kind=kind).items()}
     create, update = [], []
     touched: set[tuple[int, int]] = set()
     for (a, b), (first, last, digests, crowd) in spans.items():
         link = existing.get((a, b))
         if link is None:
-            create.append(Link(player_a_id=a, player_b_id=b, kind=kind, keys=len(digests),
-                               key_digests=sorted(digests), first_seen=first, last_seen=last, crowd=crowd))
+            create.append(
+                Link(
+                    player_a_id=a,
+                    player_b_id=b,
+                    kind=kind,
+                    keys=len(digests),
+                    key_digests=sorted(digests),
+                    first_seen=first,
+                    last_seen=last,
+                    crowd=crowd,
+                )
+            )
             touched.add((a, b))
             continue
         merged = sorted(set(link.key_digests) | digests)
-        if (merged == sorted(link.key_digests) and first >= link.first_seen and last <= link.last_seen
-                and crowd <= link.crowd):
+        if (
+            merged == sorted(link.key_digests)
+            and first >= link.first_seen
+            and last <= link.last_seen
+            and crowd <= link.crowd
+        ):
             continue
         link.key_digests, link.keys = merged, len(merged)
         link.first_seen, link.last_seen = min(link.first_seen, first), max(link.last_seen, last)
@@ -99,9 +124,14 @@ def _merge_links(kind: str, spans: dict[tuple[int, int], tuple[Any, ...]],
     # One UPDATE per widened link: Django's bulk_update builds a CASE per column per row, which costs more to
     # compile than these few hundred single-row updates by primary key cost to run.
     for link in update:
-        Link.objects.filter(pk=link.pk).update(keys=link.keys, key_digests=link.key_digests,
-                                               first_seen=link.first_seen, last_seen=link.last_seen,
-                                               crowd=link.crowd, updated_at=link.updated_at)
+        Link.objects.filter(pk=link.pk).update(
+            keys=link.keys,
+            key_digests=link.key_digests,
+            first_seen=link.first_seen,
+            last_seen=link.last_seen,
+            crowd=link.crowd,
+            updated_at=link.updated_at,
+        )
     result.links_created += len(create)
     result.links_updated += len(update)
     return touched

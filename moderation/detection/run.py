@@ -3,6 +3,7 @@
 The stages are ``links``, ``suspects`` and ``flags`` of this package; the cursors that say which games are new
 are ``cursors``. A pass's cost follows the new games, not the history (docs/moderation.md).
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -24,8 +25,9 @@ from moderation.detection.suspects import pair_suspects, ring_suspects
 from moderation.models import DetectionState
 
 
-def detection_run(*, now: datetime | None = None, limit: int | None = None,
-           progress: Callable[[str], None] | None = None) -> DetectionResult:
+def detection_run(
+    *, now: datetime | None = None, limit: int | None = None, progress: Callable[[str], None] | None = None
+) -> DetectionResult:
     """One incremental pass over the games recorded and rated since the last one; a single transaction.
 
     The watermark row is locked for the pass, so two workers never evaluate the same games twice at once.
@@ -54,8 +56,9 @@ def detection_run(*, now: datetime | None = None, limit: int | None = None,
     return result
 
 
-def detection_run_all(*, now: datetime | None = None, batch: int | None = None,
-               progress: Callable[[str], None] | None = None) -> DetectionResult:
+def detection_run_all(
+    *, now: datetime | None = None, batch: int | None = None, progress: Callable[[str], None] | None = None
+) -> DetectionResult:
     """Passes of at most ``batch`` games (``settings.DETECTION_BATCH``) until nothing new is left.
 
     Each pass is its own transaction, so a first run over a long history holds no lock and no memory for long.
@@ -76,8 +79,11 @@ def _seats(new: set[int], rated: set[int]) -> tuple[list[tuple[Any, ...]], dict[
     """Every seat of the pass's games, and the players at each newly rated game's table."""
     seats: list[tuple[Any, ...]] = []
     for chunk in chunks(sorted(new | rated)):
-        seats.extend(Seat.objects.filter(game_id__in=chunk).values_list(
-            "game_id", "player_id", "ip_hash", "device_hash", "game__finished_at", "game__status"))
+        seats.extend(
+            Seat.objects.filter(game_id__in=chunk).values_list(
+                "game_id", "player_id", "ip_hash", "device_hash", "game__finished_at", "game__status"
+            )
+        )
     tables: dict[int, list[int]] = defaultdict(list)
     for game, player, _ip, _device, _at, status in seats:
         if game in rated and status == Game.Status.RATED:
@@ -85,14 +91,16 @@ def _seats(new: set[int], rated: set[int]) -> tuple[list[tuple[Any, ...]], dict[
     return seats, tables
 
 
-def _stages(new_ids: list[int], rated_ids: list[int], now: datetime, result: DetectionResult,
-            say: Callable[[str], None]) -> None:
+def _stages(
+    new_ids: list[int], rated_ids: list[int], now: datetime, result: DetectionResult, say: Callable[[str], None]
+) -> None:
     new, rated = set(new_ids), set(rated_ids)
     seats, tables = _seats(new, rated)
     # A pair can become suspect only by playing together again (more shared games) or by a new or wider link:
     # a game either played elsewhere only adds to the feeder's total and makes the pair less suspect.
-    co_seated = {(a, b) if a < b else (b, a) for table in tables.values() for i, a in enumerate(table)
-                 for b in table[i + 1:]}
+    co_seated = {
+        (a, b) if a < b else (b, a) for table in tables.values() for i, a in enumerate(table) for b in table[i + 1 :]
+    }
     relinked = links_update([seat for seat in seats if seat[0] in new], result)
     touched = {p for table in tables.values() for p in table} | {p for pair in relinked for p in pair}
     say(f"links: {result.links_created} new, {result.links_updated} widened; {len(touched)} players touched")

@@ -5,6 +5,7 @@ the rated games of ``SUSPECT_WINDOW`` (a game played with anyone else only adds 
 a pair less suspect, never more). Then each beneficiary is evaluated against all their links (``ring_suspects``),
 so a flag aggregates the whole ring, not just the touched feeder. What a suspect pair is: ``moderation.rules``.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -28,8 +29,11 @@ def pair_suspects(candidates: set[tuple[int, int]], since: datetime, result: Det
     read are those few pairs' (a crowded address's table pairs are many, and nearly all played once).
     """
     seats_by_player = _rated_seats({p for pair in candidates for p in pair}, since)
-    enough = {(a, b) for a, b in candidates
-              if len(seats_by_player.get(a, {}).keys() & seats_by_player.get(b, {}).keys()) >= rules.MIN_SHARED_GAMES}
+    enough = {
+        (a, b)
+        for a, b in candidates
+        if len(seats_by_player.get(a, {}).keys() & seats_by_player.get(b, {}).keys()) >= rules.MIN_SHARED_GAMES
+    }
     return _suspects(links_of_pairs(enough), since, result, seats=seats_by_player)
 
 
@@ -40,8 +44,7 @@ def ring_suspects(beneficiaries: set[int], since: datetime, result: DetectionRes
     # A beneficiary on a crowded address has a link per stranger it met there: only partners with enough shared
     # rated games (counted from the beneficiaries' own tables) are read in full.
     shared = _shared_counts(beneficiaries, since)
-    ring_pairs = {pair: links for pair, links in ring_pairs.items()
-                  if shared.get(pair, 0) >= rules.MIN_SHARED_GAMES}
+    ring_pairs = {pair: links for pair, links in ring_pairs.items() if shared.get(pair, 0) >= rules.MIN_SHARED_GAMES}
     return _suspects(ring_pairs, since, result, beneficiaries=beneficiaries), ring_pairs
 
 
@@ -51,8 +54,9 @@ def _shared_counts(players: set[int], since: datetime) -> dict[tuple[int, int], 
     from those players' own tables (their seats' games, then every seat of those games)."""
     games: dict[int, list[int]] = defaultdict(list)
     for chunk in chunks(sorted(players)):
-        for player, game in Seat.objects.filter(player_id__in=chunk, game__status=Game.Status.RATED,
-                                                game__finished_at__gte=since).values_list("player_id", "game_id"):
+        for player, game in Seat.objects.filter(
+            player_id__in=chunk, game__status=Game.Status.RATED, game__finished_at__gte=since
+        ).values_list("player_id", "game_id"):
             games[game].append(player)
     out: dict[tuple[int, int], int] = defaultdict(int)
     for chunk in chunks(sorted(games)):
@@ -67,16 +71,21 @@ def _rated_seats(players: set[int], since: datetime) -> SeatsByPlayer:
     """player -> {game_id: (title, place)} over the rated games inside the window."""
     out: SeatsByPlayer = defaultdict(dict)
     for chunk in chunks(sorted(players)):
-        rows = Seat.objects.filter(player_id__in=chunk, game__status=Game.Status.RATED,
-                                   game__finished_at__gte=since).values_list(
-            "player_id", "game_id", "game__title", "place")
+        rows = Seat.objects.filter(
+            player_id__in=chunk, game__status=Game.Status.RATED, game__finished_at__gte=since
+        ).values_list("player_id", "game_id", "game__title", "place")
         for player, game, title, place in rows:
             out[player][game] = (title, place)
     return out
 
 
-def _suspects(pairs: Pairs, since: datetime, result: DetectionResult, beneficiaries: set[int] | None = None,
-              seats: SeatsByPlayer | None = None) -> Found:
+def _suspects(
+    pairs: Pairs,
+    since: datetime,
+    result: DetectionResult,
+    beneficiaries: set[int] | None = None,
+    seats: SeatsByPlayer | None = None,
+) -> Found:
     """(B, F, title) -> stats for every suspect orientation of the given pairs (B restricted if given); ``seats``
     when the caller already read them (``_rated_seats`` of at least these pairs' players)."""
     if not pairs:

@@ -51,6 +51,7 @@ Reports (``moderation.services.reports``):
 Reads for the panel are in ``moderation.selectors`` (``multiple_accounts_warnings``, ``refunds_of``,
 ``linked_accounts``).
 """
+
 from moderation.services.cooldowns import player_cooldown_lift
 from moderation.services.penalties import (
     bans_expired_lift,

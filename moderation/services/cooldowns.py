@@ -1,5 +1,6 @@
 """Lifting a quit cool-down (docs/matchmaking.md, "Cool-down"; docs/moderation.md): one transaction, one audit
 entry. The cool-down itself is the ratings app's (``ratings.cooldowns.cooldown_lift``)."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -17,5 +18,6 @@ def player_cooldown_lift(*, moderator: AbstractBaseUser | None, player: Player, 
     note = _need_note(note)
     with transaction.atomic():
         lifted = cooldown_lift(player=player)
-        return _audit(moderator=moderator, action=AuditEntry.Action.LIFT_COOLDOWN, note=note, players=[player],
-                      details=lifted)
+        return _audit(
+            moderator=moderator, action=AuditEntry.Action.LIFT_COOLDOWN, note=note, players=[player], details=lifted
+        )

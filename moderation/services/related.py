@@ -7,6 +7,7 @@ the action judged or is banned already: nothing in it is left to judge. The pane
 checkboxes (all ticked); the action's service closes the ticked ones inside its own transaction, as resolved by
 that action (a flag ``confirmed``, a report ``upheld``), and names them in its audit entry.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -40,11 +41,19 @@ def covered_open_cases(*, accounts: Iterable[int], exclude: Case | None = None) 
     """Open flags then open reports that share an account with ``accounts`` and are covered by them (read for
     the panel's checkboxes; checked again under locks when closed)."""
     ids = set(accounts)
-    flags = (Flag.objects.filter(status=Flag.Status.OPEN)
-             .filter(Q(beneficiary_id__in=ids) | Q(feeders__feeder_id__in=ids))
-             .select_related("beneficiary").distinct().order_by("pk"))
-    reports = (Report.objects.filter(status=Report.Status.OPEN, accused__in=ids).prefetch_related("accused")
-               .distinct().order_by("pk"))
+    flags = (
+        Flag.objects.filter(status=Flag.Status.OPEN)
+        .filter(Q(beneficiary_id__in=ids) | Q(feeders__feeder_id__in=ids))
+        .select_related("beneficiary")
+        .distinct()
+        .order_by("pk")
+    )
+    reports = (
+        Report.objects.filter(status=Report.Status.OPEN, accused__in=ids)
+        .prefetch_related("accused")
+        .distinct()
+        .order_by("pk")
+    )
     if isinstance(exclude, Flag):
         flags = flags.exclude(pk=exclude.pk)
     elif isinstance(exclude, Report):
@@ -52,8 +61,9 @@ def covered_open_cases(*, accounts: Iterable[int], exclude: Case | None = None) 
     return [c for c in [*flags, *reports] if _covered(c, ids)]
 
 
-def cases_close_covered(*, cases: Sequence[Case], accounts: Iterable[int], moderator: AbstractBaseUser | None,
-                        note: str, by: str) -> tuple[list[Flag], list[Report]]:
+def cases_close_covered(
+    *, cases: Sequence[Case], accounts: Iterable[int], moderator: AbstractBaseUser | None, note: str, by: str
+) -> tuple[list[Flag], list[Report]]:
     """Close ``cases`` as resolved by the action described in ``by`` (inside the caller's transaction, after its
     bans). Each is locked and must still be open and covered, or the whole action is refused (409), nothing done:
     the moderator ticked it on a page that is now stale."""
@@ -68,8 +78,9 @@ def cases_close_covered(*, cases: Sequence[Case], accounts: Iterable[int], moder
         if locked.status != model.Status.OPEN:
             raise Conflict("related_case_closed", f"The {name} you ticked is {locked.status} already; nothing done.")
         if not _covered(locked, ids):
-            raise Conflict("related_case_not_covered",
-                           f"The {name} is about accounts this action does not settle; nothing done.")
+            raise Conflict(
+                "related_case_not_covered", f"The {name} is about accounts this action does not settle; nothing done."
+            )
         locked.status = Flag.Status.CONFIRMED if isinstance(locked, Flag) else Report.Status.UPHELD
         locked.resolved_by, locked.resolved_at = moderator, now
         locked.note = f"Resolved with {by}." + (f" {note}" if note else "")

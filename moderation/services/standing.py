@@ -5,6 +5,7 @@ audit log, so the next moderator sees it before deciding. A note is private (lic
 other moderators ("talked to them on the forum"), kept in the audit log and listed on the player's page. Both
 are audit entries and nothing else: no second table to keep in step with the log.
 """
+
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser

@@ -3,6 +3,7 @@
 A key with the ``staff`` scope reads it (an operator's dashboard, not a game server's business); moderators see
 the same figures on the panel's economy page (``backoffice``), which calls the same service.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,10 +21,16 @@ from arena.games import get_game
 from infra.errors import InvalidInput
 from ratings import economy, ledger
 
-GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
-                        description="The game, e.g. wizard (docs/games.md lists them).")
-DAYS = OpenApiParameter("days", OpenApiTypes.INT, OpenApiParameter.QUERY, default=30,
-                        description=f"UTC days back, today included: 1 to {economy.MAX_DAYS}.")
+GAME = OpenApiParameter(
+    "game", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game, e.g. wizard (docs/games.md lists them)."
+)
+DAYS = OpenApiParameter(
+    "days",
+    OpenApiTypes.INT,
+    OpenApiParameter.QUERY,
+    default=30,
+    description=f"UTC days back, today included: 1 to {economy.MAX_DAYS}.",
+)
 
 
 class EconomyQueryIn(serializers.Serializer):
@@ -36,14 +43,18 @@ def _by_source(help_text: str) -> serializers.DictField:
 
 class EconomyDayOut(serializers.Serializer):
     day = serializers.DateField()
-    active_players = serializers.IntegerField(allow_null=True, help_text="Players with a rated game in the "
-                                              "90 days before the day's last snapshot; null without a snapshot.")
+    active_players = serializers.IntegerField(
+        allow_null=True,
+        help_text="Players with a rated game in the 90 days before the day's last snapshot; null without a snapshot.",
+    )
     mean = serializers.FloatField(allow_null=True, help_text="Mean Elo of the active players, 2 decimals.")
     median = serializers.FloatField(allow_null=True, help_text="Median Elo of the active players, 2 decimals.")
     created = _by_source("Points created per source that day (sum of the positive parts).")
     destroyed = _by_source("Points destroyed per source that day (sum of the negative parts, negative).")
-    net = serializers.FloatField(help_text="created + destroyed over every source: how far the day moved the "
-                                           "title's ratings, all players together.")
+    net = serializers.FloatField(
+        help_text="created + destroyed over every source: how far the day moved the "
+        "title's ratings, all players together."
+    )
 
 
 class EconomyTotalsOut(serializers.Serializer):
@@ -73,23 +84,39 @@ def economy_present(*, title: str, days: list[economy.EconomyDay]) -> dict[str, 
             total = totals.setdefault(source, [0.0, 0.0])
             total[0] += flow.created
             total[1] += flow.destroyed
-        entries.append({
-            "day": day.day, "active_players": day.active, "mean": _round(day.mean), "median": _round(day.median),
-            "created": {s: f.created for s, f in day.flows.items() if f.created},
-            "destroyed": {s: f.destroyed for s, f in day.flows.items() if f.destroyed},
-            "net": day.net,
-        })
-    return {"game": title, "days": len(days), "sources": list(ledger.SOURCES), "entries": entries, "totals": {
-        "created": {s: c for s, (c, _) in totals.items() if c},
-        "destroyed": {s: d for s, (_, d) in totals.items() if d},
-        "net": sum(c + d for c, d in totals.values())}}
+        entries.append(
+            {
+                "day": day.day,
+                "active_players": day.active,
+                "mean": _round(day.mean),
+                "median": _round(day.median),
+                "created": {s: f.created for s, f in day.flows.items() if f.created},
+                "destroyed": {s: f.destroyed for s, f in day.flows.items() if f.destroyed},
+                "net": day.net,
+            }
+        )
+    return {
+        "game": title,
+        "days": len(days),
+        "sources": list(ledger.SOURCES),
+        "entries": entries,
+        "totals": {
+            "created": {s: c for s, (c, _) in totals.items() if c},
+            "destroyed": {s: d for s, (_, d) in totals.items() if d},
+            "net": sum(c + d for c, d in totals.values()),
+        },
+    }
 
 
 class EconomyApi(APIView):
     required_scope = "staff"  # docs/security.md#game-server-keys-and-scopes
 
-    @extend_schema(operation_id="titles_economy", tags=["titles"], parameters=[GAME, DAYS],
-                   responses={200: EconomyOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut})
+    @extend_schema(
+        operation_id="titles_economy",
+        tags=["titles"],
+        parameters=[GAME, DAYS],
+        responses={200: EconomyOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut},
+    )
     def get(self, request: Request, game: str) -> Response:
         title = get_game(game).title  # UnknownGame: 404 unknown_game (infra/api/errors.py)
         query = EconomyQueryIn(data=request.query_params)

@@ -2,6 +2,7 @@
 
 Both read from the replica when one is configured (``on_replica``, infra/replica.py).
 """
+
 from __future__ import annotations
 
 from django.urls import path
@@ -23,14 +24,25 @@ from ratings.api import serializers
 from ratings.selectors import game_explanations, player_get_by_handle, rating_history
 
 PLAYER = OpenApiParameter("player", OpenApiTypes.STR, OpenApiParameter.PATH, description="The site's player id.")
-GAME = OpenApiParameter("game", OpenApiTypes.STR, OpenApiParameter.PATH,
-                        description="The game, e.g. wizard (docs/games.md lists them).")
-LIMIT = OpenApiParameter("limit", OpenApiTypes.INT, OpenApiParameter.QUERY, description="Entries per page, 1 to 200.",
-                         default=50)
-EXPLAIN = OpenApiParameter("explain", OpenApiTypes.BOOL, OpenApiParameter.QUERY, default=False,
-                           description="Inline each change's explanation (as GET /games/{id}/explain/ gives it).")
-BEFORE = OpenApiParameter("before", OpenApiTypes.INT, OpenApiParameter.QUERY,
-                          description="Cursor: the `next` of the previous page; only older entries are returned.")
+GAME = OpenApiParameter(
+    "game", OpenApiTypes.STR, OpenApiParameter.PATH, description="The game, e.g. wizard (docs/games.md lists them)."
+)
+LIMIT = OpenApiParameter(
+    "limit", OpenApiTypes.INT, OpenApiParameter.QUERY, description="Entries per page, 1 to 200.", default=50
+)
+EXPLAIN = OpenApiParameter(
+    "explain",
+    OpenApiTypes.BOOL,
+    OpenApiParameter.QUERY,
+    default=False,
+    description="Inline each change's explanation (as GET /games/{id}/explain/ gives it).",
+)
+BEFORE = OpenApiParameter(
+    "before",
+    OpenApiTypes.INT,
+    OpenApiParameter.QUERY,
+    description="Cursor: the `next` of the previous page; only older entries are returned.",
+)
 
 
 class PublicReadApi(PublicCache, APIView):
@@ -48,8 +60,12 @@ class PlayerHistoryApi(PublicReadApi):
     # ?explain=true has its own lower rate beside the public one (infra/api/abuse.py, issue 25 §2).
     throttle_classes = [*PublicReadApi.throttle_classes, ExplainThrottle]
 
-    @extend_schema(operation_id="players_history", tags=["players"], parameters=[PLAYER, GAME, LIMIT, BEFORE, EXPLAIN],
-                   responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut})
+    @extend_schema(
+        operation_id="players_history",
+        tags=["players"],
+        parameters=[PLAYER, GAME, LIMIT, BEFORE, EXPLAIN],
+        responses={200: serializers.HistoryOut, 400: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    )
     @on_replica
     def get(self, request: Request, player: str, game: str) -> Response:
         title = get_game(game).title  # UnknownGame: 404 unknown_game (infra/api/errors.py)

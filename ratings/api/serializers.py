@@ -2,6 +2,7 @@
 
 Every component has a unique name: drf-spectacular merges same-named serializers.
 """
+
 from rest_framework import serializers
 
 # RatingChange.seq is a BigIntegerField: a larger cursor could not even be sent to the database.
@@ -15,12 +16,14 @@ class HistoryQueryIn(serializers.Serializer):
 
 
 class NotRankedOut(serializers.Serializer):
-    reason = serializers.ChoiceField(choices=["no_leaderboard", "banned", "too_few_games", "provisional", "inactive",
-                                              "catching_up"])
+    reason = serializers.ChoiceField(
+        choices=["no_leaderboard", "banned", "too_few_games", "provisional", "inactive", "catching_up"]
+    )
     message = serializers.CharField()
     games = serializers.IntegerField(help_text="Rated games so far in this game.")
-    games_needed = serializers.IntegerField(help_text="Rated games a ranked player has at least: 5, or 20 on a "
-                                                      "board that lists settled players only.")
+    games_needed = serializers.IntegerField(
+        help_text="Rated games a ranked player has at least: 5, or 20 on a board that lists settled players only."
+    )
     last_rated_game_at = serializers.DateTimeField(allow_null=True, help_text="finished_at of the last rated game.")
     window_days = serializers.IntegerField(help_text="A ranked player's last rated game is this recent: 90 days.")
 
@@ -29,8 +32,10 @@ class SettledOut(serializers.Serializer):
     """docs/ratings.md, "How settled is a rating": three fields beside every shown rating, computed when read."""
 
     provisional = serializers.BooleanField(help_text="True while the band is above 110.")
-    band = serializers.FloatField(help_text="± rating points, one standard deviation: 3 × K of the next game, grown "
-                                            "by the days since the last rated game (cap 180).")
+    band = serializers.FloatField(
+        help_text="± rating points, one standard deviation: 3 × K of the next game, grown "
+        "by the days since the last rated game (cap 180)."
+    )
     games_to_settle = serializers.IntegerField(allow_null=True, help_text="Rated games until not provisional.")
 
 
@@ -46,8 +51,9 @@ class PlayerRatingOut(SettledOut):
 
 
 class ReputationOut(serializers.Serializer):
-    percent = serializers.FloatField(allow_null=True, help_text="Share of the last 100 rated games (any game) not "
-                                                                "quit, in %; null under 10 games.")
+    percent = serializers.FloatField(
+        allow_null=True, help_text="Share of the last 100 rated games (any game) not quit, in %; null under 10 games."
+    )
     games = serializers.IntegerField(help_text="Games counted (at most 100).")
     quits = serializers.IntegerField()
 
@@ -73,9 +79,12 @@ class HistoryEntryOut(SettledOut):
     delta = serializers.FloatField()
     place = serializers.IntegerField(allow_null=True, help_text="1 = best; null for resets and cooperative games.")
     kind = serializers.ChoiceField(choices=["game", "reset"])
-    explanation = serializers.DictField(required=False, allow_null=True,
-                                        help_text="With ?explain=true: this player's seat of GET /games/{id}/explain/ "
-                                                  "with the game-wide figures beside it; null for a reset.")
+    explanation = serializers.DictField(
+        required=False,
+        allow_null=True,
+        help_text="With ?explain=true: this player's seat of GET /games/{id}/explain/ "
+        "with the game-wide figures beside it; null for a reset.",
+    )
 
 
 class HistoryOut(serializers.Serializer):
@@ -85,9 +94,11 @@ class HistoryOut(serializers.Serializer):
 
 # ---- Explanations (docs/ratings.md, "Reading an explanation") -------------------------------------------------
 
+
 class ExplanationTermOut(serializers.Serializer):
-    against = serializers.CharField(help_text="The opposing side: a player, a team's players joined by ' & ', or "
-                                              "Hanabot.")
+    against = serializers.CharField(
+        help_text="The opposing side: a player, a team's players joined by ' & ', or Hanabot."
+    )
     against_players = serializers.ListField(child=serializers.CharField(), help_text="Empty for Hanabot.")
     rating = serializers.FloatField(help_text="The opposing side's rating before the game (a team's mean).")
     expected = serializers.FloatField(help_text="E(own side, opposing side).")
@@ -114,8 +125,10 @@ class ExplanationSeatOut(serializers.Serializer):
     quit_penalty = serializers.FloatField()
     floor = serializers.FloatField(help_text="What ELO_FLOOR gave back; 0 without a floor.")
     delta = serializers.FloatField(help_text="The stored change: terms_sum + quit_penalty + floor.")
-    terms_sum = serializers.FloatField(help_text="math.fsum of the terms: equals delta - quit_penalty - floor to "
-                                                 "about 1e-12 (the last digits of two float sums).")
+    terms_sum = serializers.FloatField(
+        help_text="math.fsum of the terms: equals delta - quit_penalty - floor to "
+        "about 1e-12 (the last digits of two float sums)."
+    )
     shown = ShownOut(help_text="The display precision (2 decimals); the unrounded numbers are the ones that add up.")
     rules = serializers.ListField(child=serializers.CharField())
 
@@ -127,8 +140,9 @@ class HanabotRowOut(serializers.Serializer):
     score = serializers.IntegerField(help_text="The rating score (0 after three strikes).")
     threshold = serializers.IntegerField()
     max_score = serializers.IntegerField()
-    rule = serializers.ChoiceField(choices=["table", "below_threshold_tie_with_1000",
-                                            "below_threshold_lose_to_weakest"])
+    rule = serializers.ChoiceField(
+        choices=["table", "below_threshold_tie_with_1000", "below_threshold_lose_to_weakest"]
+    )
     rating = serializers.FloatField(help_text="Hanabot's rating the team met.")
     perfect_score_rule = serializers.BooleanField()
 
@@ -138,10 +152,14 @@ class RefundOut(serializers.Serializer):
     before = serializers.FloatField(allow_null=True)
     after = serializers.FloatField(allow_null=True)
     delta = serializers.FloatField()
-    sources = serializers.DictField(child=serializers.FloatField(), help_text=(
-        "The refund by ledger source (docs/ratings.md, \"Where rating points come from\"): void_refund, what the "
-        "voided games had changed given back, and rebuild, the rest of the move; empty for a void written before "
-        "sources were kept."))
+    sources = serializers.DictField(
+        child=serializers.FloatField(),
+        help_text=(
+            'The refund by ledger source (docs/ratings.md, "Where rating points come from"): void_refund, what the '
+            "voided games had changed given back, and rebuild, the rest of the move; empty for a void written before "
+            "sources were kept."
+        ),
+    )
 
 
 class VoidOut(serializers.Serializer):

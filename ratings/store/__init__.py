@@ -15,6 +15,7 @@ inside their transaction while holding the stage lock (``ratings.stages``).
 
 ``store()`` is the only place that looks at which database is connected.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
@@ -54,8 +55,9 @@ class RatingStore(Protocol):
     def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
         """Elo-rated games the TrueSkill stage has not applied yet, in rating_seq order; and their seqs."""
 
-    def rated_games(self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
-                    ) -> tuple[list[RatedGame], list[int], list[bool]]:
+    def rated_games(
+        self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
+    ) -> tuple[list[RatedGame], list[int], list[bool]]:
         """A chunk of rated games in rating_seq order after ``after_seq``: games, seqs, trueskill_done flags."""
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
@@ -91,8 +93,9 @@ class RatingStore(Protocol):
     def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
         """Games the TrueSkill stage has applied."""
 
-    def append_outcomes(self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
-                        ) -> dict[int, ReputationRow]:
+    def append_outcomes(
+        self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
+    ) -> dict[int, ReputationRow]:
         """Append each player's outcomes of this batch (``f``/``q``, oldest first) to their Reputation row, creating
         it when missing, keeping the last ``ratings.reputation.KEEP``; rows locked in player order. Returns the rows
         of the ``returning`` players after the append (the batch's quitters, whose cool-down the stage decides)."""

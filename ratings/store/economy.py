@@ -7,6 +7,7 @@ whose ratings still move. PostgreSQL computes each median in one grouped query (
 database gets the active ratings and ``ratings.ledger.median``, the same definition (the mean of the two middle
 ratings for an even count).
 """
+
 from __future__ import annotations
 
 import math
@@ -29,9 +30,11 @@ _LEDGER = LedgerDay._meta.db_table
 # row already there. Both PostgreSQL and SQLite speak ON CONFLICT ... DO UPDATE; the sum happens in the database,
 # so two writers of the same title and day (a batch and a reset, each under the title's stage lock) never lose
 # each other's points.
-_LEDGER_ADD = (f"INSERT INTO {_LEDGER} (title, day, source, created, destroyed) VALUES (%s, %s, %s, %s, %s) "
-               f"ON CONFLICT (title, day, source) DO UPDATE SET created = {_LEDGER}.created + excluded.created, "
-               f"destroyed = {_LEDGER}.destroyed + excluded.destroyed")
+_LEDGER_ADD = (
+    f"INSERT INTO {_LEDGER} (title, day, source, created, destroyed) VALUES (%s, %s, %s, %s, %s) "
+    f"ON CONFLICT (title, day, source) DO UPDATE SET created = {_LEDGER}.created + excluded.created, "
+    f"destroyed = {_LEDGER}.destroyed + excluded.destroyed"
+)
 
 
 def ledger_add(*, title: str, day: date, flows: ledger.Flows) -> None:
@@ -50,8 +53,10 @@ def active_stats(*, title: str, now: datetime | None = None) -> tuple[int, float
     if connection.vendor == "postgresql":
         sql, params = active.values_list("elo").query.sql_with_params()
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT count(*), avg(elo), percentile_cont(0.5) WITHIN GROUP (ORDER BY elo) "
-                           f"FROM ({sql}) AS active", params)
+            cursor.execute(
+                f"SELECT count(*), avg(elo), percentile_cont(0.5) WITHIN GROUP (ORDER BY elo) FROM ({sql}) AS active",
+                params,
+            )
             count, mean, middle = cursor.fetchone()
             return int(count), None if mean is None else float(mean), None if middle is None else float(middle)
     values = list(active.values_list("elo", flat=True))
@@ -65,8 +70,10 @@ def active_medians(*, now: datetime | None = None) -> dict[str, float]:
     if connection.vendor == "postgresql":
         sql, params = active.values_list("title", "elo").query.sql_with_params()
         with connection.cursor() as cursor:
-            cursor.execute(f"SELECT title, percentile_cont(0.5) WITHIN GROUP (ORDER BY elo) "
-                           f"FROM ({sql}) AS active GROUP BY title", params)
+            cursor.execute(
+                f"SELECT title, percentile_cont(0.5) WITHIN GROUP (ORDER BY elo) FROM ({sql}) AS active GROUP BY title",
+                params,
+            )
             return {title: float(value) for title, value in cursor.fetchall()}
     by_title: dict[str, list[float]] = defaultdict(list)
     for title, elo in active.values_list("title", "elo"):

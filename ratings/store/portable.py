@@ -2,6 +2,7 @@
 one ``executemany`` per table for writes. The same meaning as :mod:`ratings.store.postgres`, statement for
 statement; SQLite locks the whole database for a write transaction, so ``lock_ratings`` has nothing to add.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
@@ -31,8 +32,11 @@ def _with_seats(games: list[tuple[Any, ...]]) -> list[RatedGame]:
     """(id, recommended_sides, coop_score, finished_at, deck, ...) tuples -> RatedGames, seats in position order."""
     seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
     if games:
-        rows = Seat.objects.filter(game_id__in=list(seats)).order_by("game_id", "position").values_list(
-            "game_id", "player_id", "side", "place", "quit")
+        rows = (
+            Seat.objects.filter(game_id__in=list(seats))
+            .order_by("game_id", "position")
+            .values_list("game_id", "player_id", "side", "place", "quit")
+        )
         for game_id, player_id, side, place, quit_ in rows:
             seats[game_id].append((player_id, side, place, quit_))
     return [RatedGame(g[0], g[1], g[2], g[3], g[4], seats[g[0]]) for g in games]
@@ -56,22 +60,30 @@ class BatchPortableStore:
         games = _read(todo, None, "rating_seq")
         return _with_seats(games), [g[5] for g in games]
 
-    def rated_games(self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
-                    ) -> tuple[list[RatedGame], list[int], list[bool]]:
+    def rated_games(
+        self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
+    ) -> tuple[list[RatedGame], list[int], list[bool]]:
         rated = Game.objects.filter(title=title, status=RATED, rating_seq__gt=after_seq or 0).order_by("rating_seq")
         games = _read(rated[:limit], deck_key, "rating_seq", "trueskill_done")
         return _with_seats(games), [g[5] for g in games], [g[6] for g in games]
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
-        rows = (Rating.objects.select_for_update().filter(title=title, player_id__in=list(player_ids))
-                .order_by("id").values_list("id", "player_id", "elo", "games"))
+        rows = (
+            Rating.objects.select_for_update()
+            .filter(title=title, player_id__in=list(player_ids))
+            .order_by("id")
+            .values_list("id", "player_id", "elo", "games")
+        )
         return {player_id: PlayerState(rating_id, elo, games) for rating_id, player_id, elo, games in rows}
 
     def skill_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, SkillState]:
         rows = Rating.objects.filter(title=title, player_id__in=list(player_ids)).values_list(
-            "id", "player_id", "ts_mu", "ts_sigma")
-        return {player_id: SkillState(rating_id, DEFAULT_SKILL if mu is None or sigma is None else Skill(mu, sigma))
-                for rating_id, player_id, mu, sigma in rows}
+            "id", "player_id", "ts_mu", "ts_sigma"
+        )
+        return {
+            player_id: SkillState(rating_id, DEFAULT_SKILL if mu is None or sigma is None else Skill(mu, sigma))
+            for rating_id, player_id, mu, sigma in rows
+        }
 
     def insert_ratings(self, *, title: str, rows: Sequence[NewRating]) -> None:
         if not rows:
@@ -97,8 +109,10 @@ class BatchPortableStore:
         if not rows:
             return
         with connection.cursor() as cursor:
-            cursor.executemany(f"UPDATE {RATING} SET ts_mu = %s, ts_sigma = %s WHERE id = %s",
-                               [(mu, sigma, rid) for rid, mu, sigma in rows])
+            cursor.executemany(
+                f"UPDATE {RATING} SET ts_mu = %s, ts_sigma = %s WHERE id = %s",
+                [(mu, sigma, rid) for rid, mu, sigma in rows],
+            )
 
     def lock_ratings(self, *, ids: Sequence[int]) -> None:
         if ids and connection.features.has_select_for_update:
@@ -119,15 +133,18 @@ class BatchPortableStore:
         if not rows:
             return
         with connection.cursor() as cursor:
-            cursor.executemany(f"UPDATE {GAME} SET status = %s, rating_seq = %s WHERE id = %s",
-                               [(RATED, seq, game_id) for game_id, seq in rows])
+            cursor.executemany(
+                f"UPDATE {GAME} SET status = %s, rating_seq = %s WHERE id = %s",
+                [(RATED, seq, game_id) for game_id, seq in rows],
+            )
 
     def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
         if ids:
             Game.objects.filter(id__in=list(ids)).update(trueskill_done=True)
 
-    def append_outcomes(self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
-                        ) -> dict[int, ReputationRow]:
+    def append_outcomes(
+        self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
+    ) -> dict[int, ReputationRow]:
         if not rows:
             return {}
         ids = [player_id for player_id, _ in rows]
@@ -143,13 +160,30 @@ class BatchPortableStore:
                 changed.append(row)
         Reputation.objects.bulk_create(new)
         Reputation.objects.bulk_update(changed, ["recent"])
-        return {pk: (found[pk].recent, found[pk].cooldown_until, found[pk].cooldown_seconds,
-                     found[pk].cooldown_started_at, found[pk].last_quit_at) for pk in returning if pk in found}
+        return {
+            pk: (
+                found[pk].recent,
+                found[pk].cooldown_until,
+                found[pk].cooldown_seconds,
+                found[pk].cooldown_started_at,
+                found[pk].last_quit_at,
+            )
+            for pk in returning
+            if pk in found
+        }
 
     def update_cooldowns(self, *, rows: Sequence[CooldownUpdate]) -> None:
         if rows:
             Reputation.objects.bulk_update(
-                [Reputation(player_id=player_id, cooldown_until=until, cooldown_seconds=seconds,
-                            cooldown_started_at=started, last_quit_at=last_quit)
-                 for player_id, until, seconds, started, last_quit in rows],
-                ["cooldown_until", "cooldown_seconds", "cooldown_started_at", "last_quit_at"])
+                [
+                    Reputation(
+                        player_id=player_id,
+                        cooldown_until=until,
+                        cooldown_seconds=seconds,
+                        cooldown_started_at=started,
+                        last_quit_at=last_quit,
+                    )
+                    for player_id, until, seconds, started, last_quit in rows
+                ],
+                ["cooldown_until", "cooldown_seconds", "cooldown_started_at", "last_quit_at"],
+            )

@@ -5,6 +5,7 @@ History rows go in with a binary COPY, the fastest way in; updates with ``UPDATE
 Django's default client-side binding would render every array as a quoted literal, which costs more than the
 write itself, hence ``infra.db.pg_cursor`` on Django's own connection (so inside Django's transaction).
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
@@ -31,8 +32,11 @@ def _with_seats(games: list[tuple[Any, ...]]) -> list[RatedGame]:
     seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
     if games:
         with pg_cursor() as cur:
-            cur.execute(f"SELECT game_id, player_id, side, place, quit FROM {SEAT} WHERE game_id = ANY(%b::int8[]) "
-                        "ORDER BY game_id, position", [list(seats)])
+            cur.execute(
+                f"SELECT game_id, player_id, side, place, quit FROM {SEAT} WHERE game_id = ANY(%b::int8[]) "
+                "ORDER BY game_id, position",
+                [list(seats)],
+            )
             for game_id, player_id, side, place, quit_ in cur.fetchall():
                 seats[game_id].append((player_id, side, place, quit_))
     return [RatedGame(g[0], g[1], g[2], g[3], g[4], seats[g[0]]) for g in games]
@@ -42,43 +46,57 @@ class BatchPostgresStore:
     def pending_games(self, *, title: str, limit: int, deck_key: str | None) -> list[RatedGame]:
         deck, deck_params = _deck(deck_key)
         with pg_cursor() as cur:
-            cur.execute(f"SELECT {_GAME_COLUMNS}, {deck} FROM {GAME} WHERE title = %b AND status = %b "
-                        "ORDER BY id LIMIT %b", [*deck_params, title, PENDING, limit])
+            cur.execute(
+                f"SELECT {_GAME_COLUMNS}, {deck} FROM {GAME} WHERE title = %b AND status = %b ORDER BY id LIMIT %b",
+                [*deck_params, title, PENDING, limit],
+            )
             games = cur.fetchall()
         return _with_seats(games)
 
     def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
         with pg_cursor() as cur:
-            cur.execute(f"SELECT {_GAME_COLUMNS}, NULL::text, rating_seq FROM {GAME} "
-                        "WHERE title = %b AND status = %b AND NOT trueskill_done ORDER BY rating_seq LIMIT %b",
-                        [title, RATED, limit])
+            cur.execute(
+                f"SELECT {_GAME_COLUMNS}, NULL::text, rating_seq FROM {GAME} "
+                "WHERE title = %b AND status = %b AND NOT trueskill_done ORDER BY rating_seq LIMIT %b",
+                [title, RATED, limit],
+            )
             games = cur.fetchall()
         return _with_seats(games), [g[5] for g in games]
 
-    def rated_games(self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
-                    ) -> tuple[list[RatedGame], list[int], list[bool]]:
+    def rated_games(
+        self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
+    ) -> tuple[list[RatedGame], list[int], list[bool]]:
         deck, deck_params = _deck(deck_key)
         with pg_cursor() as cur:
-            cur.execute(f"SELECT {_GAME_COLUMNS}, {deck}, rating_seq, trueskill_done FROM {GAME} "
-                        "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
-                        [*deck_params, title, RATED, after_seq or 0, limit])
+            cur.execute(
+                f"SELECT {_GAME_COLUMNS}, {deck}, rating_seq, trueskill_done FROM {GAME} "
+                "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
+                [*deck_params, title, RATED, after_seq or 0, limit],
+            )
             games = cur.fetchall()
         return _with_seats(games), [g[5] for g in games], [g[6] for g in games]
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
         with pg_cursor() as cur:
-            cur.execute(f"SELECT id, player_id, elo, games FROM {RATING} WHERE title = %b "
-                        "AND player_id = ANY(%b::int8[]) ORDER BY id FOR UPDATE", [title, list(player_ids)])
+            cur.execute(
+                f"SELECT id, player_id, elo, games FROM {RATING} WHERE title = %b "
+                "AND player_id = ANY(%b::int8[]) ORDER BY id FOR UPDATE",
+                [title, list(player_ids)],
+            )
             rows = cur.fetchall()
         return {player_id: PlayerState(rating_id, elo, games) for rating_id, player_id, elo, games in rows}
 
     def skill_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, SkillState]:
         with pg_cursor() as cur:
-            cur.execute(f"SELECT id, player_id, ts_mu, ts_sigma FROM {RATING} WHERE title = %b "
-                        "AND player_id = ANY(%b::int8[])", [title, list(player_ids)])
+            cur.execute(
+                f"SELECT id, player_id, ts_mu, ts_sigma FROM {RATING} WHERE title = %b AND player_id = ANY(%b::int8[])",
+                [title, list(player_ids)],
+            )
             rows = cur.fetchall()
-        return {player_id: SkillState(rating_id, DEFAULT_SKILL if mu is None or sigma is None else Skill(mu, sigma))
-                for rating_id, player_id, mu, sigma in rows}
+        return {
+            player_id: SkillState(rating_id, DEFAULT_SKILL if mu is None or sigma is None else Skill(mu, sigma))
+            for rating_id, player_id, mu, sigma in rows
+        }
 
     def insert_ratings(self, *, title: str, rows: Sequence[NewRating]) -> None:
         if not rows:
@@ -123,9 +141,10 @@ class BatchPostgresStore:
     def insert_changes(self, *, title: str, rows: Sequence[ChangeRow], created_at: datetime) -> None:
         if not rows:
             return
-        with pg_cursor() as cur, cur.copy(
-            f"COPY {CHANGE} ({', '.join(CHANGE_COLUMNS)}) FROM STDIN (FORMAT BINARY)"
-        ) as copy:
+        with (
+            pg_cursor() as cur,
+            cur.copy(f"COPY {CHANGE} ({', '.join(CHANGE_COLUMNS)}) FROM STDIN (FORMAT BINARY)") as copy,
+        ):
             copy.set_types(CHANGE_TYPES)
             write = copy.write_row
             tail = (title, created_at)
@@ -148,8 +167,9 @@ class BatchPostgresStore:
         with pg_cursor() as cur:
             cur.execute(f"UPDATE {GAME} SET trueskill_done = true WHERE id = ANY(%b::int8[])", [list(ids)])
 
-    def append_outcomes(self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
-                        ) -> dict[int, ReputationRow]:
+    def append_outcomes(
+        self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
+    ) -> dict[int, ReputationRow]:
         if not rows:
             return {}
         # One upsert for everyone: it concatenates on the server, so concurrent batches of other titles append to
@@ -167,8 +187,11 @@ class BatchPostgresStore:
             )
             if not returning:
                 return {}
-            cur.execute(f"SELECT player_id, recent, cooldown_until, cooldown_seconds, cooldown_started_at, "
-                        f"last_quit_at FROM {REPUTATION} WHERE player_id = ANY(%b::int8[])", [list(returning)])
+            cur.execute(
+                f"SELECT player_id, recent, cooldown_until, cooldown_seconds, cooldown_started_at, "
+                f"last_quit_at FROM {REPUTATION} WHERE player_id = ANY(%b::int8[])",
+                [list(returning)],
+            )
             return {row[0]: row[1:] for row in cur.fetchall()}
 
     def update_cooldowns(self, *, rows: Sequence[CooldownUpdate]) -> None:

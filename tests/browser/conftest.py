@@ -3,6 +3,7 @@
 Every test here runs against pytest-django's ``live_server`` (a real HTTP server on localhost; admin CSS/JS are
 served by the staticfiles handler), so the database is transactional: flushed after each test.
 """
+
 from __future__ import annotations
 
 import os

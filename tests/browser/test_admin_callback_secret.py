@@ -4,6 +4,7 @@ The Add page used to show a secret that was never saved, so an integrator who co
 check. Now the secret appears once, in the message after the save: copied from there (as a person would, from the
 page's text), it verifies a real push received at a local receiver.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,8 +30,9 @@ def embedded_pushes(embedded_mode, settings):
     settings.PUSH_ALLOW_PRIVATE_NETWORKS = True
 
 
-def test_the_secret_copied_after_adding_a_callback_verifies_a_real_push(page, live_server, superuser, admin_login,
-                                                                        embedded_pushes):
+def test_the_secret_copied_after_adding_a_callback_verifies_a_real_push(
+    page, live_server, superuser, admin_login, embedded_pushes
+):
     issued = game_server_create(name="tables-eu-1")
     with receiver() as box:
         admin_login(page, live_server, superuser)
@@ -57,11 +59,14 @@ def test_the_secret_copied_after_adding_a_callback_verifies_a_real_push(page, li
         assert copied not in page.content()
 
         # Four tickets through the live server's API: a table forms, and it is pushed to the receiver.
-        with httpx.Client(base_url=live_server.url, trust_env=False, timeout=30,
-                          headers={"Authorization": f"Api-Key {issued.key}"}) as client:
+        with httpx.Client(
+            base_url=live_server.url, trust_env=False, timeout=30, headers={"Authorization": f"Api-Key {issued.key}"}
+        ) as client:
             for index, name in enumerate("abcd"):
-                response = client.post("/api/v1/matchmaking/tickets/",
-                                       json={"player": name, "ip": f"203.0.113.{index + 1}", "game": "tokaido"})
+                response = client.post(
+                    "/api/v1/matchmaking/tickets/",
+                    json={"player": name, "ip": f"203.0.113.{index + 1}", "game": "tokaido"},
+                )
                 assert response.status_code == 201, response.text
         (got,) = box.wait_for(1)
     assert push.verify(copied, got.headers["X-Arena-Signature"], got.body)

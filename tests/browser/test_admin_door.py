@@ -1,5 +1,6 @@
 """The admin door in Chromium (docs/security.md): a lockout after failed logins, TOTP enrolment and login, and a
 moderator without an authenticator kept out while the code is required (production's default)."""
+
 from __future__ import annotations
 
 import io
@@ -75,8 +76,7 @@ def test_a_moderator_without_a_device_is_kept_out(page, live_server, settings, m
         expect(page.locator("#login-form")).to_be_visible()
 
 
-def test_the_shared_login_helper_gives_the_code_when_required(page, live_server, settings, moderator,
-                                                              admin_login):
+def test_the_shared_login_helper_gives_the_code_when_required(page, live_server, settings, moderator, admin_login):
     """The other browser tests log in through ``admin_login``: with the code required and a confirmed device."""
     settings.ADMIN_REQUIRE_OTP = True
     confirm_device(moderator)

@@ -1,5 +1,6 @@
 """The panel's Rating economy page (docs/ratings.md, "Where rating points come from"): a moderator reads a title's
 ledger and population as two plots and a day table, and moves between titles and periods."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -17,14 +18,17 @@ def test_a_moderator_reads_the_economy_of_a_title(page, live_server, moderator, 
     today = timezone.now().date()
     yesterday = today - timedelta(days=1)
     # Yesterday: a duel and a quit; today: a duel and a reset. By hand: yesterday's net −10, today's −54.87.
-    LedgerDay.objects.bulk_create([
-        LedgerDay(title="wizard", day=yesterday, source="duel", created=30.0, destroyed=-30.0),
-        LedgerDay(title="wizard", day=yesterday, source="quit_penalty", created=0.0, destroyed=-10.0),
-        LedgerDay(title="wizard", day=today, source="duel", created=24.87, destroyed=-24.87),
-        LedgerDay(title="wizard", day=today, source="reset", created=0.0, destroyed=-54.87),
-    ])
-    PopulationDay.objects.create(title="wizard", day=yesterday, active=2, mean=1495.0, median=1495.0,
-                                 taken_at=timezone.now() - timedelta(days=1))
+    LedgerDay.objects.bulk_create(
+        [
+            LedgerDay(title="wizard", day=yesterday, source="duel", created=30.0, destroyed=-30.0),
+            LedgerDay(title="wizard", day=yesterday, source="quit_penalty", created=0.0, destroyed=-10.0),
+            LedgerDay(title="wizard", day=today, source="duel", created=24.87, destroyed=-24.87),
+            LedgerDay(title="wizard", day=today, source="reset", created=0.0, destroyed=-54.87),
+        ]
+    )
+    PopulationDay.objects.create(
+        title="wizard", day=yesterday, active=2, mean=1495.0, median=1495.0, taken_at=timezone.now() - timedelta(days=1)
+    )
     admin_login(page, live_server, moderator)
     page.goto("/admin/")
     page.click("a:text('Rating economy')")

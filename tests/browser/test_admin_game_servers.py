@@ -1,4 +1,5 @@
 """Game servers in the admin: a superuser issues a key (shown once), the key works on the API, revoking kills it."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """The Hanabot table in the admin: a superuser tunes one Elo in the changelist (list_editable)."""
+
 from __future__ import annotations
 
 import importlib

@@ -1,4 +1,5 @@
 """A staff user who is not a superuser (a moderator) gets no key management and no Hanabot table in the admin."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,9 +24,7 @@ KEY_AND_TABLE_PERMISSIONS = [
 def test_moderator_sees_no_game_servers_nor_hanabot(page, live_server, moderator, admin_login, granted):
     if granted:
         for app_label, codename in KEY_AND_TABLE_PERMISSIONS:
-            moderator.user_permissions.add(
-                Permission.objects.get(content_type__app_label=app_label, codename=codename)
-            )
+            moderator.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
     server = game_server_create(name="tables-eu-1").server
     admin_login(page, live_server, moderator)
 

@@ -1,5 +1,6 @@
 """A superuser sees and edits a game server's scopes in the admin; revoking there cancels its waiting tickets
 (docs/security.md#game-server-keys-and-scopes)."""
+
 from __future__ import annotations
 
 import httpx
@@ -14,16 +15,19 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _api(live_server, key: str) -> httpx.Client:
-    return httpx.Client(base_url=live_server.url, trust_env=False, timeout=30,
-                        headers={"Authorization": f"Api-Key {key}"})
+    return httpx.Client(
+        base_url=live_server.url, trust_env=False, timeout=30, headers={"Authorization": f"Api-Key {key}"}
+    )
 
 
-def test_scopes_are_edited_on_the_servers_page_and_hold_from_the_next_request(page, live_server, superuser,
-                                                                             admin_login):
+def test_scopes_are_edited_on_the_servers_page_and_hold_from_the_next_request(
+    page, live_server, superuser, admin_login
+):
     issued = game_server_create(name="tables-eu-1")
     with _api(live_server, issued.key) as client:
-        waiting = client.post("/api/v1/matchmaking/tickets/", json={"player": "alice", "ip": "203.0.113.7",
-                                                                    "game": "nile"})
+        waiting = client.post(
+            "/api/v1/matchmaking/tickets/", json={"player": "alice", "ip": "203.0.113.7", "game": "nile"}
+        )
         assert waiting.status_code == 201, waiting.text
         refused = client.get("/api/v1/players/alice/preferences/")
         assert refused.status_code == 403 and refused.json()["error"]["fields"] == {"scope": "preferences"}

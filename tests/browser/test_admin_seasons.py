@@ -7,6 +7,7 @@ second a-c game is voided: a has two games left (in placement again, no league) 
 1st, so a reads "league bronze -> placement, points 20 -> 10" and b "place 2 -> 1".
 Season 2: a beats b, a's line reads "placement: win 10".
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -50,8 +51,12 @@ def test_season_pages_case_file_and_void_corrections(page, live_server, moderato
     assert closed is not None
     Game.objects.filter(pk=ring.pk).update(status=Game.Status.VOID)
     season_replay_live(title="wizard")
-    entry = AuditEntry.objects.create(moderator=moderator, moderator_name="mod", action=AuditEntry.Action.VOID_GAMES,
-                                      details={"refunds": {}, "pending_titles": []})
+    entry = AuditEntry.objects.create(
+        moderator=moderator,
+        moderator_name="mod",
+        action=AuditEntry.Action.VOID_GAMES,
+        details={"refunds": {}, "pending_titles": []},
+    )
     entry.games.set([ring])
     rated_game("wizard", [(a, 0, 1), (b, 1, 2)], timezone.now())
     season_follow(title="wizard")
@@ -62,7 +67,8 @@ def test_season_pages_case_file_and_void_corrections(page, live_server, moderato
     expect(page.locator("#season-panel")).to_contain_text("Final standings (3 of 3)")
     expect(page.locator("#season-standings tr[data-player=b] td").nth(0)).to_have_text("1")
     expect(page.locator("#season-corrections li[data-player=a]")).to_contain_text(
-        f"a: league bronze -> placement, points 20 -> 10: 1 game voided on {today}")
+        f"a: league bronze -> placement, points 20 -> 10: 1 game voided on {today}"
+    )
     expect(page.locator("#season-corrections li[data-player=b]")).to_contain_text("place 2 -> 1")
 
     # The list of seasons filters by title.
@@ -76,11 +82,13 @@ def test_season_pages_case_file_and_void_corrections(page, live_server, moderato
     expect(season.locator("table.season-games tbody tr")).to_have_count(1)
     expect(season.locator("table.season-games tbody tr td").nth(3)).to_have_text("placement: win 10")
     expect(season.locator(".season-corrections")).to_contain_text(
-        f"Season 1: league bronze -> placement, points 20 -> 10: 1 game voided on {today}")
+        f"Season 1: league bronze -> placement, points 20 -> 10: 1 game voided on {today}"
+    )
 
     # The void's page: its corrections to the closed season under the refunds.
     page.goto(f"/admin/moderation/auditentry/{entry.pk}/change/")
     corrections = page.locator("#season-corrections")
     expect(corrections.locator("li[data-player=a]")).to_contain_text(
-        "wizard season 1, a: league bronze -> placement, points 20 -> 10")
+        "wizard season 1, a: league bronze -> placement, points 20 -> 10"
+    )
     expect(corrections.locator("li[data-player=b]")).to_contain_text("wizard season 1, b: place 2 -> 1")

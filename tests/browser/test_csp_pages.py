@@ -1,5 +1,6 @@
 """Issue 25 §2: under the Content-Security-Policy every page carries (infra/http_guard.py), Swagger UI and the
 admin still work in Chromium, and the browser reports no violation (an inline script it refused would be one)."""
+
 from __future__ import annotations
 
 from playwright.sync_api import expect
@@ -7,8 +8,7 @@ from playwright.sync_api import expect
 
 def _violations(page) -> list[str]:
     seen: list[str] = []
-    page.on("console", lambda message: seen.append(message.text)
-            if "Content Security Policy" in message.text else None)
+    page.on("console", lambda message: seen.append(message.text) if "Content Security Policy" in message.text else None)
     return seen
 
 

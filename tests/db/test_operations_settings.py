@@ -1,5 +1,6 @@
 """The operations settings reach Celery and Django as named (a misspelled CELERY_* setting is silently ignored),
 and the replica router keeps every write and every migration on the primary."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -13,10 +14,14 @@ def test_the_sweeps_and_the_purge_are_on_beat_with_their_settings():
     # The tasks modules a worker loads (autodiscovery of every installed app), not only those imported so far.
     app.loader.import_default_modules()
     schedule = app.conf.beat_schedule
-    assert schedule["sweep-void-rebuilds"] == {"task": "moderation.tasks.sweep_void_rebuilds",
-                                               "schedule": settings.VOID_REBUILD_SWEEP_SECONDS}
-    assert schedule["sweep-lost-boards"] == {"task": "leaderboards.tasks.sweep_lost_boards",
-                                             "schedule": settings.LEADERBOARD_SWEEP_SECONDS}
+    assert schedule["sweep-void-rebuilds"] == {
+        "task": "moderation.tasks.sweep_void_rebuilds",
+        "schedule": settings.VOID_REBUILD_SWEEP_SECONDS,
+    }
+    assert schedule["sweep-lost-boards"] == {
+        "task": "leaderboards.tasks.sweep_lost_boards",
+        "schedule": settings.LEADERBOARD_SWEEP_SECONDS,
+    }
     assert schedule["purge-closed-tickets"]["task"] == "matchmaking.tasks.purge_closed_tickets"
     for entry in schedule.values():
         assert entry["task"] in app.tasks, entry

@@ -15,6 +15,7 @@ It waits (within a stated bound) for the rating stages and any void rebuild to c
   server's tickets pushed exactly once, by delivery id, and received.
 It prints one JSON line of figures; an AssertionError exits non-zero with its message.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -38,16 +39,18 @@ from moderation.models import AuditEntry  # noqa: E402
 from ratings.models import RatingChange  # noqa: E402
 from tests.db.ratings.replay import R0, Replay, assert_matches  # noqa: E402
 
-MIN_GAMES, ACTIVE_DAYS = 5, 90   # docs/api.md, "Leaderboards"
-BOARD_TITLES = ("wizard", "tokaido", "spades", "railroad_ink", "nile")   # Hanabi has none
+MIN_GAMES, ACTIVE_DAYS = 5, 90  # docs/api.md, "Leaderboards"
+BOARD_TITLES = ("wizard", "tokaido", "spades", "railroad_ink", "nile")  # Hanabi has none
 
 
 def outstanding() -> dict[str, int]:
     voids = [e for e in AuditEntry.objects.filter(action="void_games") if e.details.get("pending_titles")]
-    return {"pending": Game.objects.filter(status=Game.Status.PENDING).count(),
-            "trueskill": Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).count(),
-            "voids": len(voids),
-            "deliveries": Delivery.objects.filter(status="pending").count()}
+    return {
+        "pending": Game.objects.filter(status=Game.Status.PENDING).count(),
+        "trueskill": Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).count(),
+        "voids": len(voids),
+        "deliveries": Delivery.objects.filter(status="pending").count(),
+    }
 
 
 def wait_settled(bound: float) -> float:
@@ -72,10 +75,11 @@ def check_real_time(accepted: list[list[Any]], seqs: dict[str, tuple[str, int | 
         games.sort()
         seen = [s for s, *_ in games]
         assert len(seen) == len(set(seen)), f"{title}: a rating_seq used twice"
-        earliest_answer, holder = float("inf"), None   # over the games rated later than the current one
+        earliest_answer, holder = float("inf"), None  # over the games rated later than the current one
         for seq, sent, answered, _, table_id in reversed(games):
-            assert not earliest_answer < sent, (f"{title}: {table_id} (seq {seq}) was sent after {holder} was "
-                                                f"answered, yet rated before it")
+            assert not earliest_answer < sent, (
+                f"{title}: {table_id} (seq {seq}) was sent after {holder} was answered, yet rated before it"
+            )
             if answered < earliest_answer:
                 earliest_answer, holder = answered, table_id
         ids = [pk for _, _, _, pk, _ in games]
@@ -115,6 +119,7 @@ def check_ratings(replay: Replay, banned: set[str]) -> None:
     # A rebuild leaves a banned player's rows, if any, at the start (their games were all voided).
     if banned:
         from ratings.models import Rating
+
         for rating in Rating.objects.filter(player__handle__in=banned):
             assert rating.games == 0 and abs(rating.elo - R0) < 1e-9, ("banned player still rated", rating.pk)
             replay.ratings[(rating.player.handle, rating.title)] = [rating.elo, rating.games, rating.last_game_at]
@@ -141,8 +146,11 @@ def first_divergence(replay: Replay) -> None:
 def expected_board(replay: Replay, title: str, banned: set[str]) -> list[tuple[int, str]]:
     cutoff = timezone.now() - timedelta(days=ACTIVE_DAYS)
     ids = dict(Player.objects.values_list("handle", "id"))
-    rows = [(round(elo, 6), ids[h], h) for (h, t), (elo, games, last) in replay.ratings.items()
-            if t == title and h not in banned and games >= MIN_GAMES and last is not None and last >= cutoff]
+    rows = [
+        (round(elo, 6), ids[h], h)
+        for (h, t), (elo, games, last) in replay.ratings.items()
+        if t == title and h not in banned and games >= MIN_GAMES and last is not None and last >= cutoff
+    ]
     rows.sort(key=lambda r: (-r[0], r[1]))
     board: list[tuple[int, str]] = []
     for i, (elo, _, handle) in enumerate(rows):
@@ -158,8 +166,9 @@ def check_boards(url: str, replay: Replay, banned: set[str]) -> dict[str, int]:
         want = expected_board(replay, title, banned)
         got: list[tuple[int, str]] = []
         while True:
-            page = http.get(f"{url}/api/v1/leaderboards/{title}/", params={"limit": 200, "offset": len(got)},
-                            timeout=30)
+            page = http.get(
+                f"{url}/api/v1/leaderboards/{title}/", params={"limit": 200, "offset": len(got)}, timeout=30
+            )
             assert page.status_code == 200, (title, page.status_code, page.text[:300])
             entries = page.json()["entries"]
             got += [(e["rank"], e["player"]) for e in entries]
@@ -167,8 +176,9 @@ def check_boards(url: str, replay: Replay, banned: set[str]) -> dict[str, int]:
                 break
         assert got == want, (title, [x for x in zip(got, want, strict=False) if x[0] != x[1]][:5], len(got), len(want))
         for rank, handle in want[:: max(1, len(want) // 5)]:
-            window = http.get(f"{url}/api/v1/leaderboards/{title}/", params={"around": handle, "limit": 5},
-                              timeout=30).json()["entries"]
+            window = http.get(
+                f"{url}/api/v1/leaderboards/{title}/", params={"around": handle, "limit": 5}, timeout=30
+            ).json()["entries"]
             assert (rank, handle) in [(e["rank"], e["player"]) for e in window], (title, handle)
         sizes[title] = len(want)
     return sizes
@@ -203,8 +213,12 @@ def check_tables(server: str | None, received: list[str]) -> dict[str, int]:
         assert all(status == "delivered" for *_, status in deliveries), Counter(s for *_, s in deliveries)
         assert set(received) == {str(pk) for pk, _, _ in deliveries}, "deliveries received != deliveries made"
         retried = Delivery.objects.filter(server__name=server, attempts__gt=1).count()
-        out.update(deliveries=len(deliveries), retried=retried, received=len(received), duplicates_dropped=len(received)
-                   - len(set(received)))
+        out.update(
+            deliveries=len(deliveries),
+            retried=retried,
+            received=len(received),
+            duplicates_dropped=len(received) - len(set(received)),
+        )
     return out
 
 
@@ -220,8 +234,9 @@ def main(path: str) -> None:
         figures["rated_against_id_order"] = inversions
         if banned:
             figures["void"] = Game.objects.filter(status=Game.Status.VOID).count()
-            figures["unrated_banned"] = Game.objects.filter(status=Game.Status.UNRATED,
-                                                            seats__player__handle__in=banned).distinct().count()
+            figures["unrated_banned"] = (
+                Game.objects.filter(status=Game.Status.UNRATED, seats__player__handle__in=banned).distinct().count()
+            )
         figures["boards"] = check_boards(spec["url"], replay, banned)
     if spec.get("tables"):
         figures.update(check_tables(spec.get("server"), spec.get("received", [])))

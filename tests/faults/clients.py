@@ -5,6 +5,7 @@ The only failure a client tolerates is the documented retryable one, 503 with ``
 same request again (recording and tickets are idempotent by table id and request id) until it is accepted, so
 at the end every body a client ever sent has been accepted exactly once and the test knows all of them.
 """
+
 from __future__ import annotations
 
 import copy
@@ -19,17 +20,17 @@ import requests
 
 from tests.db.ratings.bodies import random_bodies
 
-RETRY_CAP = 1.0       # seconds: a client honours Retry-After but never sleeps longer than this between tries
+RETRY_CAP = 1.0  # seconds: a client honours Retry-After but never sleeps longer than this between tries
 TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
 class Answer:
-    at: float           # time.monotonic() when the answer came
-    what: str           # "single", "batch", "resend", "conflict", "ticket", "poll", "cancel"
+    at: float  # time.monotonic() when the answer came
+    what: str  # "single", "batch", "resend", "conflict", "ticket", "poll", "cancel"
     status: int | None  # None: no HTTP answer at all (refused, reset, timed out)
     retry_after: str | None
-    ok: bool            # the answer this request should get
+    ok: bool  # the answer this request should get
     note: str = ""
 
 
@@ -44,8 +45,7 @@ class Log:
 
     def bad(self, since: float = 0.0) -> list[Answer]:
         """Answers that were neither the right one nor a 503 with Retry-After."""
-        return [a for a in self.answers if a.at >= since and not a.ok
-                and not (a.status == 503 and a.retry_after)]
+        return [a for a in self.answers if a.at >= since and not a.ok and not (a.status == 503 and a.retry_after)]
 
     def retryable(self) -> int:
         return sum(1 for a in self.answers if a.status == 503 and a.retry_after)
@@ -68,8 +68,7 @@ class Site:
         self.http = requests.Session()
         self.http.headers["Authorization"] = f"Api-Key {key}"
 
-    def call(self, what: str, method: str, path: str, expect: set[int], **kwargs: Any
-             ) -> requests.Response | None:
+    def call(self, what: str, method: str, path: str, expect: set[int], **kwargs: Any) -> requests.Response | None:
         """One request until it gets an answer other than 503-with-Retry-After; every answer logged."""
         while True:
             try:
@@ -86,7 +85,7 @@ class Site:
                 time.sleep(min(RETRY_CAP, float(retry_after)))
                 continue
             if response.status_code >= 500:
-                time.sleep(0.5)   # logged as bad; the same request again, so nothing it carried is lost
+                time.sleep(0.5)  # logged as bad; the same request again, so nothing it carried is lost
                 continue
             return response
 
@@ -124,8 +123,17 @@ class Accepted:
 class GameClient(threading.Thread):
     """Posts games until stopped: 60 % singles, 30 % batches of 2-20, ~8 % resends, ~2 % conflicting bodies."""
 
-    def __init__(self, site: Site, accepted: Accepted, seed: int, stop: threading.Event, *, pool: int = 40,
-                 pause: float = 0.05, extra_handles: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        site: Site,
+        accepted: Accepted,
+        seed: int,
+        stop: threading.Event,
+        *,
+        pool: int = 40,
+        pause: float = 0.05,
+        extra_handles: tuple[str, ...] = (),
+    ):
         super().__init__(daemon=True)
         self.site, self.accepted, self.stop = site, accepted, stop
         self.rnd = random.Random(seed)
@@ -134,11 +142,12 @@ class GameClient(threading.Thread):
 
     def bodies(self, count: int) -> list[dict[str, Any]]:
         out = recent(random_bodies(self.rnd, count, pool=self.pool), self.rnd)
-        for body in out:   # a few games with the extra players (the one a moderator will ban)
+        for body in out:  # a few games with the extra players (the one a moderator will ban)
             if self.extra and self.rnd.random() < 0.15 and len(body["players"]) > 1:
                 seat = self.rnd.randrange(len(body["players"]))
                 if body["players"][seat]["player"] not in self.extra and not any(
-                        p["player"] in self.extra for p in body["players"]):
+                    p["player"] in self.extra for p in body["players"]
+                ):
                     body["players"][seat]["player"] = self.rnd.choice(self.extra)
         return out
 
@@ -179,8 +188,11 @@ class GameClient(threading.Thread):
             if result["status_code"] in (200, 201):
                 self.accepted.add(body, result["body"]["id"], sent)
             else:
-                self.site.log.add(Answer(time.monotonic(), "batch-item", result["status_code"], None, False,
-                                         str(result["body"])[:300]))
+                self.site.log.add(
+                    Answer(
+                        time.monotonic(), "batch-item", result["status_code"], None, False, str(result["body"])[:300]
+                    )
+                )
 
     def resend(self) -> None:
         known = self.accepted.sample(self.rnd)
@@ -213,7 +225,7 @@ class TicketClient(threading.Thread):
         self.site, self.stop = site, stop
         self.rnd = random.Random(seed)
         self.free = list(handles)
-        self.opened: dict[str, dict[str, Any]] = {}   # ticket id -> body
+        self.opened: dict[str, dict[str, Any]] = {}  # ticket id -> body
         self.cancelled: set[str] = set()
         self.failure: BaseException | None = None
         self.pause = pause
@@ -238,12 +250,19 @@ class TicketClient(threading.Thread):
         party = []
         if self.free and self.rnd.random() < 0.15:
             party = [{"player": self.free.pop(self.rnd.randrange(len(self.free))), "ip": self._ip()}]
-        body = {"player": player, "ip": self._ip(), "party": party, "game": self.rnd.choice(["tokaido", "hanabi"]),
-                "min_players": 2, "max_players": self.rnd.choice([4, 5]), "request_id": f"r-{player}"}
+        body = {
+            "player": player,
+            "ip": self._ip(),
+            "party": party,
+            "game": self.rnd.choice(["tokaido", "hanabi"]),
+            "min_players": 2,
+            "max_players": self.rnd.choice([4, 5]),
+            "request_id": f"r-{player}",
+        }
         response = self.site.call("ticket", "POST", "/api/v1/matchmaking/tickets/", {201, 200}, json=body)
         if response is not None and response.status_code in (200, 201):
             self.opened[response.json()["id"]] = body
-            if self.rnd.random() < 0.1:   # a game server retries: the same ticket, never a second one
+            if self.rnd.random() < 0.1:  # a game server retries: the same ticket, never a second one
                 again = self.site.call("ticket", "POST", "/api/v1/matchmaking/tickets/", {200}, json=body)
                 if again is not None and again.status_code == 200 and again.json()["id"] != response.json()["id"]:
                     self.site.log.add(Answer(time.monotonic(), "ticket", 200, None, False, "a second ticket"))

@@ -4,6 +4,7 @@ migrated template) and the whole production shape per test. Run it alone with ``
 Durations scale with ``ARENA_FAULT_SCALE`` (1 = the issue's full length: Redis down 20 s, PostgreSQL 10 s, a
 push receiver 30 s; CI uses a shorter scale so the suite stays within minutes on two cores).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -57,12 +58,13 @@ def cluster() -> Iterator[Cluster]:
         redis.start()
         keys = {"SECRET_KEY": secrets.token_urlsafe(48), "IP_HASH_KEY": secrets.token_urlsafe(48)}
         postgres.psql("CREATE DATABASE arena_template")
-        env = production_env(database_url=postgres.url("arena_template"), redis_url=redis.url(), var_dir=root,
-                             bind="127.0.0.1:1", **keys)
+        env = production_env(
+            database_url=postgres.url("arena_template"), redis_url=redis.url(), var_dir=root, bind="127.0.0.1:1", **keys
+        )
         manage(env, "migrate", "--no-input", timeout=600)
         yield Cluster(postgres, redis, root, keys)
     finally:
-        if os.environ.get("ARENA_FAULT_KEEP") == "1":   # to look into a failure: the cluster stays, stopped
+        if os.environ.get("ARENA_FAULT_KEEP") == "1":  # to look into a failure: the cluster stays, stopped
             redis.stop()
             postgres.stop("fast")
             print(f"\nARENA_FAULT_KEEP: cluster kept in {root} (PostgreSQL data in {postgres.data})")
@@ -96,21 +98,32 @@ class Arena:
         """tests/faults/check.py in the site's environment; its figures, or the test fails with its message."""
         path = self.logs / "check.json"
         path.write_text(json.dumps({"url": self.url, **spec}), encoding="utf-8")
-        done = subprocess.run([str(BIN / "python"), "-m", "tests.faults.check", str(path)], cwd=ROOT, env=self.env,
-                              capture_output=True, text=True, timeout=900)
+        done = subprocess.run(
+            [str(BIN / "python"), "-m", "tests.faults.check", str(path)],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if done.returncode:
             raise AssertionError(f"the end-state check failed:\n{done.stderr[-6000:]}")
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def arena_env(cluster: Cluster, db: str, logs: Path, **extra: str) -> dict[str, str]:
-    return production_env(database_url=cluster.postgres.url(db), redis_url=cluster.redis.url(), var_dir=logs,
-                          bind=f"127.0.0.1:{free_port()}", **cluster.keys,
-                          # Small batches: many transactions, so a SIGKILL very likely lands inside one.
-                          RATING_BATCH_SIZE="40",
-                          MATCHMAKING_PUSH_BACKOFF=str(scaled(1.0, 0.25)),
-                          MATCHMAKING_PUSH_TIMEOUT="2",
-                          **extra)
+    return production_env(
+        database_url=cluster.postgres.url(db),
+        redis_url=cluster.redis.url(),
+        var_dir=logs,
+        bind=f"127.0.0.1:{free_port()}",
+        **cluster.keys,
+        # Small batches: many transactions, so a SIGKILL very likely lands inside one.
+        RATING_BATCH_SIZE="40",
+        MATCHMAKING_PUSH_BACKOFF=str(scaled(1.0, 0.25)),
+        MATCHMAKING_PUSH_TIMEOUT="2",
+        **extra,
+    )
 
 
 @pytest.fixture
@@ -131,8 +144,12 @@ def arena(cluster: Cluster, tmp_path: Path) -> Iterator[Arena]:
         # A test that stopped a server brings it back, even when it failed half way.
         if cluster.redis.process is None:
             cluster.redis.start()
-        if "accepting" not in cluster.postgres._run(cluster.postgres.bin / "pg_isready", "-h", "127.0.0.1", "-p",
-                                                    str(cluster.postgres.port), check=False).stdout:
+        if (
+            "accepting"
+            not in cluster.postgres._run(
+                cluster.postgres.bin / "pg_isready", "-h", "127.0.0.1", "-p", str(cluster.postgres.port), check=False
+            ).stdout
+        ):
             cluster.postgres.start()
         if os.environ.get("ARENA_FAULT_KEEP") != "1":
             cluster.postgres.psql(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")

@@ -1,4 +1,5 @@
 """A game server's push endpoint on a loopback port that a test can take down and bring back on the same port."""
+
 from __future__ import annotations
 
 import threading

@@ -1,5 +1,6 @@
 """One fault run: clients stream games (and tickets) at the production shape, a fault is injected while they
 do, the clients stop, and the end state is checked. Shared by every test in test_faults.py."""
+
 from __future__ import annotations
 
 import random
@@ -15,8 +16,8 @@ from tests.faults.clients import Accepted, GameClient, Log, Site, TicketClient
 from tests.faults.conftest import SCALE, Arena, scaled
 from tests.faults.receiver import Receiver
 
-READY_BOUND = 15.0     # seconds from the end of a fault until /readyz answers 200 again
-SETTLE_BOUND = 240.0   # seconds from the clients' stop until every game is rated (both stages) and rebuilt
+READY_BOUND = 15.0  # seconds from the end of a fault until /readyz answers 200 again
+SETTLE_BOUND = 240.0  # seconds from the clients' stop until every game is rated (both stages) and rebuilt
 GAME_CLIENTS = 4
 
 
@@ -36,27 +37,49 @@ class Outcome:
 
     def summary(self) -> str:
         statuses = Counter(a.status for a in self.log.answers)
-        return (f"fault {self.fault_s:.1f}s, ready {self.ready_s:.2f}s after it, {len(self.accepted.games)} games "
-                f"accepted, answers {dict(statuses)}, retryable 503s {self.log.retryable()}, {self.figures}")
+        return (
+            f"fault {self.fault_s:.1f}s, ready {self.ready_s:.2f}s after it, {len(self.accepted.games)} games "
+            f"accepted, answers {dict(statuses)}, retryable 503s {self.log.retryable()}, {self.figures}"
+        )
 
 
 def callback(arena: Arena, receiver: Receiver) -> None:
-    arena.shell("from arena.models import GameServer; from matchmaking.models import ServerCallback; "
-                f"ServerCallback.objects.create(server=GameServer.objects.get(name='fault-a'), url={receiver.url!r})")
+    arena.shell(
+        "from arena.models import GameServer; from matchmaking.models import ServerCallback; "
+        f"ServerCallback.objects.create(server=GameServer.objects.get(name='fault-a'), url={receiver.url!r})"
+    )
 
 
-def play(arena: Arena, fault: Callable[[], None], *, seed: int, games: bool = True, tickets: int = 0,
-         receiver: Receiver | None = None, banned: tuple[str, ...] = (), warm: float = 4.0, cool: float = 3.0,
-         outage: bool = False) -> Outcome:
+def play(
+    arena: Arena,
+    fault: Callable[[], None],
+    *,
+    seed: int,
+    games: bool = True,
+    tickets: int = 0,
+    receiver: Receiver | None = None,
+    banned: tuple[str, ...] = (),
+    warm: float = 4.0,
+    cool: float = 3.0,
+    outage: bool = False,
+) -> Outcome:
     """Stream, inject ``fault`` (it returns when the fault is over), stream on, stop, check everything."""
     log, accepted, stop = Log(), Accepted(), threading.Event()
     rnd = random.Random(seed)
     clients: list[threading.Thread] = []
     if games:
-        clients += [GameClient(Site(arena.url, arena.key, log), accepted, rnd.randrange(1 << 30), stop,
-                               pause=0.3, extra_handles=banned) for _ in range(GAME_CLIENTS)]
-    ticket_clients = [TicketClient(Site(arena.url, arena.key, log), rnd.randrange(1 << 30), stop,
-                                   [f"t{n}-{i}" for i in range(3000)], pause=0.1) for n in range(tickets)]
+        clients += [
+            GameClient(
+                Site(arena.url, arena.key, log), accepted, rnd.randrange(1 << 30), stop, pause=0.3, extra_handles=banned
+            )
+            for _ in range(GAME_CLIENTS)
+        ]
+    ticket_clients = [
+        TicketClient(
+            Site(arena.url, arena.key, log), rnd.randrange(1 << 30), stop, [f"t{n}-{i}" for i in range(3000)], pause=0.1
+        )
+        for n in range(tickets)
+    ]
     clients += ticket_clients
     for client in clients:
         client.start()
@@ -86,15 +109,17 @@ def play(arena: Arena, fault: Callable[[], None], *, seed: int, games: bool = Tr
         spec["accepted"] = accepted.spec()
     if tickets:
         spec.update(tables=True, server="fault-a" if receiver else None)
-        arena.check(bound=SETTLE_BOUND, tables=False)   # settle first: the deliveries still in flight land
+        arena.check(bound=SETTLE_BOUND, tables=False)  # settle first: the deliveries still in flight land
         if receiver is not None:
             spec["received"] = list(receiver.deliveries)
     outcome.figures = arena.check(**spec)
     if tickets:
         assert outcome.figures["matched"] > 10, outcome.figures
     if known_500:
-        raise OutageAnswered500(f"{len(bad)} answers were 500 server_error, not 503 with Retry-After "
-                                f"(everything else held: {outcome.summary()})")
+        raise OutageAnswered500(
+            f"{len(bad)} answers were 500 server_error, not 503 with Retry-After "
+            f"(everything else held: {outcome.summary()})"
+        )
     return outcome
 
 
@@ -113,9 +138,13 @@ def in_transaction(arena: Arena, name: str, timeout: float) -> bool:
     scanned = float("-inf")
     with psycopg.connect(arena.env["DATABASE_URL"], autocommit=True) as db:
         while time.monotonic() < deadline:
-            open_ports = {row[0] for row in db.execute(
-                "SELECT client_port FROM pg_stat_activity WHERE xact_start IS NOT NULL AND client_port IS NOT NULL "
-                "AND pid <> pg_backend_pid()").fetchall()}
+            open_ports = {
+                row[0]
+                for row in db.execute(
+                    "SELECT client_port FROM pg_stat_activity WHERE xact_start IS NOT NULL AND client_port IS NOT NULL "
+                    "AND pid <> pg_backend_pid()"
+                ).fetchall()
+            }
             if open_ports & ports:
                 return True
             if open_ports and time.monotonic() - scanned > 0.25:

@@ -4,6 +4,7 @@ The machine's shared PostgreSQL (5432) and Redis (6379) serve every other engine
 stops and restarts servers, so it only ever stops these, which it created in a temporary directory and owns.
 PostgreSQL runs as the ``postgres`` OS user (``initdb`` refuses root) through ``runuser`` when we are root.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -52,13 +53,16 @@ class PrivatePostgres:
         self.root.mkdir(parents=True, exist_ok=True)
         if self.as_root:
             shutil.chown(self.root, "postgres", "postgres")
-        self._run(self.bin / "initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
-                  "--no-instructions")
+        self._run(
+            self.bin / "initdb", "-D", self.data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-instructions"
+        )
         with open(self.data / "postgresql.conf", "a", encoding="utf-8") as conf:
-            conf.write(f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
-                       f"unix_socket_directories = '{self.root}'\nmax_connections = 300\n"
-                       # A clean or fast stop always flushes; fsync only matters for a power cut, not simulated.
-                       "fsync = off\nfull_page_writes = off\nshared_buffers = 128MB\n")
+            conf.write(
+                f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
+                f"unix_socket_directories = '{self.root}'\nmax_connections = 300\n"
+                # A clean or fast stop always flushes; fsync only matters for a power cut, not simulated.
+                "fsync = off\nfull_page_writes = off\nshared_buffers = 128MB\n"
+            )
         self.start()
 
     def start(self) -> None:
@@ -68,12 +72,36 @@ class PrivatePostgres:
         self._run(self.bin / "pg_ctl", "-D", self.data, "-m", mode, "-w", "-t", "60", "stop")
 
     def restart(self, mode: str = "fast") -> None:
-        self._run(self.bin / "pg_ctl", "-D", self.data, "-m", mode, "-w", "-t", "60", "-l",
-                  self.root / "postgres.log", "restart")
+        self._run(
+            self.bin / "pg_ctl",
+            "-D",
+            self.data,
+            "-m",
+            mode,
+            "-w",
+            "-t",
+            "60",
+            "-l",
+            self.root / "postgres.log",
+            "restart",
+        )
 
     def psql(self, sql: str, db: str = "postgres") -> str:
-        return self._run(self.bin / "psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", db,
-                         "-v", "ON_ERROR_STOP=1", "-Atc", sql).stdout
+        return self._run(
+            self.bin / "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            "-d",
+            db,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-Atc",
+            sql,
+        ).stdout
 
     def log_count(self, text: str) -> int:
         """How many lines of the server log contain ``text`` (evidence of what a fault did)."""
@@ -102,9 +130,27 @@ class PrivateRedis:
         self.root.mkdir(parents=True, exist_ok=True)
         log = open(self.root / "redis.log", "ab")  # noqa: SIM115 - owned by the child
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.root),
-             "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--protected-mode", "no"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.root),
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "everysec",
+                "--save",
+                "",
+                "--protected-mode",
+                "no",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 20
         while True:
             try:

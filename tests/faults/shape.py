@@ -5,6 +5,7 @@ children with it, as a crashed machine would), with ``bash -c 'exec ...'`` expan
 honcho does. The environment is a production one: DEBUG unset-equivalent ``false``, generated keys, the
 private database and Redis. A process can be killed and started again under the same name.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -34,26 +35,28 @@ def procfile(path: Path = ROOT / "Procfile") -> dict[str, str]:
 def production_env(*, database_url: str, redis_url: str, var_dir: Path, bind: str, **extra: str) -> dict[str, str]:
     """What a site sets: production (no DEBUG), its own keys (>= 32 characters, not the dev ones), the hosts."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTEST", "DEBUG"))}
-    env.update({
-        "PATH": f"{BIN}:{env.get('PATH', '/usr/bin:/bin')}",
-        "PYTHONPATH": str(ROOT),
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DEBUG": "false",
-        "SECRET_KEY": secrets.token_urlsafe(48),
-        "IP_HASH_KEY": secrets.token_urlsafe(48),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "ARENA_VAR_DIR": str(var_dir),
-        "ARENA_BIND": bind,
-        "PYTHONUNBUFFERED": "1",
-        # Plain HTTP on loopback: no TLS redirect; the pushes' receivers listen on loopback (docs/security.md).
-        "SECURE_SSL_REDIRECT": "false",
-        "PUSH_ALLOW_PRIVATE_NETWORKS": "true",
-        # A void's rebuilds lost with a killed worker are swept again within a bound a test can wait for.
-        "VOID_REBUILD_SWEEP_SECONDS": "15",
-        "VOID_REBUILD_OVERDUE_SECONDS": "45",
-    })
+    env.update(
+        {
+            "PATH": f"{BIN}:{env.get('PATH', '/usr/bin:/bin')}",
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DEBUG": "false",
+            "SECRET_KEY": secrets.token_urlsafe(48),
+            "IP_HASH_KEY": secrets.token_urlsafe(48),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "ARENA_VAR_DIR": str(var_dir),
+            "ARENA_BIND": bind,
+            "PYTHONUNBUFFERED": "1",
+            # Plain HTTP on loopback: no TLS redirect; the pushes' receivers listen on loopback (docs/security.md).
+            "SECURE_SSL_REDIRECT": "false",
+            "PUSH_ALLOW_PRIVATE_NETWORKS": "true",
+            # A void's rebuilds lost with a killed worker are swept again within a bound a test can wait for.
+            "VOID_REBUILD_SWEEP_SECONDS": "15",
+            "VOID_REBUILD_OVERDUE_SECONDS": "45",
+        }
+    )
     env.update(extra)
     return env
 
@@ -82,8 +85,8 @@ class Shape:
             command = command.replace("celerybeat-schedule", f"celerybeat-schedule-{self.starts[name]}")
         line = command if command.startswith("exec ") else f"exec {command}"  # the Procfile's lines exec already
         self.processes[name] = subprocess.Popen(
-            ["bash", "-c", line], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            ["bash", "-c", line], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
     def start_all(self) -> None:
         for name in self.commands:
@@ -131,7 +134,7 @@ class Shape:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
             except (FileNotFoundError, ProcessLookupError, IndexError):
                 continue
-            if int(fields[3]) == sid:   # the process group id: the session leader's pid
+            if int(fields[3]) == sid:  # the process group id: the session leader's pid
                 pids.append(int(stat.parent.name))
         return pids
 
@@ -173,8 +176,15 @@ class Shape:
 
 def manage(env: dict[str, str], *args: str, stdin: str | None = None, timeout: float = 120) -> str:
     """``manage.py ARGS`` in the site's environment; its standard output (fails with its error output)."""
-    done = subprocess.run([str(BIN / "python"), "manage.py", *args], cwd=ROOT, env=env, input=stdin,
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [str(BIN / "python"), "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if done.returncode:
         raise AssertionError(f"manage.py {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
     return done.stdout

@@ -1,5 +1,6 @@
 """Jepsen-style faults against the production shape (tests/faults/conftest.py): one fault per test, an exact
 check at the end (tests/faults/check.py). ``scripts/faults`` runs them; ``ARENA_FAULT_SCALE`` sets durations."""
+
 from __future__ import annotations
 
 import threading
@@ -76,12 +77,16 @@ def test_worker_sigkilled_while_a_moderator_bans_and_voids(arena: Arena):
     def fault() -> None:
         killer = threading.Thread(target=lambda: inside.append(repeatedly(arena, "elo", VOID_KILLS, 6)))
         killer.start()
-        arena.shell("from arena.models import Player; from moderation.services.penalties import player_ban; "
-                    f"player_ban(moderator=None, player=Player.objects.get(handle={BANNED!r}), note='fault suite')")
+        arena.shell(
+            "from arena.models import Player; from moderation.services.penalties import player_ban; "
+            f"player_ban(moderator=None, player=Player.objects.get(handle={BANNED!r}), note='fault suite')"
+        )
         time.sleep(scaled(2))
-        arena.shell("from arena.models import Game; from moderation.services.penalties import games_void; "
-                    f"games = list(Game.objects.filter(seats__player__handle={BANNED!r}).exclude(status='void')"
-                    ".distinct()); print(len(games)); games_void(moderator=None, games=games, note='fault suite')")
+        arena.shell(
+            "from arena.models import Game; from moderation.services.penalties import games_void; "
+            f"games = list(Game.objects.filter(seats__player__handle={BANNED!r}).exclude(status='void')"
+            ".distinct()); print(len(games)); games_void(moderator=None, games=games, note='fault suite')"
+        )
         killer.join()
 
     outcome = play(arena, fault, seed=6, banned=(BANNED,))
@@ -95,7 +100,7 @@ def test_beat_killed_and_restarted(arena: Arena):
     def fault() -> None:
         for _ in range(2):
             arena.shape.kill("beat")
-            time.sleep(scaled(12, 3.0))   # longer than the 10 s sweep: a whole period without beat
+            time.sleep(scaled(12, 3.0))  # longer than the 10 s sweep: a whole period without beat
             arena.shape.start("beat")
             time.sleep(scaled(3, 2.0))
 
@@ -110,9 +115,14 @@ def test_matchmaker_killed_mid_pass_while_tickets_stream_in(arena: Arena):
     callback(arena, receiver)
     inside: list[int] = []
     try:
-        outcome = play(arena, lambda: inside.append(repeatedly(arena, "matchmaking", MATCHMAKER_KILLS, 8,
-                                                               gap=(0.3, 1.5))),
-                       seed=8, games=False, tickets=2, receiver=receiver)
+        outcome = play(
+            arena,
+            lambda: inside.append(repeatedly(arena, "matchmaking", MATCHMAKER_KILLS, 8, gap=(0.3, 1.5))),
+            seed=8,
+            games=False,
+            tickets=2,
+            receiver=receiver,
+        )
     finally:
         receiver.stop()
     assert arena.shape.starts["matchmaking"] == MATCHMAKER_KILLS + 1

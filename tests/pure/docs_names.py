@@ -20,6 +20,7 @@ so a rename or a deletion that leaves a page behind fails here. Five kinds are c
 What is not code of this repository is left alone: JSON bodies and field paths (`details.rounds`), formulas,
 third-party names (`difflib.get_close_matches`, `AppConfig.ready()`), placeholders (`<app>/listeners.py`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,8 +34,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-SKIP_DIRS = {".venv", ".git", "var", "node_modules", "__pycache__", ".hypothesis", ".ruff_cache", ".pytest_cache",
-             ".mypy_cache", "mutants", "docs"}
+SKIP_DIRS = {
+    ".venv",
+    ".git",
+    "var",
+    "node_modules",
+    "__pycache__",
+    ".hypothesis",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".mypy_cache",
+    "mutants",
+    "docs",
+}
 SELF = {"docs_names.py", "test_docs_cited.py"}  # they name missing things on purpose
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 INLINE = re.compile(r"`([^`\n]+)`")
@@ -132,8 +144,9 @@ def _resolve(module: str, attributes: list[str]) -> bool:
 def _class_has(module: str, name: str, attribute: str) -> bool:
     """The class has the attribute, or declares it (an annotation without a value, as a Protocol's field)."""
     cls = getattr(importlib.import_module(module), name, None)
-    return hasattr(cls, attribute) or any(attribute in vars(c).get("__annotations__", {})
-                                          for c in getattr(cls, "__mro__", ()))
+    return hasattr(cls, attribute) or any(
+        attribute in vars(c).get("__annotations__", {}) for c in getattr(cls, "__mro__", ())
+    )
 
 
 def _outside(name: str) -> bool:

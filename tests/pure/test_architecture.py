@@ -5,6 +5,7 @@ limits a reader can hold (450 lines, 90 lines).
 `lint-imports` checks the imports against the contracts; these tests check the contracts themselves, which a
 careless edit could loosen without any import failing.
 """
+
 from __future__ import annotations
 
 import ast
@@ -17,8 +18,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-LAYERS = ["backoffice | doors", "leaderboards | matchmaking | moderation | seasons | tournaments", "ratings", "arena",
-          "infra"]
+LAYERS = [
+    "backoffice | doors",
+    "leaderboards | matchmaking | moderation | seasons | tournaments",
+    "ratings",
+    "arena",
+    "infra",
+]
 APPS = [app for layer in LAYERS for app in layer.split(" | ")]
 MODULE_LINES, FUNCTION_LINES = 450, 90
 
@@ -52,18 +58,27 @@ def test_no_contract_has_an_exception():
 def test_every_package_is_in_the_contracts_and_config_is_above_them_all():
     assert sorted([*APPS, "config"]) == packages()
     assert sorted(linter()["root_packages"]) == packages()
-    forbidden = next(c for c in linter()["contracts"]
-                     if c["type"] == "forbidden" and c["forbidden_modules"] == ["config"])
+    forbidden = next(
+        c for c in linter()["contracts"] if c["type"] == "forbidden" and c["forbidden_modules"] == ["config"]
+    )
     assert sorted(forbidden["source_modules"]) == sorted(APPS)
 
 
 def test_the_pure_rules_contract_forbids_the_frameworks_and_the_models():
     pure = next(c for c in linter()["contracts"] if c["name"] == "Pure rules import no framework")
     assert {"django", "rest_framework", "celery", "redis", "arena.models", "ratings.models"} <= set(
-        pure["forbidden_modules"])
+        pure["forbidden_modules"]
+    )
     # Every app with rules of its own has them in the contract (docs/architecture.md names them "the pure rules").
     assert {m.split(".")[0] for m in pure["source_modules"]} >= {
-        "arena", "ratings", "leaderboards", "matchmaking", "moderation", "seasons", "tournaments"}
+        "arena",
+        "ratings",
+        "leaderboards",
+        "matchmaking",
+        "moderation",
+        "seasons",
+        "tournaments",
+    }
 
 
 def test_the_map_names_every_room_at_its_height():
@@ -98,7 +113,11 @@ def test_each_row_of_where_each_thing_lives_names_files_of_its_own_folder():
 def test_no_module_or_function_outgrows_its_limit(path):
     text = path.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= MODULE_LINES
-    long = [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(ast.parse(text))
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.end_lineno is not None and node.end_lineno - node.lineno + 1 > FUNCTION_LINES]
+    long = [
+        (node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > FUNCTION_LINES
+    ]
     assert long == []

@@ -1,5 +1,6 @@
 """The rules that send a database test to both passes or to the embedded one only (tests/backends.py,
 docs/testing.md "The suite's passes"), each on a hand-made case."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,9 +19,19 @@ def test_a_plain_api_test_runs_once():
     assert not differs(**facts())
 
 
-@pytest.mark.parametrize("name", ["test_recording_store.py", "test_query_counts.py", "test_batch.py",
-                                  "test_rebuild.py", "test_properties.py", "test_preferences_and_passes.py",
-                                  "test_detection.py", "test_history.py"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "test_recording_store.py",
+        "test_query_counts.py",
+        "test_batch.py",
+        "test_rebuild.py",
+        "test_properties.py",
+        "test_preferences_and_passes.py",
+        "test_detection.py",
+        "test_history.py",
+    ],
+)
 def test_a_module_about_a_switched_subject_runs_twice(name):
     assert differs(**facts(module_name=name))
 
@@ -30,9 +41,17 @@ def test_a_fixture_of_the_backend_runs_twice(fixture):
     assert differs(**facts(fixtures=("db", fixture)))
 
 
-@pytest.mark.parametrize("line", ["if connection.vendor == 'postgresql':", "settings.REDIS_URL = ''",
-                                  "with CaptureQueriesContext(connection) as seen:", "threading.Thread(target=f)",
-                                  "Player.objects.select_for_update()", "if settings.IS_POSTGRES:"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "if connection.vendor == 'postgresql':",
+        "settings.REDIS_URL = ''",
+        "with CaptureQueriesContext(connection) as seen:",
+        "threading.Thread(target=f)",
+        "Player.objects.select_for_update()",
+        "if settings.IS_POSTGRES:",
+    ],
+)
 def test_source_naming_the_backend_or_the_mode_runs_twice(line):
     assert differs(**facts(source=PLAIN + f"    {line}\n"))
 

@@ -3,6 +3,7 @@ whether PostgreSQL gets its own statement is its app's store's business (docs/ar
 
 The scan reads the source (``ast``) for ``.vendor`` (``connection.vendor``, ``connections[alias].vendor``).
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,8 +23,12 @@ def _is_store(name: str) -> bool:
 
 
 def test_only_stores_ask_the_database_vendor():
-    askers = [path.relative_to(ROOT).as_posix() for app in APPS for path in sorted((ROOT / app).rglob("*.py"))
-              if "/migrations/" not in path.as_posix() and _asks_vendor(path.read_text())]
+    askers = [
+        path.relative_to(ROOT).as_posix()
+        for app in APPS
+        for path in sorted((ROOT / app).rglob("*.py"))
+        if "/migrations/" not in path.as_posix() and _asks_vendor(path.read_text())
+    ]
     assert askers, "the scan found no store at all: it is not looking where the code is"
     assert [name for name in askers if not _is_store(name)] == []
 

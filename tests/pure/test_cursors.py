@@ -1,4 +1,5 @@
 """The one cursor of the paged lists (infra/api/cursors.py): what it encodes, what it refuses."""
+
 from __future__ import annotations
 
 import uuid
@@ -29,11 +30,17 @@ def test_microseconds_and_uuid_keys_survive_the_round_trip():
     assert cursor_read(cursor_make(moment, key), uuid.UUID) == (moment, key)
 
 
-@pytest.mark.parametrize("cursor", [
-    "MjAyNi0xMi0wMVQwMDowMDowMCswMDowMHwrNw",  # key "+7": int() would take it
-    cursor_make(MIDNIGHT, " 7"), cursor_make(MIDNIGHT, "\u0667"),  # a space; an Arabic-Indic seven
-    "not base64!", "", "bm90IGEgdGltZXw3",  # "not a time|7"
-])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "MjAyNi0xMi0wMVQwMDowMDowMCswMDowMHwrNw",  # key "+7": int() would take it
+        cursor_make(MIDNIGHT, " 7"),
+        cursor_make(MIDNIGHT, "\u0667"),  # a space; an Arabic-Indic seven
+        "not base64!",
+        "",
+        "bm90IGEgdGltZXw3",  # "not a time|7"
+    ],
+)
 def test_a_cursor_the_list_did_not_give_is_refused_on_its_field(cursor):
     with pytest.raises(InvalidInput) as refused:
         cursor_read(cursor, integer_key)

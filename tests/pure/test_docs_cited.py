@@ -5,6 +5,7 @@ Scans every .py file of the repository (not the virtualenv, not generated files)
 backticked name in docs/*.md that looks like this repository's code names something that exists (the rule is in
 tests/pure/docs_names.py).
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,11 @@ def anchors(page: Path) -> set[str]:
 
 
 def all_citations() -> list[tuple[Path, str, str | None]]:
-    return [(path, page, anchor) for path in python_files()
-            for page, anchor in citations(path.read_text(encoding="utf-8", errors="replace"))]
+    return [
+        (path, page, anchor)
+        for path in python_files()
+        for page, anchor in citations(path.read_text(encoding="utf-8", errors="replace"))
+    ]
 
 
 def test_the_scanner_reads_citations_with_and_without_anchors():
@@ -64,19 +68,26 @@ def test_the_scan_sees_the_repository():
 
 
 def test_every_cited_page_exists():
-    missing = sorted({f"{path.relative_to(ROOT)}: docs/{page}" for path, page, _ in all_citations()
-                      if not (DOCS / page).is_file()})
+    missing = sorted(
+        {f"{path.relative_to(ROOT)}: docs/{page}" for path, page, _ in all_citations() if not (DOCS / page).is_file()}
+    )
     assert missing == []
 
 
 def test_every_cited_anchor_is_a_heading_of_its_page():
-    missing = sorted({f"{path.relative_to(ROOT)}: docs/{page}#{anchor}" for path, page, anchor in all_citations()
-                      if anchor and (DOCS / page).is_file() and anchor not in anchors(DOCS / page)})
+    missing = sorted(
+        {
+            f"{path.relative_to(ROOT)}: docs/{page}#{anchor}"
+            for path, page, anchor in all_citations()
+            if anchor and (DOCS / page).is_file() and anchor not in anchors(DOCS / page)
+        }
+    )
     assert missing == []
 
 
-@pytest.mark.parametrize("page", ["README.md", "ratings.md", "games.md", "api.md", "moderation.md",
-                                  "matchmaking.md", "architecture.md"])
+@pytest.mark.parametrize(
+    "page", ["README.md", "ratings.md", "games.md", "api.md", "moderation.md", "matchmaking.md", "architecture.md"]
+)
 def test_the_promised_pages_exist_and_the_index_lists_them(page):
     assert (DOCS / page).is_file()
     if page != "README.md":
@@ -89,22 +100,47 @@ def test_the_pages_link_only_to_pages_that_exist():
             assert (DOCS / cited).is_file(), f"{page.name} cites docs/{cited}"
 
 
-@pytest.mark.parametrize(("name", "problem"), [
-    ("arena/recording.py", None), ("ratings/store/", None), ("bench/pairing_bench.py --sizes 10", None),
-    ("admin/charts.py", None), ("arena/recorder.py", "no such path"), ("charts2.py", "no such path"),
-    ("ratings.plan.EloPlan", None), ("handoffs.hand_off(work, *args)", None), ("mode.redis_configured()", None),
-    ("Game.rating_seq", None), ("GameRules.team_play", None), ("ratings.plan.EloPlann", "does not resolve"),
-    ("handoffs.hand_over", "does not resolve"), ("Game.rating_sequence", "does not resolve"),
-    ("game_server_scopes_set", None), ("wake_once(key, ttl=...)", None), ("RATING_BATCH_SIZE", None),
-    ("no_season", None), ("arena_rating_batch_seconds_bucket", None), ("rate_pending", "named nowhere in the code"),
-    ("ticket_opened(server)", "named nowhere in the code"),
-    ("manage.py season_rollover", None), ("manage.py rate_pending", "no such command"),
-    ("GET /api/v1/games/{id}/", None), ("/api/v1/", None), ("/readyz", None),
-    ("GET /api/v1/gamez/", "no such endpoint"), ("DELETE /api/v1/games/{id}/", "no such endpoint"),
-    # Not this repository's code: left alone.
-    ("gunicorn.error", None), ("details.rounds", None), ("application/json", None), ("60/min", None),
-    ("AppConfig.ready()", None), ("<app>/listeners.py", None), ("E(1500, 1500) = 0.5", None),
-])
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("arena/recording.py", None),
+        ("ratings/store/", None),
+        ("bench/pairing_bench.py --sizes 10", None),
+        ("admin/charts.py", None),
+        ("arena/recorder.py", "no such path"),
+        ("charts2.py", "no such path"),
+        ("ratings.plan.EloPlan", None),
+        ("handoffs.hand_off(work, *args)", None),
+        ("mode.redis_configured()", None),
+        ("Game.rating_seq", None),
+        ("GameRules.team_play", None),
+        ("ratings.plan.EloPlann", "does not resolve"),
+        ("handoffs.hand_over", "does not resolve"),
+        ("Game.rating_sequence", "does not resolve"),
+        ("game_server_scopes_set", None),
+        ("wake_once(key, ttl=...)", None),
+        ("RATING_BATCH_SIZE", None),
+        ("no_season", None),
+        ("arena_rating_batch_seconds_bucket", None),
+        ("rate_pending", "named nowhere in the code"),
+        ("ticket_opened(server)", "named nowhere in the code"),
+        ("manage.py season_rollover", None),
+        ("manage.py rate_pending", "no such command"),
+        ("GET /api/v1/games/{id}/", None),
+        ("/api/v1/", None),
+        ("/readyz", None),
+        ("GET /api/v1/gamez/", "no such endpoint"),
+        ("DELETE /api/v1/games/{id}/", "no such endpoint"),
+        # Not this repository's code: left alone.
+        ("gunicorn.error", None),
+        ("details.rounds", None),
+        ("application/json", None),
+        ("60/min", None),
+        ("AppConfig.ready()", None),
+        ("<app>/listeners.py", None),
+        ("E(1500, 1500) = 0.5", None),
+    ],
+)
 def test_the_name_rule_reads_each_kind(name, problem):
     assert docs_names.name_problem(name) == problem
 

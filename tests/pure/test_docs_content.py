@@ -3,6 +3,7 @@ shipped table (ratings/data/hanabot.csv), and docs/api.md lists every error code
 
 Only files inside the repository are read, so these checks run (and can fail) everywhere, never skip.
 """
+
 from __future__ import annotations
 
 import csv
@@ -77,8 +78,15 @@ def answered_codes() -> set[str]:
 
 def test_the_scan_finds_the_codes_it_should():
     codes = answered_codes()
-    assert {"table_conflict", "game_not_found", "no_leaderboard", "unknown_game", "missing_api_key",
-            "player_not_ranked", "tie_not_allowed"} <= codes
+    assert {
+        "table_conflict",
+        "game_not_found",
+        "no_leaderboard",
+        "unknown_game",
+        "missing_api_key",
+        "player_not_ranked",
+        "tie_not_allowed",
+    } <= codes
 
 
 def test_docs_api_lists_every_error_code():

@@ -1,4 +1,5 @@
 """gunicorn's "Invalid request from ip=..." lines lose the client's address (issue 25 item 6; config/logs.py)."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,16 +7,24 @@ import pytest
 from config.logs import mask_client_addresses
 
 
-@pytest.mark.parametrize(("event", "masked"), [
-    ("Invalid request from ip=203.0.113.9: Invalid HTTP request line: ''",
-     "Invalid request from ip=<masked>: Invalid HTTP request line: ''"),
-    ("Invalid request from ip=2001:db8::7: Invalid HTTP Header: 'X-NUL'",
-     "Invalid request from ip=<masked>: Invalid HTTP Header: 'X-NUL'"),
-    ("Invalid request from ip=::1: Request Header Fields Too Large",
-     "Invalid request from ip=<masked>: Request Header Fields Too Large"),
-    ("Invalid request from ip=::ffff:192.0.2.44: No more data",
-     "Invalid request from ip=<masked>: No more data"),
-])
+@pytest.mark.parametrize(
+    ("event", "masked"),
+    [
+        (
+            "Invalid request from ip=203.0.113.9: Invalid HTTP request line: ''",
+            "Invalid request from ip=<masked>: Invalid HTTP request line: ''",
+        ),
+        (
+            "Invalid request from ip=2001:db8::7: Invalid HTTP Header: 'X-NUL'",
+            "Invalid request from ip=<masked>: Invalid HTTP Header: 'X-NUL'",
+        ),
+        (
+            "Invalid request from ip=::1: Request Header Fields Too Large",
+            "Invalid request from ip=<masked>: Request Header Fields Too Large",
+        ),
+        ("Invalid request from ip=::ffff:192.0.2.44: No more data", "Invalid request from ip=<masked>: No more data"),
+    ],
+)
 def test_the_address_in_gunicorns_invalid_request_line_is_masked(event, masked):
     assert mask_client_addresses(None, "warning", {"event": event, "logger": "gunicorn.error"})["event"] == masked
 

@@ -6,6 +6,7 @@ So the import runs one way, tasks to services. The doors (API, admin, urls, app 
 task modules themselves) may call tasks. grimp, the library under import-linter, counts imports inside functions
 too.
 """
+
 from __future__ import annotations
 
 import grimp
@@ -31,6 +32,7 @@ def test_every_hand_off_is_bound_by_its_apps_task_module():
     """Django is set up (the apps' ``ready`` ran): each hand-off a service declares has its worker, which lives in
     the declaring app's own task module, so no work is handed across apps."""
     from infra import handoffs
+
     bound = {work.name: (work.worker.__module__ if work.worker else None) for work in handoffs.hand_offs()}
     assert bound == {
         "matchmaking: push the tables": "matchmaking.tasks",

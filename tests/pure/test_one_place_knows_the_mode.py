@@ -6,6 +6,7 @@ one file. ``config/`` derives the settings, and ``infra/redis.py`` reads ``REDIS
 connects to (the module docstring of ``infra/mode.py`` says why). The scan reads the source (``ast``), so a
 read inside a function, through ``getattr`` or under another name for ``settings`` is caught as well.
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,9 +23,14 @@ def _reads(tree: ast.AST) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in MODE_SETTINGS:
             found.append((node.lineno, node.attr))
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"getattr", "hasattr"}
-              and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
-              and node.args[1].value in MODE_SETTINGS):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in {"getattr", "hasattr"}
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in MODE_SETTINGS
+        ):
             found.append((node.lineno, node.args[1].value))
     return found
 
@@ -46,8 +52,10 @@ def test_only_the_mode_module_reads_the_mode_settings():
 
 def test_the_scan_sees_a_read_as_written_in_a_service():
     # The scanner itself must catch the shapes the code used before infra/mode.py (so the test above can fail).
-    code = ("from django.conf import settings as s\n"
-            "def f():\n    return s.CELERY_TASK_ALWAYS_EAGER or getattr(s, 'REDIS_URL')\n")
+    code = (
+        "from django.conf import settings as s\n"
+        "def f():\n    return s.CELERY_TASK_ALWAYS_EAGER or getattr(s, 'REDIS_URL')\n"
+    )
     assert _reads(ast.parse(code)) == [(3, "CELERY_TASK_ALWAYS_EAGER"), (3, "REDIS_URL")]
 
 
@@ -57,15 +65,24 @@ def test_the_mode_module_answers_each_question():
 
 
 def _asks_redis_configured(tree: ast.AST) -> list[int]:
-    return [node.lineno for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "redis_configured"
-                                               or getattr(node.func, "id", None) == "redis_configured")]
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            getattr(node.func, "attr", None) == "redis_configured"
+            or getattr(node.func, "id", None) == "redis_configured"
+        )
+    ]
 
 
 def test_the_board_mode_is_chosen_in_one_module():
     # Whether a board is kept in Redis is leaderboards/board_mode.py's answer (redis_board_titles); the sync, the
     # sweeps, the listener, the command and the reads ask it, not the platform's mode.
-    askers = {path.relative_to(ROOT).as_posix() for path in sorted((ROOT / "leaderboards").rglob("*.py"))
-              if _asks_redis_configured(ast.parse(path.read_text()))}
+    askers = {
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "leaderboards").rglob("*.py"))
+        if _asks_redis_configured(ast.parse(path.read_text()))
+    }
     assert askers == {"leaderboards/board_mode.py"}
     assert _asks_redis_configured(ast.parse("from infra import mode\nif mode.redis_configured():\n    pass\n")) == [2]

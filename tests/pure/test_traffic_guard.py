@@ -1,4 +1,5 @@
 """The suite-wide guard (tests/conftest.py) refuses what would leave the machine, and lets the loopback through."""
+
 from __future__ import annotations
 
 import socket

@@ -4,6 +4,7 @@ Each test failed before its fix (docs/security.md, "What was tried, and what hol
 Tests that need a database run on whichever the suite is given; scripts/test runs them on SQLite and again on
 PostgreSQL, where a too-long text or a NUL byte is an error (the bugs of §1.4 were PostgreSQL's).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -21,8 +22,7 @@ def _fast_password_hasher(settings) -> None:
 
 
 def post_login(client: Client, username: str, password: str, *, address: str, token: str = ""):
-    return client.post(LOGIN, {"username": username, "password": password, "otp_token": token},
-                       REMOTE_ADDR=address)
+    return client.post(LOGIN, {"username": username, "password": password, "otp_token": token}, REMOTE_ADDR=address)
 
 
 def logged_in(response) -> bool:

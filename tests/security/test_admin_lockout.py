@@ -1,5 +1,6 @@
 """Issue 25 §1.2: nobody can lock an admin account from elsewhere, a lock is never extended, and a superuser lets
 a locked account back in from the admin (docs/security.md, "The admin door")."""
+
 from __future__ import annotations
 
 import pytest

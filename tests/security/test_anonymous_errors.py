@@ -1,5 +1,6 @@
 """Issue 25 §1.4: what an anonymous visitor, a moderator or a superuser could turn into a 500 (on PostgreSQL, where
 a too-long varchar or a NUL byte is an error). Each is now a clean 4xx, and axes's table stays bounded."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,9 +28,14 @@ def test_long_usernames_from_one_address_stop_at_its_lock():
     assert AccessAttempt.objects.count() == 10  # the address's lock: failures during it write nothing
 
 
-@pytest.mark.parametrize("path", ["/admin/moderation/report/?status__exact=%00",
-                                  "/admin/arena/player/?q=%00",
-                                  "/admin/moderation/auditentry/?action=%00x"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/admin/moderation/report/?status__exact=%00",
+        "/admin/arena/player/?q=%00",
+        "/admin/moderation/auditentry/?action=%00x",
+    ],
+)
 def test_a_nul_byte_in_a_list_filter_is_400(path):
     moderator = make_moderator()
     client = Client(raise_request_exception=False)

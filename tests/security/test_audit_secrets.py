@@ -1,5 +1,6 @@
 """Issue 25 §1.8: a key rotation or a callback edit is audited as "changed", never with a key's prefix or a URL,
 and moderators do not see a superuser's edit details at all."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,9 @@ pytestmark = pytest.mark.django_db
 def test_a_rotation_records_no_part_of_the_new_key(root):
     server = game_server_create(name="tables").server
     old_prefix = server.key_prefix
-    assert root.post("/admin/arena/gameserver/", {"action": "rotate_keys",
-                                                   "_selected_action": [server.pk]}).status_code in (200, 302)
+    assert root.post(
+        "/admin/arena/gameserver/", {"action": "rotate_keys", "_selected_action": [server.pk]}
+    ).status_code in (200, 302)
     new_prefix = GameServer.objects.get(pk=server.pk).key_prefix
     assert new_prefix != old_prefix
     details = json.dumps([e.details for e in AuditEntry.objects.filter(action="admin_edit")])

@@ -10,6 +10,7 @@ further than the endpoint's own cap. The connection is then closed, so gunicorn 
 The web runs on the database the suite is given: PostgreSQL in the service-backed pass (the test database and
 Redis, as tests/services run it), a migrated SQLite file of its own in the embedded pass.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,16 +36,26 @@ SINGLE_CAP = 256 * 1024  # API_MAX_BODY_BYTES, production's
 
 
 def _env(tmp_path: Path, port: int) -> dict[str, str]:
-    production = dict(DEBUG="false", SECRET_KEY=secrets.token_urlsafe(50), IP_HASH_KEY=secrets.token_urlsafe(32),
-                      ALLOWED_HOSTS="127.0.0.1,localhost", SECURE_SSL_REDIRECT="false", NUM_PROXIES="0",
-                      ARENA_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="1", ARENA_VAR_DIR=str(tmp_path),
-                      LOG_LEVEL="WARNING", PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    production = dict(
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        IP_HASH_KEY=secrets.token_urlsafe(32),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="false",
+        NUM_PROXIES="0",
+        ARENA_BIND=f"127.0.0.1:{port}",
+        WEB_CONCURRENCY="1",
+        ARENA_VAR_DIR=str(tmp_path),
+        LOG_LEVEL="WARNING",
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    )
     if connection.vendor == "postgresql":
         return worker_env(REDIS_URL=os.environ["REDIS_URL"], **production)
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(production, DJANGO_SETTINGS_MODULE="config.settings", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return env
 
@@ -63,8 +74,14 @@ def web(tmp_path_factory, django_db_setup, django_db_blocker) -> Iterator[tuple[
 def _key(env: dict[str, str]) -> str:
     """A game server's key, made by the command an operator runs, in the database the web uses (each test its
     own: the service-backed pass empties the database after each test)."""
-    done = subprocess.run([sys.executable, "manage.py", "create_game_server", secrets.token_hex(6),
-                           "--quiet-key"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "create_game_server", secrets.token_hex(6), "--quiet-key"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.strip().splitlines()[-1]
 
@@ -77,8 +94,10 @@ def _chunk(data: bytes) -> bytes:
 def _unfinished_post(port: int, path: str, sent: int, key: str = "") -> Iterator[tuple[bytes, socket.socket]]:
     """POST ``sent`` bytes of a chunked body to ``path`` and never end it; yields the answer and the socket."""
     with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
-        head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                "Transfer-Encoding: chunked\r\n" + (f"Authorization: Api-Key {key}\r\n" if key else "") + "\r\n")
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\n" + (f"Authorization: Api-Key {key}\r\n" if key else "") + "\r\n"
+        )
         sock.sendall(head.encode())
         piece = b'{"games": [' + b" " * (64 * 1024 - 11)
         left = sent
@@ -114,11 +133,14 @@ def _closed_by_server(sock: socket.socket) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("path", "status", "code"), [
-    ("/api/v1/leaderboards/tokaido/", 405, "method_not_allowed"),  # a public GET path
-    ("/api/v1/games/", 401, "missing_api_key"),  # anonymous, where a key is needed
-    ("/api/v1/no-such-endpoint/", 404, "not_found"),
-])
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [
+        ("/api/v1/leaderboards/tokaido/", 405, "method_not_allowed"),  # a public GET path
+        ("/api/v1/games/", 401, "missing_api_key"),  # anonymous, where a key is needed
+        ("/api/v1/no-such-endpoint/", 404, "not_found"),
+    ],
+)
 def test_an_anonymous_chunked_body_is_answered_without_being_read(web, path, status, code):
     port, _ = web
     with _unfinished_post(port, path, sent=128 * 1024) as (answer, sock):
@@ -142,11 +164,18 @@ def test_an_authenticated_chunked_body_is_read_only_to_the_endpoints_own_cap(web
 
 def test_a_complete_chunked_body_under_the_cap_still_works_and_keeps_the_connection(web):
     port, key = web[0], _key(web[1])
-    game = json.dumps({"table_id": "CH-1", "game": "tokaido", "players": [
-        _seat("kim", "192.0.2.1", 60), _seat("lee", "192.0.2.2", 50)]}).encode()
+    game = json.dumps(
+        {
+            "table_id": "CH-1",
+            "game": "tokaido",
+            "players": [_seat("kim", "192.0.2.1", 60), _seat("lee", "192.0.2.2", 50)],
+        }
+    ).encode()
     with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
-        head = ("POST /api/v1/games/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                f"Transfer-Encoding: chunked\r\nAuthorization: Api-Key {key}\r\n\r\n").encode()
+        head = (
+            "POST /api/v1/games/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Transfer-Encoding: chunked\r\nAuthorization: Api-Key {key}\r\n\r\n"
+        ).encode()
         sock.sendall(head + _chunk(game[:20]) + _chunk(game[20:]) + b"0\r\n\r\n")
         answer = b""
         while b"\r\n\r\n" not in answer or len(answer) < answer.find(b"\r\n\r\n") + 4 + _length(answer):
@@ -162,8 +191,9 @@ def test_a_client_that_sent_its_whole_body_reads_the_refusal(web):
     a 512 KiB body before it reads reads the 405, not a reset."""
     port, _ = web
     with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as sock:
-        sock.sendall(b"POST /api/v1/leaderboards/tokaido/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"Transfer-Encoding: chunked\r\n\r\n")
+        sock.sendall(
+            b"POST /api/v1/leaderboards/tokaido/ HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         for _ in range(8):
             sock.sendall(_chunk(b"x" * 64 * 1024))
         sock.sendall(b"0\r\n\r\n")

@@ -1,5 +1,6 @@
 """Issue 25 §1.7, §1.9 and §2: what the HTTP door refuses before any view, the headers on every answer, and what
 the logs keep of a request."""
+
 from __future__ import annotations
 
 import logging
@@ -12,8 +13,9 @@ from tests.security.conftest import LOGIN
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("path", ["/admin/login/", "/api/docs/", "/api/v1/leaderboards/tokaido/", "/healthz",
-                                  "/api/v1/no-such-endpoint/"])
+@pytest.mark.parametrize(
+    "path", ["/admin/login/", "/api/docs/", "/api/v1/leaderboards/tokaido/", "/healthz", "/api/v1/no-such-endpoint/"]
+)
 def test_every_answer_carries_csp_and_permissions_policy(path):
     response = Client().get(path)
     policy = response["Content-Security-Policy"]
@@ -39,8 +41,9 @@ def test_a_login_form_over_the_cap_is_413_before_it_is_read():
 
 
 def test_a_chunked_admin_form_is_411():
-    response = Client().generic("POST", LOGIN, b"", content_type="application/x-www-form-urlencoded",
-                                HTTP_TRANSFER_ENCODING="chunked")
+    response = Client().generic(
+        "POST", LOGIN, b"", content_type="application/x-www-form-urlencoded", HTTP_TRANSFER_ENCODING="chunked"
+    )
     assert response.status_code == 411
 
 

@@ -1,5 +1,6 @@
 """Issue 25 §1.3 and §2: what an API body may expand to is bounded before it is decoded, and a key sent twice is
 refused by name. The numbers are worked by hand in infra/api/json_budget.py's docstring."""
+
 from __future__ import annotations
 
 import json
@@ -27,12 +28,15 @@ def test_an_unterminated_string_of_escaped_quotes_is_one_pass():
     assert blank_strings(b'"' + b'\\"' * 1_000_000) == b'""'
 
 
-@pytest.mark.parametrize(("raw", "values", "deep", "why"), [
-    (b"[" + b",".join([b"[]"] * 100) + b"]", 150, 40, "more than 150 JSON values"),
-    (b"[" * 41 + b"]" * 41, 1000, 40, "nested more than 40 levels deep"),
-    (b"[" * 40 + b"]" * 40, 1000, 40, None),
-    (json.dumps({"games": [{"table_id": "T-1", "players": [{"player": "a", "score": 1}]}]}).encode(), 9, 40, None),
-])
+@pytest.mark.parametrize(
+    ("raw", "values", "deep", "why"),
+    [
+        (b"[" + b",".join([b"[]"] * 100) + b"]", 150, 40, "more than 150 JSON values"),
+        (b"[" * 41 + b"]" * 41, 1000, 40, "nested more than 40 levels deep"),
+        (b"[" * 40 + b"]" * 40, 1000, 40, None),
+        (json.dumps({"games": [{"table_id": "T-1", "players": [{"player": "a", "score": 1}]}]}).encode(), 9, 40, None),
+    ],
+)
 def test_over_budget(raw, values, deep, why):
     assert over_budget(raw, max_values=values, max_depth=deep) == why
 
@@ -57,8 +61,11 @@ def test_each_game_of_a_batch_is_held_to_a_single_games_budget(api, settings, ma
     from tests.conftest import player
 
     small = make_game("tokaido", [player("ann", 10, achievements=1), player("bob", 5, achievements=0)])
-    heavy = make_game("tokaido", [player("cat", 10, achievements=1), player("dan", 5, achievements=0)],
-                      details={"noise": list(range(60))})
+    heavy = make_game(
+        "tokaido",
+        [player("cat", 10, achievements=1), player("dan", 5, achievements=0)],
+        details={"noise": list(range(60))},
+    )
     response = api.post("/api/v1/games/batch/", {"games": [small, heavy]}, format="json")
     assert response.status_code == 200, response.content
     results = response.json()["results"]

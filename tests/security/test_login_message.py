@@ -1,5 +1,6 @@
 """Issue 25 §1.5: the login form never tells a right password from a wrong one. A wrong password, a right password
 with a wrong code and a staff account with no authenticator each answer the same page; the reason is logged."""
+
 from __future__ import annotations
 
 import re

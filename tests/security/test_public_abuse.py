@@ -1,5 +1,6 @@
 """Issue 25 §2: failed API authentications are limited per client network, ``?explain=true`` history has its own
 lower rate, and the player ids "." and ".." are refused (docs/security.md, "Limits at the API door")."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,8 +38,11 @@ def test_the_61st_failed_key_in_a_minute_is_429_before_any_lookup(settings, djan
 
 def test_explained_history_has_its_own_lower_rate(settings, api, make_game):
     settings.PUBLIC_EXPLAIN_THROTTLE_RATE = "3/min"
-    api.post("/api/v1/games/", make_game("tokaido", [player("ann", 10, achievements=1),
-                                                       player("bob", 5, achievements=0)]), format="json")
+    api.post(
+        "/api/v1/games/",
+        make_game("tokaido", [player("ann", 10, achievements=1), player("bob", 5, achievements=0)]),
+        format="json",
+    )
     reader = APIClient(REMOTE_ADDR="198.51.100.24")
     path = "/api/v1/players/ann/history/tokaido/"
     assert [reader.get(path, {"explain": "true"}).status_code for _ in range(4)] == [200, 200, 200, 429]

@@ -3,6 +3,7 @@
 It runs when DATABASE_URL and REDIS_URL are set (scripts/test sets them in its second phase). Elsewhere it is
 skipped, except under ARENA_REQUIRE_SERVICES=1 (CI), where a missing service is a failure, not a skip.
 """
+
 from __future__ import annotations
 
 import os

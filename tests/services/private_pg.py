@@ -4,6 +4,7 @@
 the tests run as root, since PostgreSQL refuses to run as root. ``replica()`` makes a real streaming replica of
 it with ``pg_basebackup -R`` (the standby.signal and primary_conninfo it writes are PostgreSQL's own).
 """
+
 from __future__ import annotations
 
 import glob
@@ -49,8 +50,21 @@ class Cluster:
         return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
 
     def start(self) -> None:
-        _as_postgres([str(BIN / "pg_ctl"), "-D", str(self.data), "-w", "-t", "60", "-l", str(self.data / "log"),
-                      "-o", f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1", "start"])
+        _as_postgres(
+            [
+                str(BIN / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-w",
+                "-t",
+                "60",
+                "-l",
+                str(self.data / "log"),
+                "-o",
+                f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1",
+                "start",
+            ]
+        )
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
@@ -93,8 +107,22 @@ def primary(root: Path) -> Cluster:
 def replica(root: Path, of: Cluster) -> Cluster:
     """A streaming replica of ``of``: ``pg_basebackup -R`` into its own directory, started on its own port."""
     data = root / "replica"
-    _as_postgres([str(BIN / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(of.port), "-U", "postgres",
-                  "-D", str(data), "-R", "-X", "stream"])
+    _as_postgres(
+        [
+            str(BIN / "pg_basebackup"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(of.port),
+            "-U",
+            "postgres",
+            "-D",
+            str(data),
+            "-R",
+            "-X",
+            "stream",
+        ]
+    )
     cluster = Cluster(data=data, port=free_port())
     cluster.start()
     with cluster.connect() as conn:

@@ -1,6 +1,7 @@
 """Run by test_read_replica.py in its own process, with DATABASE_URL (a private primary) and DATABASE_REPLICA_URL
 (its streaming replica) set: records games as a game server would and reads the public pages, printing one JSON
 object of what it saw. ``seed`` runs with the replica up, ``fallback`` after the test stopped it."""
+
 from __future__ import annotations
 
 import json
@@ -25,9 +26,14 @@ PRIMARY, REPLICA = os.environ["DATABASE_URL"], os.environ["DATABASE_REPLICA_URL"
 
 
 def duel(table: str, winner: str, loser: str, ip: int) -> dict:
-    return {"table_id": table, "game": "tokaido", "players": [
-        {"player": winner, "ip": f"2001:db8:{ip}::1", "score": 40, "achievements": 0},
-        {"player": loser, "ip": f"2001:db8:{ip + 1}::1", "score": 30, "achievements": 0}]}
+    return {
+        "table_id": table,
+        "game": "tokaido",
+        "players": [
+            {"player": winner, "ip": f"2001:db8:{ip}::1", "score": 40, "achievements": 0},
+            {"player": loser, "ip": f"2001:db8:{ip + 1}::1", "score": 30, "achievements": 0},
+        ],
+    }
 
 
 def caught_up() -> None:

@@ -5,6 +5,7 @@ Every process the shape starts carries ``ARENA_VAR_DIR`` in its environment; ``s
 marker, which tells whether a stop left anything running without relying on process groups (honcho gives each
 Procfile process a session of its own).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -33,10 +34,16 @@ class Shape:
         env = worker_env(**extra)
         for name in ("DEBUG", "SECRET_KEY", "IP_HASH_KEY", "METRICS_TOKEN"):
             env.pop(name, None)  # serve's own: production mode, keys generated into var_dir
-        self.env = {**env, "ARENA_VAR_DIR": str(var_dir), "ARENA_BIND": f"127.0.0.1:{self.port}",
-                    "ARENA_SKIP_SETUP": "1", "WEB_CONCURRENCY": "1", "ALLOWED_HOSTS": "127.0.0.1,localhost",
-                    # Local receivers for pushes (in production they must be https and public).
-                    "PUSH_ALLOW_PRIVATE_NETWORKS": "true"}
+        self.env = {
+            **env,
+            "ARENA_VAR_DIR": str(var_dir),
+            "ARENA_BIND": f"127.0.0.1:{self.port}",
+            "ARENA_SKIP_SETUP": "1",
+            "WEB_CONCURRENCY": "1",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            # Local receivers for pushes (in production they must be https and public).
+            "PUSH_ALLOW_PRIVATE_NETWORKS": "true",
+        }
         self.process: subprocess.Popen | None = None
         self.starts = 0
 
@@ -47,8 +54,9 @@ class Shape:
     def start(self, timeout: float = 120.0) -> None:
         self.starts += 1
         out = open(self.log, "wb")  # noqa: SIM115 - owned by the child
-        self.process = subprocess.Popen([str(ROOT / "scripts/serve")], cwd=ROOT, env=self.env, stdout=out,
-                                        stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            [str(ROOT / "scripts/serve")], cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

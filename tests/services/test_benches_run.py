@@ -5,6 +5,7 @@ that each ``bench/*_bench.py`` (and ``bench/request_profile.py``) runs as its do
 database whose name holds "bench" (the benches refuse any other), exits 0 and prints the lines it is for. A new
 bench without an entry in ``TINY`` fails here until it gets one.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -53,8 +54,9 @@ def bench_env():
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
     env["DATABASE_URL"] = f"{admin}/{name}"
-    subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True,
-                   timeout=900)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=900
+    )
     yield env
     with psycopg.connect(f"{admin}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -65,7 +67,7 @@ def bench_env():
 def test_the_bench_runs_at_a_tiny_size(bench, bench_env, redis_conn):
     """``redis_conn`` empties the test Redis database first: the Redis benches refuse one holding keys."""
     args, figures = TINY[bench]
-    if bench == "recording_bench":   # it makes its own database afresh, and takes its Redis db by number
+    if bench == "recording_bench":  # it makes its own database afresh, and takes its Redis db by number
         redis_db = bench_env["REDIS_URL"].rsplit("/", 1)[1]
         name = bench_env["DATABASE_URL"].rsplit("/", 1)[1]
         args = [*args, "--database", f"{name}_rec", "--redis-db", redis_db]
@@ -76,4 +78,3 @@ def test_the_bench_runs_at_a_tiny_size(bench, bench_env, redis_conn):
     output = done.stdout + done.stderr
     assert done.returncode == 0, f"{' '.join(command[1:])} exited {done.returncode}:\n{output[-4000:]}"
     assert figures in output, f"{bench} printed no {figures!r} line:\n{output[-4000:]}"
-

@@ -1,5 +1,6 @@
 """A lost Redis board comes back with no reader asking: the beat sweep (``sweep_lost_boards``) finds its missing
 ``ready`` marker and has the worker rebuild it, whatever became of the rebuild's message."""
+
 from __future__ import annotations
 
 import signal
@@ -35,8 +36,10 @@ def wait_for(predicate, timeout: float) -> float:
 
 
 def test_a_lost_board_is_rebuilt_by_the_sweep_alone(worker, server_api, redis_conn):  # noqa: F811
-    post(server_api, [game_body("tokaido", [player("a", 40, achievements=1), player("b", 30, achievements=1)])
-                      for _ in range(5)])
+    post(
+        server_api,
+        [game_body("tokaido", [player("a", 40, achievements=1), player("b", 30, achievements=1)]) for _ in range(5)],
+    )
     wait_until_done(worker)
     k = keys("tokaido")
     # Built by the sweep, never read: a board missing since the start counts as lost.

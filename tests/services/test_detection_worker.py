@@ -4,6 +4,7 @@
 batch announces ``RatingsChanged`` in the worker, moderation's subscriber queues ``detect`` there, and the flags
 that come out are compared with the truth that was planted. Nothing calls detection from the test.
 """
+
 from __future__ import annotations
 
 import io
@@ -34,8 +35,18 @@ def _caught_up() -> bool:
 
 def test_worker_detects_rings_after_rating_batches(worker: Worker):  # noqa: F811 - the fixture
     out = io.StringIO()
-    call_command("simulate", seed=21, players=50, households=4, rings=4, games=600, batch=100, no_progress=True,
-                 stdout=out, stderr=io.StringIO())
+    call_command(
+        "simulate",
+        seed=21,
+        players=50,
+        households=4,
+        rings=4,
+        games=600,
+        batch=100,
+        no_progress=True,
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     truth = json.loads(out.getvalue())
     wait_until_done(worker)
     deadline = time.monotonic() + 60

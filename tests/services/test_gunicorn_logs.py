@@ -6,6 +6,7 @@ Every line it wrote to stdout and stderr then parses as one JSON object; each re
 (django-structlog's ``request_finished``), gunicorn's access log wrote none, and gunicorn's own lines (start,
 worker boot, the signal, shutdown) are among the JSON ones.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # (path, a key of its own or None for the server's, the status expected): a probe, an authenticated read of a game
 # that does not exist, a path no route matches, and a key that is not one.
-ASKED = [("/healthz", None, 200), ("/api/v1/games/999999/", None, 404), ("/api/v1/no-such-route/", None, 404),
-         ("/api/v1/games/1/", "Api-Key not-a-key", 401)]
+ASKED = [
+    ("/healthz", None, 200),
+    ("/api/v1/games/999999/", None, 404),
+    ("/api/v1/no-such-route/", None, 404),
+    ("/api/v1/games/1/", "Api-Key not-a-key", 401),
+]
 
 
 def test_every_line_gunicorn_writes_is_json_with_one_line_per_request(tmp_path, redis_conn):
@@ -66,8 +71,11 @@ MALFORMED = [
     (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431),  # a header too long
     (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400),  # a request line too long
     (b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Nul: a\x00b\r\n\r\n", 400),  # a NUL in a header
-    (b"POST /api/v1/games/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
-     b"0\r\n\r\n", 400),  # Content-Length and Transfer-Encoding both
+    (
+        b"POST /api/v1/games/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"0\r\n\r\n",
+        400,
+    ),  # Content-Length and Transfer-Encoding both
 ]
 
 

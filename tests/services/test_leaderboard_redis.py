@@ -4,6 +4,7 @@ Every test starts from an empty Redis database (``redis_conn``), so the first re
 the database and queues a rebuild: the path a Redis restart or flush takes. The queued rebuild runs at once in
 this process (``_worker_at_once``), inside the test's transaction, so it sees the test's rows.
 """
+
 from __future__ import annotations
 
 import random
@@ -71,8 +72,7 @@ def test_a_page_is_one_redis_round_trip_and_no_query(anon, django_assert_num_que
     assert names(around) == ["p11", "p10", "p9"]
 
 
-@pytest.mark.parametrize(("games", "days_ago", "ranked"), [(4, 1, False), (5, 1, True), (5, 89, True),
-                                                           (5, 91, False)])
+@pytest.mark.parametrize(("games", "days_ago", "ranked"), [(4, 1, False), (5, 1, True), (5, 89, True), (5, 91, False)])
 def test_eligibility_edges(anon, games, days_ago, ranked):
     rate("edge", 1600, games=games, days_ago=days_ago)
     rate("other", 1500)
@@ -102,10 +102,12 @@ def test_a_large_sync_is_applied_in_chunks(redis_conn):
     board_rebuild(title="wizard")
     players = Player.objects.bulk_create([Player(handle=f"m{i:03}") for i in range(600)])
     now = timezone.now()
-    Rating.objects.bulk_create([
-        Rating(player=p, title="wizard", elo=1000 + i, games=5 if i % 2 else 4, last_game_at=now)
-        for i, p in enumerate(players)
-    ])
+    Rating.objects.bulk_create(
+        [
+            Rating(player=p, title="wizard", elo=1000 + i, games=5 if i % 2 else 4, last_game_at=now)
+            for i, p in enumerate(players)
+        ]
+    )
     board_sync(title="wizard", player_ids=[p.pk for p in players])
     assert redis_conn.zcard(K.board) == 301 and redis_conn.hlen(K.meta) == 301
     Rating.objects.filter(player__in=players).update(games=3)
@@ -146,8 +148,15 @@ def test_flushdb_then_the_next_request_answers_correctly(anon, redis_conn):
     sync(Rating.objects.get(player__handle="late"))
     after = board(anon, limit=200).json()
     assert after["total"] == before["total"] + 1
-    assert after["entries"][0] == {"rank": 1, "player": "late", "elo": 3000.0, "games": 5,
-                                  "provisional": True, "band": 180.0, "games_to_settle": 15}
+    assert after["entries"][0] == {
+        "rank": 1,
+        "player": "late",
+        "elo": 3000.0,
+        "games": 5,
+        "provisional": True,
+        "band": 180.0,
+        "games_to_settle": 15,
+    }
     assert after["entries"][1:] == [{**e, "rank": e["rank"] + 1} for e in before["entries"]]
     assert redis_conn.exists(K.ready)
     assert board(anon, limit=200).json() == after
@@ -278,8 +287,14 @@ def test_redis_and_database_give_identical_answers(seed, redis_conn):
     ratings = []
     for i in range(300):
         # Few distinct Elo values, so ties are everywhere; games and ages straddle the edges.
-        ratings.append(rate(f"r{seed}-{i:03}", rnd.choice([1400, 1450.25, 1500, 1500.125, 1620, 1800]),
-                            games=rnd.randint(3, 8), days_ago=rnd.uniform(0, 120)))
+        ratings.append(
+            rate(
+                f"r{seed}-{i:03}",
+                rnd.choice([1400, 1450.25, 1500, 1500.125, 1620, 1800]),
+                games=rnd.randint(3, 8),
+                days_ago=rnd.uniform(0, 120),
+            )
+        )
     for r in rnd.sample(ratings, 10):
         Player.objects.filter(pk=r.player_id).update(status=Player.Status.BANNED)
     now = timezone.now()
@@ -291,8 +306,11 @@ def test_redis_and_database_give_identical_answers(seed, redis_conn):
     # Some later changes through syncs, as the rating workers make them.
     changed = rnd.sample(ratings, 40)
     for r in changed:
-        Rating.objects.filter(pk=r.pk).update(elo=rnd.choice([1450.25, 1500, 1700]), games=r.games + 1,
-                                              last_game_at=now - timedelta(days=rnd.uniform(0, 100)))
+        Rating.objects.filter(pk=r.pk).update(
+            elo=rnd.choice([1450.25, 1500, 1700]),
+            games=r.games + 1,
+            last_game_at=now - timedelta(days=rnd.uniform(0, 100)),
+        )
     board_sync(title="wizard", player_ids=[r.player_id for r in changed])
     total = db.page(offset=0, limit=1).total
     assert 50 < total < 300

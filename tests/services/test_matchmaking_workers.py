@@ -2,6 +2,7 @@
 PostgreSQL and Redis, fed a stream of tickets through the API: every ticket matched at most once, every table
 valid by docs/matchmaking.md, and the formed tables pushed, signed, to a real local HTTP receiver.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -36,18 +37,43 @@ def matchmakers(tmp_path: Path, count: int = 2) -> Iterator[list[Path]]:
     """``count`` celery workers, each with an embedded beat, against the test database and Redis."""
     # The receiver is on 127.0.0.1: the development allowance, explicitly (production refuses loopback).
     # Quick retries, and enough of them that a receiver slowed by a loaded machine is still reached.
-    env = worker_env(MATCHMAKING_PUSH_BACKOFF="0.2", MATCHMAKING_PUSH_ATTEMPTS="20", MATCHMAKING_PUSH_TIMEOUT="10",
-                     PUSH_ALLOW_PRIVATE_NETWORKS="true")
+    env = worker_env(
+        MATCHMAKING_PUSH_BACKOFF="0.2",
+        MATCHMAKING_PUSH_ATTEMPTS="20",
+        MATCHMAKING_PUSH_TIMEOUT="10",
+        PUSH_ALLOW_PRIVATE_NETWORKS="true",
+    )
     processes, logs = [], []
     for n in range(count):
         log_path = tmp_path / f"matchmaker-{n}.log"
         log = open(log_path, "wb")  # noqa: SIM115 - owned by the child
-        processes.append(subprocess.Popen(
-            [CELERY, "-A", "config", "worker", "-B", "-s", str(tmp_path / f"beat-{n}"), "-Q", "matchmaking,pushes",
-             "--pool=prefork", "--concurrency=2", "--loglevel=INFO", "-n", f"matchmaker-{n}@%h",
-             "--without-mingle", "--without-gossip"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        ))
+        processes.append(
+            subprocess.Popen(
+                [
+                    CELERY,
+                    "-A",
+                    "config",
+                    "worker",
+                    "-B",
+                    "-s",
+                    str(tmp_path / f"beat-{n}"),
+                    "-Q",
+                    "matchmaking,pushes",
+                    "--pool=prefork",
+                    "--concurrency=2",
+                    "--loglevel=INFO",
+                    "-n",
+                    f"matchmaker-{n}@%h",
+                    "--without-mingle",
+                    "--without-gossip",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
         logs.append(log_path)
     try:
         yield logs
@@ -76,9 +102,15 @@ def _stream(rnd: random.Random, apis: list[APIClient], names: list[str], seconds
             if rnd.random() < 0.15 and free:
                 friend = free.pop(rnd.randrange(len(free)))
                 party = [{"player": friend, "ip": f"198.51.{rnd.randrange(4)}.{rnd.randrange(250)}"}]
-            body = {"player": player, "ip": f"198.51.{rnd.randrange(4)}.{rnd.randrange(250)}", "party": party,
-                    "game": rnd.choice(["tokaido", "hanabi"]), "min_players": 2, "max_players": rnd.choice([4, 5]),
-                    "request_id": f"r-{player}"}
+            body = {
+                "player": player,
+                "ip": f"198.51.{rnd.randrange(4)}.{rnd.randrange(250)}",
+                "party": party,
+                "game": rnd.choice(["tokaido", "hanabi"]),
+                "min_players": 2,
+                "max_players": rnd.choice([4, 5]),
+                "request_id": f"r-{player}",
+            }
             api = rnd.choice(apis)
             response = api.post("/api/v1/matchmaking/tickets/", body, format="json")
             assert response.status_code == 201, response.json()
@@ -106,8 +138,9 @@ def test_two_matchmakers_match_each_ticket_at_most_once_and_push_every_table(tmp
     rnd = random.Random(10)
     names = [f"s{i}" for i in range(400)]
     for name in names:
-        Rating.objects.create(player=Player.objects.create(handle=name), title=rnd.choice(["tokaido", "hanabi"]),
-                              elo=rnd.gauss(1500, 120))
+        Rating.objects.create(
+            player=Player.objects.create(handle=name), title=rnd.choice(["tokaido", "hanabi"]), elo=rnd.gauss(1500, 120)
+        )
     for name in rnd.sample(names, 40):
         preferences_set(handle=name, refuse_same_ip=rnd.random() < 0.5, blocked=rnd.sample(names, 3))
     (api_a, server_a), (api_b, _server_b) = _api("mm-a"), _api("mm-b")
@@ -149,8 +182,7 @@ def test_two_matchmakers_match_each_ticket_at_most_once_and_push_every_table(tmp
     assert not OpenSeat.objects.exclude(ticket__status="waiting").exists()
     # Both processes ran passes: beat in each queued them every second (each run's task_finished line).
     for text in worker_logs:
-        assert "matchmaking.tasks.run_due_pools" in text and "task_finished" in text and "SUCCESS" in text, (
-            text[-2000:])
+        assert "matchmaking.tasks.run_due_pools" in text and "task_finished" in text and "SUCCESS" in text, text[-2000:]
     # Every table with server A's tickets was pushed to A, signed, each delivery id once or more.
     assert pushed == tables_a > 0
     assert delivered == pushed

@@ -1,6 +1,7 @@
 """A real ``celery worker`` process's counters and histograms reach the web's /metrics through prometheus-client's
 multiprocess mode (PROMETHEUS_MULTIPROC_DIR, docs/observability.md): games posted here are rated by the worker
 alone, and the web's scrape counts them."""
+
 from __future__ import annotations
 
 import subprocess
@@ -25,10 +26,26 @@ def test_a_worker_s_batches_show_in_the_web_s_metrics(redis_conn, tmp_path, sett
     shared.mkdir()
     log = open(tmp_path / "worker.log", "wb")  # noqa: SIM115 - owned by the child
     worker = subprocess.Popen(
-        [CELERY, "-A", "config", "worker", "-Q", "elo,trueskill,arena,detection", "--pool=prefork",
-         "--concurrency=1", "-n", "metrics-test@%h", "--without-mingle", "--without-gossip"],
-        cwd=ROOT, env=worker_env(PROMETHEUS_MULTIPROC_DIR=str(shared)), stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True)
+        [
+            CELERY,
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            "elo,trueskill,arena,detection",
+            "--pool=prefork",
+            "--concurrency=1",
+            "-n",
+            "metrics-test@%h",
+            "--without-mingle",
+            "--without-gossip",
+        ],
+        cwd=ROOT,
+        env=worker_env(PROMETHEUS_MULTIPROC_DIR=str(shared)),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         worker_conf()
         settings.METRICS_TOKEN = TOKEN

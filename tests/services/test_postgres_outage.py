@@ -7,6 +7,7 @@ Redis serve the production shape: gunicorn (DEBUG off), a Celery worker and beat
 Retry-After, as docs/api.md tells game servers to. While it is down, /readyz is 503 naming the database, /healthz
 200, the panel a plain 503 page. After it returns, nothing is restarted: every game is rated, each exactly once.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -41,8 +42,9 @@ OUTAGE_SECONDS = 6.0
 CLIENTS = 3
 RATED_TIMEOUT = 90.0
 
-pytestmark = pytest.mark.skipif(not PG_BINS or not shutil.which("redis-server"),
-                                reason="needs PostgreSQL's server binaries and redis-server")
+pytestmark = pytest.mark.skipif(
+    not PG_BINS or not shutil.which("redis-server"), reason="needs PostgreSQL's server binaries and redis-server"
+)
 
 
 def free_port() -> int:
@@ -71,10 +73,23 @@ class Cluster:
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
 
     def start(self) -> None:
-        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c full_page_writes=off -c synchronous_commit=off -c max_connections=60")
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w", "-t", "60",
-                  "-o", options, "start")
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c full_page_writes=off -c synchronous_commit=off -c max_connections=60"
+        )
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.root / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            options,
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop")
@@ -98,8 +113,9 @@ class Processes:
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
         log = open(self.logs / f"{name}.log", "wb")  # noqa: SIM115 - owned by the child
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.running.append(process)
         self.by_name[name] = process
         return process
@@ -135,13 +151,17 @@ class Client:
         names = self.rnd.sample([f"pl{n}" for n in range(24)], 3)
         scores = self.rnd.sample(range(0, 200, 10), 3)
         table = f"T-{self.key[:6]}-{self.sends}-{self.rnd.randrange(10**9)}"
-        return {"table_id": table, "game": "wizard", "players": [
-            {"player": name, "ip": f"2001:db8:{self.rnd.randrange(65536):x}::1", "score": score}
-            for name, score in zip(names, scores, strict=True)]}
+        return {
+            "table_id": table,
+            "game": "wizard",
+            "players": [
+                {"player": name, "ip": f"2001:db8:{self.rnd.randrange(65536):x}::1", "score": score}
+                for name, score in zip(names, scores, strict=True)
+            ],
+        }
 
     def run(self, stop: threading.Event) -> None:
-        with httpx.Client(base_url=self.base, timeout=30.0,
-                          headers={"Authorization": f"Api-Key {self.key}"}) as http:
+        with httpx.Client(base_url=self.base, timeout=30.0, headers={"Authorization": f"Api-Key {self.key}"}) as http:
             while not stop.is_set():
                 self.sends += 1
                 if self.sends % 3 == 0:
@@ -161,11 +181,15 @@ class Client:
             is_json = response.headers.get("content-type", "").startswith("application/json")
             payload = response.json() if is_json else None
             code = payload.get("error", {}).get("code") if isinstance(payload, dict) else None
-            self.answers.append(Answer(time.monotonic(), response.status_code, code,
-                                       response.headers.get("Retry-After"), is_json))
+            self.answers.append(
+                Answer(time.monotonic(), response.status_code, code, response.headers.get("Retry-After"), is_json)
+            )
             if 200 <= response.status_code < 300:
-                results = payload["results"] if path.endswith("batch/") else [{"status_code": response.status_code,
-                                                                               "body": payload}]
+                results = (
+                    payload["results"]
+                    if path.endswith("batch/")
+                    else [{"status_code": response.status_code, "body": payload}]
+                )
                 for result in results:
                     if result["status_code"] not in (200, 201):
                         self.failures.append(f"{path}: a game answered {result['status_code']}: {result['body']}")
@@ -189,36 +213,113 @@ def shape(tmp_path) -> Iterator[dict]:
     try:
         cluster.init()
         cluster.start()
-        subprocess.run([str(Path(PG_BINS[-1]) / "createdb"), "-h", "127.0.0.1", "-p", str(cluster.port), "-U",
-                        "postgres", "arena"], check=True, capture_output=True, timeout=60)
-        processes.start("redis", ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                                  "--appendonly", "no"], dict(os.environ))
+        subprocess.run(
+            [
+                str(Path(PG_BINS[-1]) / "createdb"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(cluster.port),
+                "-U",
+                "postgres",
+                "arena",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        processes.start(
+            "redis",
+            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            dict(os.environ),
+        )
         (tmp_path / "prometheus").mkdir()
         (tmp_path / "var").mkdir()
-        env = {**os.environ, "DATABASE_URL": cluster.url(), "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-               "DEBUG": "false", "SECRET_KEY": "outage-test-secret-key-" + "s" * 40,
-               "IP_HASH_KEY": "outage-test-ip-hash-key-" + "h" * 40, "ALLOWED_HOSTS": "127.0.0.1,localhost",
-               "ARENA_VAR_DIR": str(tmp_path / "var"), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prometheus"),
-               "METRICS_TOKEN": TOKEN, "LOG_FORMAT": "json", "DJANGO_SETTINGS_MODULE": "config.settings",
-               "PYTHONPATH": str(ROOT),
-               # Plain HTTP on loopback, and a panel login without an authenticator: this test is about the
-               # database, the admin door has its own (tests/db/moderation/test_admin_door.py).
-               "SECURE_SSL_REDIRECT": "false", "ADMIN_REQUIRE_OTP": "false"}
+        env = {
+            **os.environ,
+            "DATABASE_URL": cluster.url(),
+            "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+            "DEBUG": "false",
+            "SECRET_KEY": "outage-test-secret-key-" + "s" * 40,
+            "IP_HASH_KEY": "outage-test-ip-hash-key-" + "h" * 40,
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "ARENA_VAR_DIR": str(tmp_path / "var"),
+            "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prometheus"),
+            "METRICS_TOKEN": TOKEN,
+            "LOG_FORMAT": "json",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PYTHONPATH": str(ROOT),
+            # Plain HTTP on loopback, and a panel login without an authenticator: this test is about the
+            # database, the admin door has its own (tests/db/moderation/test_admin_door.py).
+            "SECURE_SSL_REDIRECT": "false",
+            "ADMIN_REQUIRE_OTP": "false",
+        }
         python = str(BIN / "python")
-        subprocess.run([python, "manage.py", "migrate", "--no-input"], cwd=ROOT, env=env, check=True,
-                       capture_output=True, timeout=300)
-        keys = [subprocess.run([python, "manage.py", "create_game_server", f"gs-{n}", "--quiet-key"], cwd=ROOT,
-                               env=env, check=True, capture_output=True, timeout=120, text=True).stdout.strip()
-                for n in range(CLIENTS)]
-        subprocess.run([python, "manage.py", "createsuperuser", "--no-input", "--username", "root", "--email",
-                        "root@example.org"], cwd=ROOT, env={**env, "DJANGO_SUPERUSER_PASSWORD": PANEL_PASSWORD},
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [python, "manage.py", "migrate", "--no-input"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        keys = [
+            subprocess.run(
+                [python, "manage.py", "create_game_server", f"gs-{n}", "--quiet-key"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                capture_output=True,
+                timeout=120,
+                text=True,
+            ).stdout.strip()
+            for n in range(CLIENTS)
+        ]
+        subprocess.run(
+            [python, "manage.py", "createsuperuser", "--no-input", "--username", "root", "--email", "root@example.org"],
+            cwd=ROOT,
+            env={**env, "DJANGO_SUPERUSER_PASSWORD": PANEL_PASSWORD},
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         web_port = free_port()
-        processes.start("gunicorn", [str(BIN / "gunicorn"), "config.wsgi", "-b", f"127.0.0.1:{web_port}", "-w", "2",
-                                     "--worker-class", "gthread", "--threads", "4", "--graceful-timeout", "5"], env)
-        processes.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "-Q",
-                                   "elo,trueskill,arena,detection,matchmaking", "-c", "2", "-n", "outage@%h",
-                                   "--without-mingle", "--without-gossip"], env)
+        processes.start(
+            "gunicorn",
+            [
+                str(BIN / "gunicorn"),
+                "config.wsgi",
+                "-b",
+                f"127.0.0.1:{web_port}",
+                "-w",
+                "2",
+                "--worker-class",
+                "gthread",
+                "--threads",
+                "4",
+                "--graceful-timeout",
+                "5",
+            ],
+            env,
+        )
+        processes.start(
+            "worker",
+            [
+                str(BIN / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "-Q",
+                "elo,trueskill,arena,detection,matchmaking",
+                "-c",
+                "2",
+                "-n",
+                "outage@%h",
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            env,
+        )
         processes.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "-s", str(tmp_path / "beat")], env)
         base = f"http://127.0.0.1:{web_port}"
         deadline = time.monotonic() + 60
@@ -242,9 +343,11 @@ def _panel_login(base: str) -> httpx.Client:
     form = browser.get("/admin/login/")
     jar = dict(form.cookies.items())
     token = form.text.split('name="csrfmiddlewaretoken" value="', 1)[1].split('"', 1)[0]
-    answer = browser.post("/admin/login/?next=/admin/", data={"username": "root", "password": PANEL_PASSWORD,
-                                                              "csrfmiddlewaretoken": token, "next": "/admin/"},
-                          headers={"Cookie": "; ".join(f"{k}={v}" for k, v in jar.items())})
+    answer = browser.post(
+        "/admin/login/?next=/admin/",
+        data={"username": "root", "password": PANEL_PASSWORD, "csrfmiddlewaretoken": token, "next": "/admin/"},
+        headers={"Cookie": "; ".join(f"{k}={v}" for k, v in jar.items())},
+    )
     jar.update(answer.cookies.items())
     browser.headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in jar.items())
     assert answer.status_code == 302 and answer.headers["location"] == "/admin/", answer.text[:500]
@@ -257,12 +360,19 @@ def _probe(base: str, browser: httpx.Client) -> dict[str, object]:
     admin = browser.get("/admin/", follow_redirects=False)
     scrape = httpx.get(f"{base}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
     public = httpx.get(f"{base}/api/v1/players/pl1/", timeout=10)
-    return {"healthz": httpx.get(f"{base}/healthz", timeout=10).status_code, "readyz": ready.status_code,
-            "readyz_body": ready.json(), "admin": admin.status_code, "admin_type": admin.headers.get("content-type"),
-            "admin_text": admin.text[:200], "metrics": scrape.status_code,
-            "database_up": "arena_metrics_database_up 0.0" not in scrape.text,
-            "public": public.status_code, "public_body": public.text[:300],
-            "public_retry_after": public.headers.get("Retry-After")}
+    return {
+        "healthz": httpx.get(f"{base}/healthz", timeout=10).status_code,
+        "readyz": ready.status_code,
+        "readyz_body": ready.json(),
+        "admin": admin.status_code,
+        "admin_type": admin.headers.get("content-type"),
+        "admin_text": admin.text[:200],
+        "metrics": scrape.status_code,
+        "database_up": "arena_metrics_database_up 0.0" not in scrape.text,
+        "public": public.status_code,
+        "public_body": public.text[:300],
+        "public_retry_after": public.headers.get("Retry-After"),
+    }
 
 
 def _counts(cluster: Cluster) -> dict[str, int]:
@@ -357,9 +467,11 @@ def test_a_postgres_outage_is_503_unavailable_and_heals_without_a_restart(shape)
         assert processes.by_name[name].poll() is None, f"{name} exited:\n{processes.tail(name)}"
 
     report = {
-        "answers": {f"{status} {code or ''}".strip(): n for (status, code), n in sorted(seen.items(),
-                                                                                     key=lambda kv: str(kv[0]))},
-        "games_accepted": len(accepted), "outage_seconds": round(back_at - stopped_at, 1),
+        "answers": {
+            f"{status} {code or ''}".strip(): n for (status, code), n in sorted(seen.items(), key=lambda kv: str(kv[0]))
+        },
+        "games_accepted": len(accepted),
+        "outage_seconds": round(back_at - stopped_at, 1),
         "first_2xx_after_return_s": round(first_ok_after - back_at, 2),
         "all_rated_after_return_s": round(all_rated_at - back_at, 2),
         "all_rated_after_last_post_s": round(all_rated_at - posted_until, 2),

@@ -6,6 +6,7 @@ P(2) = 1): a 1530.0000, 1554.8701, 1575.6974, 1593.3940, 1608.6584; b = 3000 - a
 as tests/services/test_worker_board.py). The table: a ticket of three friends and a lone player make four, the
 recommended size of Tokaido, so the first pass seats them and the table is pushed to the server's callback.
 """
+
 from __future__ import annotations
 
 import time
@@ -32,9 +33,14 @@ def shape(transactional_db, redis_conn, tmp_path):
 
 
 def duel(table: str, winner: str, loser: str) -> dict:
-    return {"table_id": table, "game": "tokaido", "players": [
-        {"player": winner, "ip": "2001:db8:1::1", "score": 40, "achievements": 1},
-        {"player": loser, "ip": "2001:db8:2::1", "score": 30, "achievements": 1}]}
+    return {
+        "table_id": table,
+        "game": "tokaido",
+        "players": [
+            {"player": winner, "ip": "2001:db8:1::1", "score": 40, "achievements": 1},
+            {"player": loser, "ip": "2001:db8:2::1", "score": 30, "achievements": 1},
+        ],
+    }
 
 
 def poll(check, timeout: float = 60.0, every: float = 0.25):
@@ -63,16 +69,27 @@ def test_the_shape_records_rates_matches_pushes_serves_and_stops(shape: Shape):
         return body if body["status"] == "rated" else None
 
     assert {c["player"]: c["after"] for c in poll(rated)["rating_changes"]} == pytest.approx(
-        {"a": 1608.66, "b": 1391.34}, abs=1e-9)  # rounded to 2 places by the API
+        {"a": 1608.66, "b": 1391.34}, abs=1e-9
+    )  # rounded to 2 places by the API
 
     # Two tickets matched (three friends + one) and the table pushed to a local receiver.
     with receiver() as local:
         ServerCallback.objects.create(server=issued.server, url=local.url)
-        friends = http.post("/api/v1/matchmaking/tickets/", json={
-            "player": "c", "ip": "2001:db8:3::1", "game": "tokaido", "min_players": 2, "max_players": 4,
-            "party": [{"player": "d", "ip": "2001:db8:4::1"}, {"player": "e", "ip": "2001:db8:5::1"}]})
-        lone = http.post("/api/v1/matchmaking/tickets/", json={
-            "player": "f", "ip": "2001:db8:6::1", "game": "tokaido", "min_players": 2, "max_players": 4})
+        friends = http.post(
+            "/api/v1/matchmaking/tickets/",
+            json={
+                "player": "c",
+                "ip": "2001:db8:3::1",
+                "game": "tokaido",
+                "min_players": 2,
+                "max_players": 4,
+                "party": [{"player": "d", "ip": "2001:db8:4::1"}, {"player": "e", "ip": "2001:db8:5::1"}],
+            },
+        )
+        lone = http.post(
+            "/api/v1/matchmaking/tickets/",
+            json={"player": "f", "ip": "2001:db8:6::1", "game": "tokaido", "min_players": 2, "max_players": 4},
+        )
         assert (friends.status_code, lone.status_code) == (201, 201), (friends.text, lone.text)
 
         def matched():
@@ -96,7 +113,9 @@ def test_the_shape_records_rates_matches_pushes_serves_and_stops(shape: Shape):
 
     entries = poll(board)["entries"]
     assert [(e["rank"], e["player"], e["elo"], e["games"]) for e in entries] == [
-        (1, "a", 1608.66, 5), (2, "b", 1391.34, 5)]
+        (1, "a", 1608.66, 5),
+        (2, "b", 1391.34, 5),
+    ]
 
     # Stops it: SIGTERM, every process gone.
     running = shape.survivors()

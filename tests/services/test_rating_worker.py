@@ -4,6 +4,7 @@ Games are posted through the API in this process (committed: ``transactional_db`
 the messages queued on commit and from the beat sweep, and every rating, history row and TrueSkill belief is
 then compared with a plain sequential replay of the rules. Nothing lost, nothing counted twice.
 """
+
 from __future__ import annotations
 
 import random
@@ -48,11 +49,29 @@ class Worker:
         log = open(self.logs / f"worker-{self.starts}.log", "wb")  # noqa: SIM115 - owned by the child
         self.process = subprocess.Popen(
             # A fresh beat schedule file per start: a SIGKILL may leave the last one half written.
-            [CELERY, "-A", "config", "worker", "-B", "-s", f"{self.schedule}-{self.starts}",
-             "-Q", "elo,trueskill,arena,detection",
-             "--pool=prefork", "--concurrency=2", "--loglevel=INFO", "-n", f"rating-test-{self.starts}@%h",
-             "--without-mingle", "--without-gossip"],
-            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                CELERY,
+                "-A",
+                "config",
+                "worker",
+                "-B",
+                "-s",
+                f"{self.schedule}-{self.starts}",
+                "-Q",
+                "elo,trueskill,arena,detection",
+                "--pool=prefork",
+                "--concurrency=2",
+                "--loglevel=INFO",
+                "-n",
+                f"rating-test-{self.starts}@%h",
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
@@ -85,8 +104,10 @@ def server_api(transactional_db) -> APIClient:
 
 
 def _outstanding() -> int:
-    return (Game.objects.filter(status=Game.Status.PENDING).count()
-            + Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).count())
+    return (
+        Game.objects.filter(status=Game.Status.PENDING).count()
+        + Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).count()
+    )
 
 
 def wait_until_done(worker: Worker, timeout: float = DONE_TIMEOUT) -> float:
@@ -95,8 +116,9 @@ def wait_until_done(worker: Worker, timeout: float = DONE_TIMEOUT) -> float:
     while _outstanding():
         if time.monotonic() - started > timeout or not worker.alive():
             tail = (worker.logs / f"worker-{worker.starts}.log").read_text(errors="replace")[-3000:]
-            pytest.fail(f"{_outstanding()} games still outstanding after {timeout}s "
-                        f"(worker alive: {worker.alive()}):\n{tail}")
+            pytest.fail(
+                f"{_outstanding()} games still outstanding after {timeout}s (worker alive: {worker.alive()}):\n{tail}"
+            )
         time.sleep(0.25)
     return time.monotonic() - started
 
@@ -114,7 +136,7 @@ def check_exact(games: list[dict]) -> None:
 def test_worker_rates_thousands_of_games_exactly(worker: Worker, server_api: APIClient):
     games = random_bodies(random.Random(31), 2500, pool=60, prefix="w")
     for start in range(0, len(games), 250):
-        post(server_api, games[start:start + 250])
+        post(server_api, games[start : start + 250])
     wait_until_done(worker)
     check_exact(games)
 
@@ -134,8 +156,10 @@ def _worker_in_transaction(timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     with connection.cursor() as cursor:
         while time.monotonic() < deadline:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                           "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL")
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
+            )
             if cursor.fetchone()[0]:
                 return True
             time.sleep(0.002)
@@ -145,7 +169,7 @@ def _worker_in_transaction(timeout: float) -> bool:
 def test_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(worker: Worker, server_api: APIClient):
     rnd = random.Random(32)
     games = random_bodies(rnd, 1600, pool=50, prefix="k")
-    chunks = [games[start:start + 200] for start in range(0, len(games), 200)]
+    chunks = [games[start : start + 200] for start in range(0, len(games), 200)]
     kills = mid_transaction = 0
     rated_at_kills = [0]
     for number, chunk in enumerate(chunks):
@@ -182,4 +206,3 @@ def test_celery_settings_are_applied_in_the_worker(worker: Worker):
     registered = app.control.inspect(timeout=2).registered() or {}
     names = set(next(iter(registered.values()), []))
     assert {"ratings.tasks.rate_elo", "ratings.tasks.rate_trueskill", "ratings.tasks.sweep_pending"} <= names
-

@@ -10,6 +10,7 @@ base64 inside Celery's messages decoded), in a ``pg_dump`` of the database, in e
 twice: with the task messages still queued, and after the workers drained them), and in the web and worker
 logs. None is found. The search does not depend on the logs' format: it reads them as text.
 """
+
 from __future__ import annotations
 
 import base64
@@ -73,8 +74,16 @@ def processes(names: list[str], env: dict[str, str], logs: Path) -> Iterator[Non
         for name in names:
             log = open(logs / f"{name}.log", "ab")  # noqa: SIM115 - owned by the child
             line = commands[name] if commands[name].startswith("exec ") else f"exec {commands[name]}"
-            started.append(subprocess.Popen(["bash", "-c", line], cwd=ROOT, env=env,
-                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            started.append(
+                subprocess.Popen(
+                    ["bash", "-c", line],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
         yield
     finally:
         groups_stop(started)
@@ -86,8 +95,16 @@ class Web:
     def __init__(self, port: int, key: str) -> None:
         self.port, self.key = port, key
 
-    def request(self, method: str, path: str, body: object = None, *, forwarded: str | None = None,
-                headers: dict[str, str] | None = None, raw: bytes | None = None) -> tuple[int, bytes, dict]:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        forwarded: str | None = None,
+        headers: dict[str, str] | None = None,
+        raw: bytes | None = None,
+    ) -> tuple[int, bytes, dict]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         sent = dict(headers or {})
         if body is not None:
@@ -130,10 +147,16 @@ def _forms(raw: str) -> list[re.Pattern]:
     else:
         network = ipaddress.IPv6Network((address, 64), strict=False)
         prefix_groups = address.exploded.split(":")[:4]
-        patterns += [rf"(?<![0-9a-f]){re.escape(text)}(?![0-9a-f])" for text in (
-            str(address), address.exploded, ":".join(prefix_groups), ":".join(g.lstrip("0") or "0"
-                                                                              for g in prefix_groups),
-            str(network.network_address))]
+        patterns += [
+            rf"(?<![0-9a-f]){re.escape(text)}(?![0-9a-f])"
+            for text in (
+                str(address),
+                address.exploded,
+                ":".join(prefix_groups),
+                ":".join(g.lstrip("0") or "0" for g in prefix_groups),
+                str(network.network_address),
+            )
+        ]
         patterns.append(rf"(?<![0-9a-f]){address.packed.hex()}(?![0-9a-f])")
         patterns.append(rf"(?<![0-9a-f]){address.packed[:8].hex()}")  # the /64's bytes, in hex
     return [re.compile(p, re.IGNORECASE) for p in patterns]
@@ -147,8 +170,10 @@ def _decoded(text: str) -> Iterator[str]:
     yield text
     for candidate in re.findall(r"[A-Za-z0-9+/=_-]{16,}", text):
         with contextlib.suppress(binascii.Error, ValueError):
-            yield base64.b64decode(candidate + "=" * (-len(candidate) % 4), altchars=b"-_" if (
-                "-" in candidate or "_" in candidate) else None).decode("utf-8", "replace")
+            yield base64.b64decode(
+                candidate + "=" * (-len(candidate) % 4),
+                altchars=b"-_" if ("-" in candidate or "_" in candidate) else None,
+            ).decode("utf-8", "replace")
 
 
 def _found(where: str, text: str) -> list[str]:
@@ -159,7 +184,7 @@ def _found(where: str, text: str) -> list[str]:
                 match = pattern.search(piece)
                 if match:
                     start = max(match.start() - 60, 0)
-                    hits.append(f"{where}: {raw!r} as {match.group(0)!r} in ...{piece[start:match.end() + 60]!r}")
+                    hits.append(f"{where}: {raw!r} as {match.group(0)!r} in ...{piece[start : match.end() + 60]!r}")
     return hits
 
 
@@ -206,10 +231,17 @@ def _wait(condition, timeout: float, what: str) -> None:
 
 def _production_env(tmp_path: Path, port: int) -> dict[str, str]:
     return worker_env(
-        DEBUG="false", SECRET_KEY=secrets.token_urlsafe(50), IP_HASH_KEY=secrets.token_urlsafe(32),
-        ALLOWED_HOSTS="127.0.0.1,localhost", SECURE_SSL_REDIRECT="false", NUM_PROXIES="1",
-        REDIS_URL=os.environ["REDIS_URL"], ARENA_BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="1",
-        ARENA_VAR_DIR=str(tmp_path), LOG_LEVEL="INFO",
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        IP_HASH_KEY=secrets.token_urlsafe(32),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="false",
+        NUM_PROXIES="1",
+        REDIS_URL=os.environ["REDIS_URL"],
+        ARENA_BIND=f"127.0.0.1:{port}",
+        WEB_CONCURRENCY="1",
+        ARENA_VAR_DIR=str(tmp_path),
+        LOG_LEVEL="INFO",
         # The Procfile names its programs bare, as a deployment's PATH finds them: here, this virtualenv's.
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     )
@@ -225,13 +257,28 @@ def test_no_raw_address_or_device_id_in_the_database_redis_or_the_logs(tmp_path,
         web.wait_up(tmp_path / "web.log")
         # Games, one at a time: IPv4, IPv6 and IPv4-mapped seats, devices; connecting through the proxy.
         for index in range(6):
-            body = {"table_id": f"A-{index}", "game": "tokaido", "players": [
-                _seat("alice", v4[0], 60, DEVICES[0]), _seat("bob", v6[0], 50, DEVICES[1]),
-                _seat("carol", BODY_MAPPED, 40), _seat("dave", v4[1], 30)]}
+            body = {
+                "table_id": f"A-{index}",
+                "game": "tokaido",
+                "players": [
+                    _seat("alice", v4[0], 60, DEVICES[0]),
+                    _seat("bob", v6[0], 50, DEVICES[1]),
+                    _seat("carol", BODY_MAPPED, 40),
+                    _seat("dave", v4[1], 30),
+                ],
+            }
             status, data, _ = web.request("POST", "/api/v1/games/", body, forwarded=fwd4[index % 2])
             assert status == 201, data
-        batch = {"games": [{"table_id": f"B-{i}", "game": "tokaido", "players": [
-            _seat("erin", v4[2], 60), _seat("frank", v6[1], 50, DEVICES[0])]} for i in range(3)]}
+        batch = {
+            "games": [
+                {
+                    "table_id": f"B-{i}",
+                    "game": "tokaido",
+                    "players": [_seat("erin", v4[2], 60), _seat("frank", v6[1], 50, DEVICES[0])],
+                }
+                for i in range(3)
+            ]
+        }
         status, data, _ = web.request("POST", "/api/v1/games/batch/", batch, forwarded=fwd6[0])
         assert status == 200 and [r["status_code"] for r in json.loads(data)["results"]] == [201, 201, 201]
         # Tickets, alone and with a party (each seat with its address): four players, Tokaido's recommended
@@ -239,31 +286,49 @@ def test_no_raw_address_or_device_id_in_the_database_redis_or_the_logs(tmp_path,
         tickets = [
             {"player": "gina", "ip": v4[3], "game": "tokaido"},
             {"player": "hank", "ip": v6[0], "game": "tokaido"},
-            {"player": "ivy", "ip": v4[0], "game": "tokaido", "party": [{"player": "jack", "ip": BODY_MAPPED}],
-             "request_id": "party-1"},
+            {
+                "player": "ivy",
+                "ip": v4[0],
+                "game": "tokaido",
+                "party": [{"player": "jack", "ip": BODY_MAPPED}],
+                "request_id": "party-1",
+            },
         ]
         for index, ticket in enumerate(tickets):
-            status, data, _ = web.request("POST", "/api/v1/matchmaking/tickets/", ticket,
-                                          forwarded=[*fwd4, *fwd6][index])
+            status, data, _ = web.request(
+                "POST", "/api/v1/matchmaking/tickets/", ticket, forwarded=[*fwd4, *fwd6][index]
+            )
             assert status == 201, data
-        status, data, _ = web.request("PUT", "/api/v1/players/alice/preferences/",
-                                      {"refuse_same_ip": True, "blocked": ["mallory"]}, forwarded=fwd6[0])
+        status, data, _ = web.request(
+            "PUT",
+            "/api/v1/players/alice/preferences/",
+            {"refuse_same_ip": True, "blocked": ["mallory"]},
+            forwarded=fwd6[0],
+        )
         assert status == 200, data
         report = {"reporter": "alice", "accused": ["bob"], "reason": "other", "description": "rude"}
         status, data, _ = web.request("POST", "/api/v1/reports/", report, forwarded=fwd4[0])
         assert status == 201, data
         # Public reads, from IPv4 and IPv6 clients (the throttle's cache keys).
         for forwarded in (*fwd4, *fwd6):
-            for path in ("/api/v1/players/alice/", "/api/v1/players/alice/history/tokaido/",
-                         "/api/v1/leaderboards/tokaido/"):
+            for path in (
+                "/api/v1/players/alice/",
+                "/api/v1/players/alice/history/tokaido/",
+                "/api/v1/leaderboards/tokaido/",
+            ):
                 assert web.request("GET", path, forwarded=forwarded)[0] == 200
         # A failed admin login through the proxy (django-axes' records).
         status, page, headers = web.request("GET", "/admin/login/", forwarded=fwd4[1])
         token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
         cookie = re.search(r"csrftoken=([^;]+)", headers.get("Set-Cookie", "")).group(1)
         form = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": "nobody", "password": "wrong!"})
-        status, _, _ = web.request("POST", "/admin/login/", raw=form.encode(), forwarded=fwd6[0], headers={
-            "Content-Type": "application/x-www-form-urlencoded", "Cookie": f"csrftoken={cookie}"})
+        status, _, _ = web.request(
+            "POST",
+            "/admin/login/",
+            raw=form.encode(),
+            forwarded=fwd6[0],
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"csrftoken={cookie}"},
+        )
         assert status == 200
 
         # The task messages are still queued (no worker yet): Redis is searched with them in it.
@@ -274,21 +339,45 @@ def test_no_raw_address_or_device_id_in_the_database_redis_or_the_logs(tmp_path,
             _wait(lambda: not Game.objects.filter(status=Game.Status.PENDING).exists(), 180, "the games rated")
             _wait(lambda: not Ticket.objects.filter(status=Ticket.Status.WAITING).exists(), 120, "the tickets matched")
             # The queues drained (beat keeps adding matchmaking passes; they go as fast as they come).
-            _wait(lambda: sum(redis_conn.llen(q) for q in ("elo", "arena", "trueskill", "detection")) == 0, 60,
-                  "the queues drained")
+            _wait(
+                lambda: sum(redis_conn.llen(q) for q in ("elo", "arena", "trueskill", "detection")) == 0,
+                60,
+                "the queues drained",
+            )
             assert web.request("GET", "/api/v1/players/erin/")[0] == 200
             drained = _redis_text(redis_conn)
 
     assert Game.objects.filter(status=Game.Status.RATED).count() == 9
     assert set(Ticket.objects.values_list("status", flat=True)) == {Ticket.Status.MATCHED}
     db = connection.settings_dict
-    dump = subprocess.run(["pg_dump", "-h", db["HOST"] or "127.0.0.1", "-p", str(db["PORT"] or 5432), "-U",
-                           db["USER"], "--no-owner", db["NAME"]], capture_output=True, text=True, check=True,
-                          env={**os.environ, "PGPASSWORD": db.get("PASSWORD") or ""}).stdout
+    dump = subprocess.run(
+        [
+            "pg_dump",
+            "-h",
+            db["HOST"] or "127.0.0.1",
+            "-p",
+            str(db["PORT"] or 5432),
+            "-U",
+            db["USER"],
+            "--no-owner",
+            db["NAME"],
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PGPASSWORD": db.get("PASSWORD") or ""},
+    ).stdout
     assert "arena_seat" in dump and "matchmaking_ticketseat" in dump and "axes_accessattempt" in dump
     logs = {path.name: path.read_text(errors="replace") for path in sorted(tmp_path.glob("*.log"))}
-    assert set(logs) == {"web.log", "elo.log", "trueskill.log", "matchmaking.log", "pushes.log", "detection.log",
-                         "beat.log"}
+    assert set(logs) == {
+        "web.log",
+        "elo.log",
+        "trueskill.log",
+        "matchmaking.log",
+        "pushes.log",
+        "detection.log",
+        "beat.log",
+    }
 
     hits = _found("pg_dump", dump)
     for name, text in (("redis (queued)", queued), ("redis (drained)", drained)):
@@ -318,9 +407,14 @@ def test_the_search_finds_a_raw_value_in_every_form_it_looks_for():
 def _chunked_post(port: int, key: str, path: str, body: bytes) -> tuple[int, bytes]:
     """A POST with ``Transfer-Encoding: chunked`` and no Content-Length, in 1 KiB chunks, over a real socket."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    chunks = (body[i:i + 1024] for i in range(0, len(body), 1024))
-    conn.request("POST", path, body=chunks, encode_chunked=True, headers={
-        "Authorization": f"Api-Key {key}", "Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    chunks = (body[i : i + 1024] for i in range(0, len(body), 1024))
+    conn.request(
+        "POST",
+        path,
+        body=chunks,
+        encode_chunked=True,
+        headers={"Authorization": f"Api-Key {key}", "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
     response = conn.getresponse()
     data = response.read()
     conn.close()
@@ -332,8 +426,11 @@ def test_gunicorn_hands_chunked_bodies_to_the_cap(tmp_path, redis_conn):
     issued = game_server_create(name="chunked")
     port = _free_port()
     env = {**_production_env(tmp_path, port), "API_MAX_BODY_BYTES": "4000", "API_MAX_BATCH_BODY_BYTES": "8000"}
-    game = {"table_id": "C-1", "game": "tokaido", "players": [_seat("kim", "2001:db8:c::1", 60),
-                                                                 _seat("lee", "2001:db8:d::1", 50)]}
+    game = {
+        "table_id": "C-1",
+        "game": "tokaido",
+        "players": [_seat("kim", "2001:db8:c::1", 60), _seat("lee", "2001:db8:d::1", 50)],
+    }
     small = json.dumps(game).encode()
     with processes(["web"], env, tmp_path):
         Web(port, issued.key).wait_up(tmp_path / "web.log")

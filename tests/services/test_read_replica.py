@@ -5,6 +5,7 @@ The proof that a read came from the replica: with the replica's replay paused, a
 seen by the game server's own read but not by the public pages, which show the state before it; resumed, they
 catch up. Then the replica is stopped and the public pages are answered from the primary.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,14 @@ pytestmark = pytest.mark.skipif(not private_pg.available(), reason="needs Postgr
 
 
 def probe(phase: str, env: dict[str, str]) -> dict:
-    done = subprocess.run([sys.executable, str(ROOT / "tests/services/replica_probe.py"), phase], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests/services/replica_probe.py"), phase],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -35,11 +42,21 @@ def pair():
     try:
         with primary.connect() as conn:
             conn.execute("CREATE DATABASE arena")
-        env = {**os.environ, "DEBUG": "true", "DATABASE_URL": primary.db_url("arena"), "PYTHONPATH": str(ROOT),
-               "DJANGO_SETTINGS_MODULE": "config.settings"}
+        env = {
+            **os.environ,
+            "DEBUG": "true",
+            "DATABASE_URL": primary.db_url("arena"),
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+        }
         env.pop("REDIS_URL", None)  # embedded: leaderboards answer from SQL, the fallback this routes
-        subprocess.run([sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], env=env, cwd=ROOT,
-                       check=True, timeout=300)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+            env=env,
+            cwd=ROOT,
+            check=True,
+            timeout=300,
+        )
         replica = private_pg.replica(root, of=primary)
         yield primary, replica, {**env, "DATABASE_REPLICA_URL": replica.db_url("arena")}
     finally:
@@ -71,5 +88,7 @@ def test_public_reads_come_from_the_replica_and_fall_back_to_the_primary(pair):
         assert (reads["alice_status"], reads["alice_games"], reads["history_entries"]) == (200, 6, 6)
         assert (reads["board_status"], reads["carol_status"]) == (200, 200)
         assert reads["replica_connected_port"] is None
-    print(f"\nreads with the replica up: {up['seconds']} s; replica down, first {down['first']['seconds']} s, "
-          f"then {down['second']['seconds']} s")
+    print(
+        f"\nreads with the replica up: {up['seconds']} s; replica down, first {down['first']['seconds']} s, "
+        f"then {down['second']['seconds']} s"
+    )

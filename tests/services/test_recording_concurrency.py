@@ -4,6 +4,7 @@ rating batches committing while games arrive. One game per table, never two; no 
 The lock tests pin the locks themselves with a second, raw connection holding what a rating batch or a moderator
 holds (``lock_timeout`` turns a wait into a failure, so a lock cycle shows as a test failure, not a hang).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -75,8 +76,10 @@ def test_parallel_conflicting_posts_store_exactly_one_version(server_key, redis_
 
 
 def test_parallel_overlapping_batches_each_table_once(server_key, redis_conn):
-    games = [game_body("tokaido", [player(f"b{i}", i, achievements=1), player(f"c{i}", 0, achievements=0)])
-             for i in range(40)]
+    games = [
+        game_body("tokaido", [player(f"b{i}", i, achievements=1), player(f"c{i}", 0, achievements=0)])
+        for i in range(40)
+    ]
     # Every thread sends the same 40 tables in a different order, so the inserts collide mid-batch.
     payloads = [{"games": games[i:] + games[:i]} for i in range(0, 40, 40 // PARALLEL)]
     responses = _post_all_at_once(server_key[1], "/api/v1/games/batch/", payloads)
@@ -92,7 +95,7 @@ def test_parallel_games_sharing_players_in_opposite_orders_all_land(server_key, 
     names = [f"shared-{i}" for i in range(4)]
     bodies = []
     for i in range(PARALLEL):
-        order = names[i % 4:] + names[:i % 4]
+        order = names[i % 4 :] + names[: i % 4]
         if i % 2:
             order.reverse()
         bodies.append(game_body("wizard", [player(name, 10 * rank) for rank, name in enumerate(order)]))
@@ -110,7 +113,7 @@ def test_parallel_batches_creating_the_same_new_players_all_land(server_key, red
     for i in range(PARALLEL):
         games = []
         for j in range(5):
-            order = names[(i + j) % 6:] + names[:(i + j) % 6]
+            order = names[(i + j) % 6 :] + names[: (i + j) % 6]
             games.append(game_body("wizard", [player(name, 10 * rank) for rank, name in enumerate(order[:4])]))
         payloads.append({"games": games})
     responses = _post_all_at_once(server_key[1], "/api/v1/games/batch/", payloads)
@@ -127,8 +130,13 @@ def test_parallel_batches_creating_the_same_new_players_all_land(server_key, red
 def other_session(**settings: str) -> Iterator[psycopg.Connection]:
     """A second session on the test database, in a transaction the test commits or rolls back itself."""
     db = connection.settings_dict
-    with psycopg.connect(host=db["HOST"] or "localhost", port=db["PORT"] or 5432, user=db["USER"],
-                         password=db["PASSWORD"] or None, dbname=db["NAME"]) as session:
+    with psycopg.connect(
+        host=db["HOST"] or "localhost",
+        port=db["PORT"] or 5432,
+        user=db["USER"],
+        password=db["PASSWORD"] or None,
+        dbname=db["NAME"],
+    ) as session:
         for name, value in settings.items():
             session.execute(f"SET {name} = '{value}'")
         try:
@@ -177,19 +185,30 @@ def test_recording_never_waits_for_a_rating_batch_holding_its_players(server_key
     # Recording the same players' next games must not wait for it (the old ON CONFLICT DO UPDATE did: that wait,
     # with the batch waiting on the recording in turn, was the deadlock).
     api = client(server_key[1])
-    first = api.post("/api/v1/games/", game_body("wizard", [player("ann", 30), player("ben", 20), player("cat", 10)]),
-                     format="json")
+    first = api.post(
+        "/api/v1/games/", game_body("wizard", [player("ann", 30), player("ben", 20), player("cat", 10)]), format="json"
+    )
     assert first.status_code == 201
     with other_session() as rating_batch:
-        rating_batch.execute("SELECT id FROM arena_player WHERE handle = ANY(%s) ORDER BY id FOR KEY SHARE",
-                             [["ann", "ben", "cat"]])
+        rating_batch.execute(
+            "SELECT id FROM arena_player WHERE handle = ANY(%s) ORDER BY id FOR KEY SHARE", [["ann", "ben", "cat"]]
+        )
         with session_settings(lock_timeout="2s"):
-            single = api.post("/api/v1/games/", game_body("wizard", [player("cat", 3), player("ann", 2),
-                                                                      player("dan", 1)]), format="json")
-            batch = api.post("/api/v1/games/batch/", {"games": [
-                game_body("wizard", [player(n, s) for n, s in (("ben", 9), ("ann", 8), ("eve", 7))]),
-                game_body("wizard", [player(n, s) for n, s in (("ann", 9), ("cat", 8), ("ben", 7))]),
-            ]}, format="json")
+            single = api.post(
+                "/api/v1/games/",
+                game_body("wizard", [player("cat", 3), player("ann", 2), player("dan", 1)]),
+                format="json",
+            )
+            batch = api.post(
+                "/api/v1/games/batch/",
+                {
+                    "games": [
+                        game_body("wizard", [player(n, s) for n, s in (("ben", 9), ("ann", 8), ("eve", 7))]),
+                        game_body("wizard", [player(n, s) for n, s in (("ann", 9), ("cat", 8), ("ben", 7))]),
+                    ]
+                },
+                format="json",
+            )
     assert single.status_code == 201, single.json()
     assert batch.status_code == 200 and [r["status_code"] for r in batch.json()["results"]] == [201, 201]
 
@@ -200,14 +219,20 @@ def test_a_rating_batch_never_waits_for_a_recording_in_flight(server_key):
     server = server_key[0]
     Player.objects.bulk_create([Player(handle=h) for h in ("ann", "ben", "cat")])
     with transaction.atomic():
-        outcomes = games_record(server=server, games=[
-            _input(game_body("wizard", [player("ann", 3), player("ben", 2), player("cat", 1)])),
-            _input(game_body("wizard", [player("cat", 3), player("ben", 2), player("dan", 1)])),
-        ])
+        outcomes = games_record(
+            server=server,
+            games=[
+                _input(game_body("wizard", [player("ann", 3), player("ben", 2), player("cat", 1)])),
+                _input(game_body("wizard", [player("cat", 3), player("ben", 2), player("dan", 1)])),
+            ],
+        )
         assert all(o.created for o in outcomes)
         with other_session(lock_timeout="2s") as rating_batch:
-            locked = rating_batch.execute("SELECT count(*) FROM (SELECT id FROM arena_player WHERE handle = "
-                                          "ANY(%s) ORDER BY id FOR KEY SHARE) AS l", [["ann", "ben", "cat"]])
+            locked = rating_batch.execute(
+                "SELECT count(*) FROM (SELECT id FROM arena_player WHERE handle = "
+                "ANY(%s) ORDER BY id FOR KEY SHARE) AS l",
+                [["ann", "ben", "cat"]],
+            )
             assert locked.fetchone() == (3,)
 
 
@@ -218,8 +243,13 @@ def test_a_ban_committed_while_the_game_waits_is_seen(server_key):
     Player.objects.bulk_create([Player(handle=h) for h in ("ann", "ben", "cat")])
     with other_session() as moderator:
         moderator.execute("UPDATE arena_player SET status = 'banned' WHERE handle = 'ben'")
-        thread, out = in_thread(lambda: api.post("/api/v1/games/", game_body(
-            "wizard", [player("ann", 3), player("ben", 2), player("cat", 1)]), format="json"))
+        thread, out = in_thread(
+            lambda: api.post(
+                "/api/v1/games/",
+                game_body("wizard", [player("ann", 3), player("ben", 2), player("cat", 1)]),
+                format="json",
+            )
+        )
         thread.join(0.5)
         assert thread.is_alive(), "the game did not wait for the uncommitted ban"
         moderator.commit()
@@ -233,10 +263,13 @@ def test_a_ban_waits_for_the_game_being_recorded(server_key):
     # in between (it waits, and the game counts as recorded before the ban).
     Player.objects.bulk_create([Player(handle=h) for h in ("ann", "ben", "cat")])
     with transaction.atomic():
-        (outcome, _) = games_record(server=server_key[0], games=[
-            _input(game_body("wizard", [player("ann", 3), player("ben", 2), player("cat", 1)])),
-            _input(game_body("wizard", [player("ann", 1), player("eve", 2), player("fay", 3)])),
-        ])
+        (outcome, _) = games_record(
+            server=server_key[0],
+            games=[
+                _input(game_body("wizard", [player("ann", 3), player("ben", 2), player("cat", 1)])),
+                _input(game_body("wizard", [player("ann", 1), player("eve", 2), player("fay", 3)])),
+            ],
+        )
         assert outcome.game.status == Game.Status.PENDING
         with other_session(lock_timeout="300ms") as moderator, pytest.raises(psycopg.errors.LockNotAvailable):
             moderator.execute("UPDATE arena_player SET status = 'banned' WHERE handle = 'ben'")
@@ -255,10 +288,16 @@ def test_a_deadlock_victim_is_retried_not_a_500(server_key, caplog):
 
         def record():
             with session_settings(deadlock_timeout="50ms"):
-                return api.post("/api/v1/games/batch/", {"games": [
-                    game_body("wizard", [player("lo", 3), player("hi", 2), player("zed", 1)]),
-                    game_body("wizard", [player("hi", 3), player("lo", 2), player("yan", 1)]),
-                ]}, format="json")
+                return api.post(
+                    "/api/v1/games/batch/",
+                    {
+                        "games": [
+                            game_body("wizard", [player("lo", 3), player("hi", 2), player("zed", 1)]),
+                            game_body("wizard", [player("hi", 3), player("lo", 2), player("yan", 1)]),
+                        ]
+                    },
+                    format="json",
+                )
 
         thread, out = in_thread(record)
         _wait_for_lock_wait()
@@ -278,8 +317,9 @@ def _wait_for_lock_wait(timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     with connection.cursor() as cursor:
         while time.monotonic() < deadline:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                           "AND wait_event_type = 'Lock'")
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
             if cursor.fetchone()[0]:
                 return
             time.sleep(0.01)
@@ -334,7 +374,7 @@ def test_servers_posting_overlapping_players_while_the_worker_rates_lose_nothing
                     at += 1
                 else:
                     size = local.randint(5, 40)
-                    response = api.post("/api/v1/games/batch/", {"games": mine[at:at + size]}, format="json")
+                    response = api.post("/api/v1/games/batch/", {"games": mine[at : at + size]}, format="json")
                     codes.append(response.status_code)
                     if response.status_code == 200:
                         codes.extend(r["status_code"] for r in response.json()["results"])

@@ -4,6 +4,7 @@ A backup with ``pg_dump``, a scratch database made by ``createdb``, the restore 
 restored copy ``manage.py migrate --check`` and ``manage.py rebuild_ratings --check`` (which also fails on a copy
 whose ratings were altered, and passes again after ``rebuild_ratings --game``), and ``manage.py
 rebuild_leaderboards`` filling Redis from it."""
+
 from __future__ import annotations
 
 import subprocess
@@ -23,8 +24,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture
@@ -36,8 +38,11 @@ def scratch():
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
     # createdb, as the runbook says.
-    subprocess.run(["createdb", "-h", db["HOST"] or "127.0.0.1", "-p", str(db["PORT"] or 5432), "-U", db["USER"],
-                    name], check=True, timeout=60)
+    subprocess.run(
+        ["createdb", "-h", db["HOST"] or "127.0.0.1", "-p", str(db["PORT"] or 5432), "-U", db["USER"], name],
+        check=True,
+        timeout=60,
+    )
     yield name
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -49,8 +54,13 @@ def test_backup_restore_check_and_boards_from_the_copy(scratch, tmp_path, redis_
 
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Api-Key {game_server_create(name='backup').key}")
-    post(api, [game_body("tokaido", [player(w, 40, achievements=1), player(lo, 30, achievements=1)])
-               for w, lo in [("a", "b"), ("b", "c"), ("a", "c")] * 3])
+    post(
+        api,
+        [
+            game_body("tokaido", [player(w, 40, achievements=1), player(lo, 30, achievements=1)])
+            for w, lo in [("a", "b"), ("b", "c"), ("a", "c")] * 3
+        ],
+    )
     rate_all()
     skill_all()
 
@@ -69,8 +79,10 @@ def test_backup_restore_check_and_boards_from_the_copy(scratch, tmp_path, redis_
 
     # The check can fail: one altered rating in the copy is found.
     with psycopg.connect(restored["DATABASE_URL"], autocommit=True) as conn:
-        conn.execute("UPDATE ratings_rating SET elo = elo + 1 WHERE player_id = "
-                     "(SELECT id FROM arena_player WHERE handle = 'a') AND title = 'tokaido'")
+        conn.execute(
+            "UPDATE ratings_rating SET elo = elo + 1 WHERE player_id = "
+            "(SELECT id FROM arena_player WHERE handle = 'a') AND title = 'tokaido'"
+        )
     altered = manage(restored, "rebuild_ratings", "--check")
     assert altered.returncode != 0 and "differences" in altered.stdout
     # ... and repaired by the rebuild itself, from the stored games.

@@ -1,6 +1,7 @@
 """Rollover exactly once under SIGKILL (docs/seasons.md "After the close"): a real ``manage.py season_rollover``
 process is killed while its transaction holds the archive and the next season, uncommitted; nothing of it stays,
 and the next run closes the season once."""
+
 from __future__ import annotations
 
 import os
@@ -26,14 +27,32 @@ NOW = datetime(2026, 10, 6, 12, tzinfo=UTC)
 
 
 def rollover_process() -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "season_rollover", "wizard", "--season", "1",
-                             "--actor", "ops", "--reason", "test"], cwd=ROOT, env=worker_env(DEBUG="true"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "season_rollover",
+            "wizard",
+            "--season",
+            "1",
+            "--actor",
+            "ops",
+            "--reason",
+            "test",
+        ],
+        cwd=ROOT,
+        env=worker_env(DEBUG="true"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 def waiting_on_a_lock(conn: psycopg.Connection) -> bool:
-    row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                       "AND wait_event_type = 'Lock' AND query ILIKE '%seasons_seasonrollover%'").fetchone()
+    row = conn.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND wait_event_type = 'Lock' AND query ILIKE '%seasons_seasonrollover%'"
+    ).fetchone()
     return bool(row and row[0])
 
 
@@ -46,8 +65,10 @@ def test_a_rollover_killed_half_way_leaves_nothing_and_the_next_closes_once(sett
     season_follow(title="wizard")
     db = connection.settings_dict
     conninfo = f"host={db['HOST'] or 'localhost'} port={db['PORT'] or 5432} dbname={db['NAME']} user={db['USER']}"
-    with psycopg.connect(conninfo, password=db["PASSWORD"] or None) as holder, \
-            psycopg.connect(conninfo, password=db["PASSWORD"] or None, autocommit=True) as watcher:
+    with (
+        psycopg.connect(conninfo, password=db["PASSWORD"] or None) as holder,
+        psycopg.connect(conninfo, password=db["PASSWORD"] or None, autocommit=True) as watcher,
+    ):
         # The audit row is the rollover's last write: holding its table stops the process there, uncommitted.
         holder.execute("LOCK TABLE seasons_seasonrollover IN ACCESS EXCLUSIVE MODE")
         proc = rollover_process()

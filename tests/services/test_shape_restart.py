@@ -5,6 +5,7 @@ docs/ratings.md), one history row per seat, nothing missing.
 The game server keeps sending while the shape is down, as a real one would: a refused connection or a 5xx is
 retried with the same body (a resent game is a 200 with the stored game, never a second one).
 """
+
 from __future__ import annotations
 
 import random
@@ -38,7 +39,7 @@ class Stream(threading.Thread):
         try:
             with httpx.Client(base_url=self.url, headers={"Authorization": f"Api-Key {self.key}"}, timeout=30) as c:
                 for start in range(0, len(self.games), BATCH):
-                    self._send(c, self.games[start:start + BATCH])
+                    self._send(c, self.games[start : start + BATCH])
                     self.sent = start + BATCH
         except BaseException as exc:  # surfaced by the test
             self.error = exc
@@ -97,5 +98,7 @@ def test_stopped_mid_stream_and_started_again_every_game_is_rated_exactly_once(s
         assert time.monotonic() < deadline, f"{_outstanding()} games still outstanding"
         time.sleep(0.25)
     check_exact(games)
-    print(f"\nstopped after {sent_at_stop} games sent, {rated_at_stop} rated; stop took {took:.1f} s "
-          f"(honcho {code}); {stream.retries} retries by the client while down")
+    print(
+        f"\nstopped after {sent_at_stop} games sent, {rated_at_stop} rated; stop took {took:.1f} s "
+        f"(honcho {code}); {stream.retries} retries by the client while down"
+    )

@@ -7,6 +7,7 @@ headers; all the while a fresh client asks ``/healthz`` every tenth of a second 
 second, every time. Then a client that stalls mid-headers is closed by the server once its header time is up
 (config/http_worker.py, ``HEADER_TIMEOUT``), so slow connections cannot pile up either.
 """
+
 from __future__ import annotations
 
 import http.client

@@ -9,6 +9,7 @@ overdue + period + BOUND_MARGIN seconds of the restart, the margin covering the 
 themselves. Then every rating equals an independent replay (tests/db/ratings/replay.py, from docs/ratings.md)
 of the games without the voided ones, and every refund on the entry is exactly (before the void, after it).
 """
+
 from __future__ import annotations
 
 import collections
@@ -51,7 +52,7 @@ def _pending(entry_id: int) -> list[str]:
 def test_void_rebuilds_lost_with_a_killed_worker_are_swept_and_exact(worker, server_api):  # noqa: F811
     games = random_bodies(random.Random(41), 2400, pool=60, prefix="v")
     for start in range(0, len(games), 400):
-        post(server_api, games[start:start + 400])
+        post(server_api, games[start : start + 400])
     wait_until_done(worker)
 
     # The cheat: the handle in most games; every rated game of theirs is voided at once, in every title.
@@ -91,7 +92,10 @@ def test_void_rebuilds_lost_with_a_killed_worker_are_swept_and_exact(worker, ser
         for refund in refunds:
             key = (refund["handle"], title)
             assert refund["before"] == pytest.approx(before.get(key), abs=1e-9), key
-            assert refund["after"] == pytest.approx(replay.ratings[key][0] if key in replay.ratings else None,
-                                                    abs=1e-6), key
-    print(f"\nkilled with {len(killed_with)} of {len(titles)} rebuilds pending; all rebuilt {took:.1f} s after "
-          f"the restart (bound {bound:.0f} s)")
+            assert refund["after"] == pytest.approx(
+                replay.ratings[key][0] if key in replay.ratings else None, abs=1e-6
+            ), key
+    print(
+        f"\nkilled with {len(killed_with)} of {len(titles)} rebuilds pending; all rebuilt {took:.1f} s after "
+        f"the restart (bound {bound:.0f} s)"
+    )

@@ -8,6 +8,7 @@ its rebuilds must land, and every rating must then equal the independent replay 
 every game posted, in posting order, without the voided ones. The refusal once retries run out (409
 ``database_busy``, never a 500) is tests/db/moderation/test_actions_retry.py.
 """
+
 from __future__ import annotations
 
 import collections
@@ -35,7 +36,7 @@ def _stream(api, bodies: list[dict], out: dict) -> None:
     """Post ``bodies`` in batches of 10, one after another, so the worker has rating to do throughout."""
     try:
         for start in range(0, len(bodies), 10):
-            post(api, bodies[start:start + 10])
+            post(api, bodies[start : start + 10])
         out["posted"] = len(bodies)
     except BaseException as error:
         out["error"] = error
@@ -49,13 +50,17 @@ def test_a_void_of_100_games_while_the_worker_rates_succeeds_and_refunds_exactly
     wait_until_done(worker)
     cheat = collections.Counter(p["player"] for g in first for p in g["players"]).most_common(1)[0][0]
     player_ban(moderator=None, player=Player.objects.get(handle=cheat), note="test")
-    voided = list(Game.objects.filter(seats__player__handle=cheat, status=Game.Status.RATED)
-                  .distinct().order_by("pk")[:VOIDED])
+    voided = list(
+        Game.objects.filter(seats__player__handle=cheat, status=Game.Status.RATED).distinct().order_by("pk")[:VOIDED]
+    )
     assert len(voided) == VOIDED
 
     # The stream: games among the other players only (the cheat is banned), new table ids.
-    more = [g for g in random_bodies(random.Random(28), 900, pool=25, prefix="u")
-            if cheat not in {p["player"] for p in g["players"]}]
+    more = [
+        g
+        for g in random_bodies(random.Random(28), 900, pool=25, prefix="u")
+        if cheat not in {p["player"] for p in g["players"]}
+    ]
     for i, body in enumerate(more):
         body["table_id"] = f"stream-{i}"
     out: dict = {}
@@ -70,8 +75,10 @@ def test_a_void_of_100_games_while_the_worker_rates_succeeds_and_refunds_exactly
     assert not streaming.is_alive() and "error" not in out, out
     wait_until_done(worker)
     started = time.monotonic()
-    while (AuditEntry.objects.get(pk=entry.pk).details.get("pending_titles")
-           and time.monotonic() - started < REBUILD_TIMEOUT):
+    while (
+        AuditEntry.objects.get(pk=entry.pk).details.get("pending_titles")
+        and time.monotonic() - started < REBUILD_TIMEOUT
+    ):
         time.sleep(0.2)
     details = AuditEntry.objects.get(pk=entry.pk).details
     assert details["pending_titles"] == [], details["pending_titles"]
@@ -82,5 +89,7 @@ def test_a_void_of_100_games_while_the_worker_rates_succeeds_and_refunds_exactly
     replay = Replay()
     replay.play([g for g in [*first, *more] if g["table_id"] not in gone])
     assert_matches(replay)
-    print(f"\nvoided {VOIDED} games across {len(details['titles'])} titles while {len(more)} games streamed "
-          f"(games still waiting for the worker at the void: {rating_meanwhile})")
+    print(
+        f"\nvoided {VOIDED} games across {len(details['titles'])} titles while {len(more)} games streamed "
+        f"(games still waiting for the worker at the void: {rating_meanwhile})"
+    )

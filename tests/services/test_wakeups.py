@@ -1,4 +1,5 @@
 """Recording many games of one title sends one wake-up until a worker takes it (real Redis broker)."""
+
 from __future__ import annotations
 
 from ratings.tasks import WAKE_KEY, _clear_wake, request_rating

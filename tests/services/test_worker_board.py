@@ -2,6 +2,7 @@
 commit announces the new ratings, the Redis board is updated by the worker, and the board answers over HTTP from
 Redis (no database query) with the numbers worked by hand from docs/ratings.md.
 """
+
 from __future__ import annotations
 
 import time
@@ -19,8 +20,9 @@ K = keys("tokaido")
 
 
 def win(table_id: str, winner: str, loser: str) -> dict:
-    return game_body("tokaido", [player(winner, 40, achievements=1), player(loser, 30, achievements=1)],
-                     table_id=table_id)
+    return game_body(
+        "tokaido", [player(winner, 40, achievements=1), player(loser, 30, achievements=1)], table_id=table_id
+    )
 
 
 def wait_for(predicate, timeout: float = 30.0) -> None:
@@ -30,8 +32,12 @@ def wait_for(predicate, timeout: float = 30.0) -> None:
         time.sleep(0.1)
 
 
-def test_the_worker_keeps_the_redis_board_that_answers_over_http(worker: Worker, server_api: APIClient,  # noqa: F811
-                                                                 redis_conn, django_assert_num_queries):
+def test_the_worker_keeps_the_redis_board_that_answers_over_http(
+    worker: Worker,  # noqa: F811
+    server_api: APIClient,  # noqa: F811
+    redis_conn,
+    django_assert_num_queries,
+):
     anon = APIClient()
     # Five games, a beats b each time; both have fewer than 10 games, so K 60 throughout, P(2) = 1, and the
     # game is zero-sum (a + b stays 3000):
@@ -45,8 +51,7 @@ def test_the_worker_keeps_the_redis_board_that_answers_over_http(worker: Worker,
 
     # The first read finds no board in Redis: answered from the database, and the worker is asked to build it.
     first = anon.get("/api/v1/leaderboards/tokaido/").json()
-    assert [(e["player"], e["elo"], e["games"]) for e in first["entries"]] == [
-        ("a", 1608.66, 5), ("b", 1391.34, 5)]
+    assert [(e["player"], e["elo"], e["games"]) for e in first["entries"]] == [("a", 1608.66, 5), ("b", 1391.34, 5)]
     wait_for(lambda: redis_conn.exists(K.ready))
 
     # g6: b beats a; diff 217.3169, E(b, a) = 1 / (1 + 10^(217.3169/400) = 3.493753) = 0.222531,
@@ -60,7 +65,11 @@ def test_the_worker_keeps_the_redis_board_that_answers_over_http(worker: Worker,
         response = anon.get("/api/v1/leaderboards/tokaido/")
     assert response.status_code == 200
     assert [(e["rank"], e["player"], e["elo"], e["games"]) for e in response.json()["entries"]] == [
-        (1, "c", 1608.66, 5), (2, "a", 1562.01, 6), (3, "b", 1437.99, 6), (4, "d", 1391.34, 5)]
+        (1, "c", 1608.66, 5),
+        (2, "a", 1562.01, 6),
+        (3, "b", 1437.99, 6),
+        (4, "d", 1391.34, 5),
+    ]
     with django_assert_num_queries(0):
         around = anon.get("/api/v1/leaderboards/tokaido/", {"around": "b", "limit": 1}).json()
     assert [e["player"] for e in around["entries"]] == ["b"]

@@ -4,6 +4,7 @@ A worker is started as a subprocess against the very database pytest-django crea
 test Redis, so it sees what the test committed; asking it for its configuration over the broker proves that the
 settings reached the process, since a misspelled ``CELERY_*`` setting is silently ignored.
 """
+
 from __future__ import annotations
 
 import os

@@ -2,6 +2,7 @@
 
 Scopes default to ``games matchmaking reports``; ``preferences`` is given only on request (docs/security.md).
 """
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.models import DEFAULT_SCOPES, SCOPES, GameServer
@@ -13,8 +14,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
-        parser.add_argument("--scope", nargs="+", choices=SCOPES, default=list(DEFAULT_SCOPES), dest="scopes",
-                            help=f"What the key may do (default: {' '.join(DEFAULT_SCOPES)}).")
+        parser.add_argument(
+            "--scope",
+            nargs="+",
+            choices=SCOPES,
+            default=list(DEFAULT_SCOPES),
+            dest="scopes",
+            help=f"What the key may do (default: {' '.join(DEFAULT_SCOPES)}).",
+        )
         parser.add_argument("--quiet-key", action="store_true", help="Print only the key, for scripts.")
 
     def handle(self, *args: object, name: str, scopes: list[str], quiet_key: bool, **options: object) -> None:
@@ -24,6 +31,8 @@ class Command(BaseCommand):
         if quiet_key:
             self.stdout.write(issued.key)
             return
-        self.stdout.write(f"Game server {name!r} created with scopes {issued.server.scopes}. "
-                          "Its API key (shown only now, store it safely):")
+        self.stdout.write(
+            f"Game server {name!r} created with scopes {issued.server.scopes}. "
+            "Its API key (shown only now, store it safely):"
+        )
         self.stdout.write(issued.key)

@@ -9,6 +9,7 @@ stays revoked (a revocation is for good): it is renamed ``demo-revoked-<id>`` an
 
 The demo server holds every scope (``preferences`` included), so the README's whole tour runs with its key.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,11 +70,17 @@ class Command(BaseCommand):
             _save_key(path, key)
             self.stdout.write(self.style.SUCCESS(f"Demo game server key: {key}") + f"  (new, saved in {path})")
             if server is not None:
-                self.stdout.write(self.style.WARNING(
-                    f"The demo server's previous key was replaced (it no longer works): {path} was missing or "
-                    "held a key that no longer works."))
+                self.stdout.write(
+                    self.style.WARNING(
+                        f"The demo server's previous key was replaced (it no longer works): {path} was missing or "
+                        "held a key that no longer works."
+                    )
+                )
         body = {
-            "table_id": "demo-1", "game": "wizard", "variant": {"rounds": "standard"}, "rated": True,
+            "table_id": "demo-1",
+            "game": "wizard",
+            "variant": {"rounds": "standard"},
+            "rated": True,
             "players": [
                 {"player": "alice", "ip": "203.0.113.7", "score": 180},
                 {"player": "bob", "ip": "198.51.100.2", "score": 120},
@@ -88,5 +95,7 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"Then: curl -s {base}/api/v1/players/alice/   API docs: {base}/api/docs/")
         titles = ", ".join(game.title for game in all_games())  # the registry's list, never a second copy
-        self.stdout.write(f"Values of \"game\": {titles} (docs/games.md). "
-                          "A player joins the leaderboard after 5 rated games, one of them in the last 90 days.")
+        self.stdout.write(
+            f'Values of "game": {titles} (docs/games.md). '
+            "A player joins the leaderboard after 5 rated games, one of them in the last 90 days."
+        )

@@ -4,6 +4,7 @@ In the same transaction its waiting tickets are cancelled (reason ``server_revok
 abandoned (docs/security.md#rotating-keys-and-callback-secrets). There is no un-revoke: a server shut out gets a
 new game server, with a new name.
 """
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.models import GameServer
@@ -23,5 +24,7 @@ class Command(BaseCommand):
         if not game_server_revoke(server=server):
             self.stdout.write(f"Game server {name!r} was revoked already.")
             return
-        self.stdout.write(f"Game server {name!r} revoked: its key no longer opens the API; its waiting tickets "
-                          "are cancelled (server_revoked) and its pending pushes abandoned.")
+        self.stdout.write(
+            f"Game server {name!r} revoked: its key no longer opens the API; its waiting tickets "
+            "are cancelled (server_revoked) and its pending pushes abandoned."
+        )

@@ -8,6 +8,7 @@ The moderator's two-factor enrolment comes with it (docs/security.md, the admin 
 device whose ``otpauth://`` URI is printed for the moderator's authenticator app; the first login with one of its
 codes confirms it. An account that already has a confirmed authenticator keeps it and gets no new URI.
 """
+
 from __future__ import annotations
 
 import getpass
@@ -64,6 +65,7 @@ class Command(BaseCommand):
             self.stdout.write("Their authenticator is already enrolled.")
             return
         uri = totp_enrol(user)
-        self.stdout.write("Add this to the moderator's authenticator app (the first login with a code confirms it; "
-                          "keep it secret):")
+        self.stdout.write(
+            "Add this to the moderator's authenticator app (the first login with a code confirms it; keep it secret):"
+        )
         self.stdout.write(uri)

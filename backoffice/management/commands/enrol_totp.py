@@ -4,6 +4,7 @@ Prints the ``otpauth://`` URI of a new unconfirmed device (any earlier unconfirm
 admin login with one of its codes confirms it (backoffice/admin_door.py). A confirmed device already in use stays
 until a superuser deletes it in the admin, so a lost phone is: delete its device there, then run this again.
 """
+
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
@@ -24,6 +25,7 @@ class Command(BaseCommand):
             raise CommandError(f"No user {username!r}.")
         if not user.is_staff:
             raise CommandError(f"{username} is not staff: only staff log in to the admin.")
-        self.stdout.write("Add this to the authenticator app (the first login with a code confirms it; keep it "
-                          "secret):")
+        self.stdout.write(
+            "Add this to the authenticator app (the first login with a code confirms it; keep it secret):"
+        )
         self.stdout.write(totp_enrol(user))

@@ -1,4 +1,5 @@
 """``manage.py rebuild_leaderboards [--game SLUG]``: copy the boards from the database into Redis."""
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser

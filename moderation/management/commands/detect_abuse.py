@@ -3,6 +3,7 @@
 stdout carries only the flags (``{"flag", "game", "beneficiary", "feeders", "score"}``, highest score first), so
 it can be piped; progress and the summary go to stderr.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,17 @@ class Command(BaseCommand):
     help = "Run multiple-account detection over the games since the last pass; print every open flag (JSON lines)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--from-scratch", action="store_true",
-                            help="Forget the watermark and rating cursors first and look at every game again.")
-        parser.add_argument("--batch", type=int, default=None,
-                            help="Games per pass (one transaction each; default settings.DETECTION_BATCH).")
+        parser.add_argument(
+            "--from-scratch",
+            action="store_true",
+            help="Forget the watermark and rating cursors first and look at every game again.",
+        )
+        parser.add_argument(
+            "--batch",
+            type=int,
+            default=None,
+            help="Games per pass (one transaction each; default settings.DETECTION_BATCH).",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["batch"] is not None and opts["batch"] < 1:
@@ -33,6 +41,7 @@ class Command(BaseCommand):
             f"{result.links_created} links new, "
             f"{result.links_updated} widened, {result.pairs_evaluated} pairs evaluated, {result.suspect_pairs} "
             f"suspect; flags {result.flags_created} raised, {result.flags_updated} updated, "
-            f"{result.flags_skipped} left dismissed, {result.flags_withdrawn} withdrawn")
+            f"{result.flags_skipped} left dismissed, {result.flags_withdrawn} withdrawn"
+        )
         for flag in detection.flags_open():
             self.stdout.write(json.dumps(flag))

@@ -4,6 +4,7 @@ In-process by default (DRF's test client against this project's URLs, with a gam
 or over HTTP to a running server with ``--url`` and ``--key``. Progress goes to stderr; the planted truth is
 printed as one JSON document on stdout at the end.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,12 @@ class Command(BaseCommand):
         parser.add_argument("--rings", type=int, default=mix.rings)
         parser.add_argument("--games", type=int, default=mix.games, help="Honest games (rings' come on top).")
         parser.add_argument("--days", type=int, default=mix.days, help="Spread the games over the last N days.")
-        parser.add_argument("--stranger-share", type=float, default=mix.stranger_share,
-                            help="Share of alts that also play a few games with strangers.")
+        parser.add_argument(
+            "--stranger-share",
+            type=float,
+            default=mix.stranger_share,
+            help="Share of alts that also play a few games with strangers.",
+        )
         parser.add_argument("--prefix", default="sim", help="Handle prefix (handles are <prefix><seed>_...).")
         parser.add_argument("--batch", type=int, default=200, help="Games per POST /api/v1/games/batch/.")
         parser.add_argument("--url", help="Post to a running server (e.g. http://127.0.0.1:8000) instead.")
@@ -40,9 +45,16 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        mix = Mix(players=opts["players"], households=opts["households"], cafes=opts["cafes"],
-                  cafe_users=opts["cafe_users"], rings=opts["rings"], games=opts["games"], days=opts["days"],
-                  stranger_share=opts["stranger_share"])
+        mix = Mix(
+            players=opts["players"],
+            households=opts["households"],
+            cafes=opts["cafes"],
+            cafe_users=opts["cafe_users"],
+            rings=opts["rings"],
+            games=opts["games"],
+            days=opts["days"],
+            stranger_share=opts["stranger_share"],
+        )
         sim = Simulation(mix, seed=opts["seed"], prefix=opts["prefix"], now=timezone.now())
         bodies = sim.build()
         post = self._http(opts["url"], opts["key"]) if opts["url"] else self._in_process(opts)
@@ -50,7 +62,7 @@ class Command(BaseCommand):
         statuses: dict[str, int] = {}
         started = time.monotonic()
         for start in range(0, len(bodies), size):
-            for result in post(bodies[start:start + size]):
+            for result in post(bodies[start : start + size]):
                 key = str(result["status_code"])
                 statuses[key] = statuses.get(key, 0) + 1
             if not opts["no_progress"]:
@@ -88,8 +100,11 @@ class Command(BaseCommand):
 
         def post(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
             request = urllib.request.Request(
-                url.rstrip("/") + "/api/v1/games/batch/", data=json.dumps({"games": batch}).encode(),
-                headers={"Authorization": f"Api-Key {key}", "Content-Type": "application/json"}, method="POST")
+                url.rstrip("/") + "/api/v1/games/batch/",
+                data=json.dumps({"games": batch}).encode(),
+                headers={"Authorization": f"Api-Key {key}", "Content-Type": "application/json"},
+                method="POST",
+            )
             with urllib.request.urlopen(request, timeout=120) as response:
                 return json.loads(response.read())["results"]
 

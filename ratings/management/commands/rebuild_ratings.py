@@ -4,6 +4,7 @@ The replay applies the same rules to the same games and resets in the same order
 on an untouched database it reproduces every rating and history row bit for bit; ``--check`` proves it without
 writing. After voided games it is how victims get their points back.
 """
+
 from __future__ import annotations
 
 import time
@@ -22,8 +23,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--game", metavar="SLUG", help="Only this game (default: every game with ratings).")
-        parser.add_argument("--check", action="store_true",
-                            help="Recompute and compare with the stored ratings and history; write nothing.")
+        parser.add_argument(
+            "--check",
+            action="store_true",
+            help="Recompute and compare with the stored ratings and history; write nothing.",
+        )
 
     def handle(self, *args: object, game: str | None, check: bool, **options: object) -> None:
         if game is not None and game not in GAMES:
@@ -38,8 +42,10 @@ class Command(BaseCommand):
             self.stdout.write(f"{title}: {'checking' if check else 'rebuilding'}...")
             result = title_replay(title=title, progress=self._progress(title), check=check)
             seconds = time.monotonic() - started
-            summary = (f"{title}: {result.games} games, {result.resets} resets, {result.players} players, "
-                       f"{result.trueskill_games} with TrueSkill, in {seconds:.1f}s")
+            summary = (
+                f"{title}: {result.games} games, {result.resets} resets, {result.players} players, "
+                f"{result.trueskill_games} with TrueSkill, in {seconds:.1f}s"
+            )
             if not check:
                 self.stdout.write(self.style.SUCCESS(f"{summary}: rebuilt."))
                 continue
@@ -49,8 +55,9 @@ class Command(BaseCommand):
             failed = True
             self.stdout.write(self.style.ERROR(f"{summary}: {len(result.mismatches)} differences."))
             for mismatch in result.mismatches[:SHOW_MISMATCHES]:
-                self.stdout.write(f"  {mismatch.what} {mismatch.key}: stored {mismatch.stored!r}, "
-                                  f"replay {mismatch.computed!r}")
+                self.stdout.write(
+                    f"  {mismatch.what} {mismatch.key}: stored {mismatch.stored!r}, replay {mismatch.computed!r}"
+                )
         if failed:
             raise CommandError("The stored ratings differ from a replay of the games (see above).")
 

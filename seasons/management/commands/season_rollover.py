@@ -1,6 +1,7 @@
 """``manage.py season_rollover GAME [--season N] [--reason TEXT] [--actor NAME]``: an operator closes the open
 season now and opens the next (docs/seasons.md "The calendar"), audited (``SeasonRollover``). With ``--season`` a
 retried command closes nothing the second time."""
+
 from __future__ import annotations
 
 import getpass
@@ -24,8 +25,12 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         try:
             title = season_title(game=options["game"])
-            closed = season_rollover(title=title, actor=options["actor"] or getpass.getuser(),
-                                     reason=options["reason"], number=options["season"])
+            closed = season_rollover(
+                title=title,
+                actor=options["actor"] or getpass.getuser(),
+                reason=options["reason"],
+                number=options["season"],
+            )
         except UnknownGame as exc:
             raise CommandError(f"unknown game {exc}") from exc
         except ArenaError as exc:

@@ -4,6 +4,7 @@ The browser, page and password-hasher fixtures are the admin suite's (tests/brow
 both suites drive the same Chromium the same way. Screenshots go to ``var/artifacts/`` (gitignored) for a human
 to look at.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -4,6 +4,7 @@ accused and the reporter, the related flags and (kingmaking) its game with the p
 several ids or a table-id prefix and filtered by "has a banned player"; a Hanabot table edit's audit entry with
 its before and after. Screenshots in var/artifacts/.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,8 +28,15 @@ def file_two_flags() -> tuple[Flag, Flag]:
     flags = []
     for title in ("tokaido", "nile"):
         flag = Flag.objects.create(beneficiary=player("kim"), title=title, score=5.0, evidence={}, game_ids=[])
-        FlagFeeder.objects.create(flag=flag, feeder=player("kim_alt"), shared_games=5, wins=5, win_share=1.0,
-                                  concentration=1.0, elo_gained=50.0)
+        FlagFeeder.objects.create(
+            flag=flag,
+            feeder=player("kim_alt"),
+            shared_games=5,
+            wins=5,
+            win_share=1.0,
+            concentration=1.0,
+            elo_gained=50.0,
+        )
         flags.append(flag)
     return flags[0], flags[1]
 
@@ -38,8 +46,9 @@ def two_flags(transactional_db) -> tuple[Flag, Flag]:
     return file_two_flags()
 
 
-def test_a_flag_names_the_other_open_flags_and_is_closed_as_a_duplicate(page, live_server, moderator, artifacts,
-                                                                        two_flags):
+def test_a_flag_names_the_other_open_flags_and_is_closed_as_a_duplicate(
+    page, live_server, moderator, artifacts, two_flags
+):
     first, second = two_flags
     login(page, live_server, moderator)
     page.goto(f"{live_server.url}/admin/moderation/flag/{first.pk}/change/")
@@ -56,7 +65,8 @@ def test_a_flag_names_the_other_open_flags_and_is_closed_as_a_duplicate(page, li
     page.fill("textarea[name=note]", "same ring, seen in nile")
     page.click("#moderation-action-form input[type=submit]")
     expect(page.locator("ul.messagelist li.success")).to_contain_text(
-        f"Flag #{second.pk} closed as a duplicate of #{first.pk}.")
+        f"Flag #{second.pk} closed as a duplicate of #{first.pk}."
+    )
     duplicate = page.locator("#case-context p.duplicate-of")
     expect(duplicate).to_have_text(f"Closed as a duplicate of #{first.pk}.")
     page.screenshot(path=str(artifacts / "case_closed_as_duplicate.png"), full_page=True)
@@ -82,16 +92,23 @@ def test_a_flag_closed_as_a_duplicate_of_itself_is_refused_on_the_form(page, liv
     assert second.status == "open" and second.duplicate_of_id is None
 
 
-def test_a_kingmaking_report_shows_links_related_flags_and_the_game_with_its_places(page, live_server, moderator,
-                                                                                    artifacts):
+def test_a_kingmaking_report_shows_links_related_flags_and_the_game_with_its_places(
+    page, live_server, moderator, artifacts
+):
     """olga reports kim for kingmaking in a three-player game; kim and olga once shared an address. The report
     shows that link (marked as with the reporter), kim's two open flags, and the game's seats by place."""
     arena = Arena()
     arena.game([("kim", "203.0.113.50"), ("olga", "203.0.113.50")])
     game = arena.game([("zed", fresh_ip()), ("olga", fresh_ip()), ("kim", fresh_ip())])
     settle()
-    report = arena.report(reporter="olga", accused=["kim"], reason="kingmaking", game_id=game["id"], move=4,
-                          description="threw the game to zed")
+    report = arena.report(
+        reporter="olga",
+        accused=["kim"],
+        reason="kingmaking",
+        game_id=game["id"],
+        move=4,
+        description="threw the game to zed",
+    )
     first, second = file_two_flags()
     assert set(Flag.objects.filter(status="open").values_list("pk", flat=True)) == {first.pk, second.pk}
     login(page, live_server, moderator)
@@ -101,8 +118,9 @@ def test_a_kingmaking_report_shows_links_related_flags_and_the_game_with_its_pla
     expect(links.locator("td").nth(0)).to_have_text("kim – olga")
     expect(links.locator("td").nth(1)).to_have_text("ip")
     expect(links).to_have_class("with-reporter")
-    expect(page.locator("#related-flags li")).to_have_text([f"flag #{first.pk}: kim in tokaido (score 5.00)",
-                                                            f"flag #{second.pk}: kim in nile (score 5.00)"])
+    expect(page.locator("#related-flags li")).to_have_text(
+        [f"flag #{first.pk}: kim in tokaido (score 5.00)", f"flag #{second.pk}: kim in nile (score 5.00)"]
+    )
     seats = page.locator("#report-game-seats tbody tr")
     expect(seats).to_have_count(3)
     # Places by score (60, 50, 40): zed first, olga second, kim third.
@@ -120,8 +138,9 @@ def _listed_tables(page) -> list[str]:
     return sorted(cells.all_inner_texts())
 
 
-def test_the_games_list_searches_several_ids_or_a_prefix_and_filters_banned_players(page, live_server, moderator,
-                                                                                     artifacts):
+def test_the_games_list_searches_several_ids_or_a_prefix_and_filters_banned_players(
+    page, live_server, moderator, artifacts
+):
     arena = Arena()
     kim_olga = arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
     kim_pia = arena.game([("kim", fresh_ip()), ("pia", fresh_ip())])
@@ -168,8 +187,9 @@ def hanabot_table(transactional_db) -> None:
     importlib.import_module("ratings.migrations.0002_seed_hanabot").seed(apps, None)
 
 
-def test_a_hanabot_table_edit_is_in_the_audit_log_with_before_and_after(page, live_server, superuser, admin_login,
-                                                                        artifacts, hanabot_table):
+def test_a_hanabot_table_edit_is_in_the_audit_log_with_before_and_after(
+    page, live_server, superuser, admin_login, artifacts, hanabot_table
+):
     row = HanabotRating.objects.get(variant_class="50", team_size=3, score=22)
     assert row.elo == 1468.0  # the seeded value (ratings/data/hanabot.csv)
     admin_login(page, live_server, superuser)

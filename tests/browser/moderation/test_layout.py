@@ -4,6 +4,7 @@ than its box), the action buttons' boxes never intersect the page's heading, and
 narrow screen. A ring with a flag, a report, a ban with its related report closed, and a void give every page
 something to show. Screenshots in var/artifacts/.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -43,11 +44,16 @@ def world(transactional_db, moderator) -> dict[str, str]:
     """A ring flagged by detection (real evidence), a long report, a banned alt with its report closed by the ban,
     a void of the alt's games: every panel page has rows to show."""
     arena = Arena()
-    build_ring(arena, main="kim_the_long_handle_of_a_player", alts=("kim_alt_number_one", "kim_alt_number_two"),
-               games=6)
+    build_ring(
+        arena, main="kim_the_long_handle_of_a_player", alts=("kim_alt_number_one", "kim_alt_number_two"), games=6
+    )
     arena.game([("olga", fresh_ip()), ("kim_alt_number_one", fresh_ip())])
-    report = arena.report(reporter="olga", accused=["kim_alt_number_one", "kim_the_long_handle_of_a_player"],
-                          reason="multiple_accounts", description="These two are one person. " * 20)
+    report = arena.report(
+        reporter="olga",
+        accused=["kim_alt_number_one", "kim_the_long_handle_of_a_player"],
+        reason="multiple_accounts",
+        description="These two are one person. " * 20,
+    )
     alt = player("kim_alt_number_two")
     services.player_ban(moderator=moderator, player=alt, note="alt account", duration=None)
     games = list(Game.objects.filter(seats__player=alt, status=Game.Status.RATED))
@@ -55,8 +61,12 @@ def world(transactional_db, moderator) -> dict[str, str]:
     flag = Flag.objects.order_by("pk").first()
     assert flag is not None, "detection raised no flag"
     return {
-        "dashboard": "/admin/", "flags": "/admin/moderation/flag/", "reports": "/admin/moderation/report/",
-        "audit": "/admin/moderation/auditentry/", "players": "/admin/arena/player/", "games": "/admin/arena/game/",
+        "dashboard": "/admin/",
+        "flags": "/admin/moderation/flag/",
+        "reports": "/admin/moderation/report/",
+        "audit": "/admin/moderation/auditentry/",
+        "players": "/admin/arena/player/",
+        "games": "/admin/arena/game/",
         "flag": f"/admin/moderation/flag/{flag.pk}/change/",
         "report": f"/admin/moderation/report/{report['id']}/change/",
         "player": f"/admin/arena/player/{player('kim_the_long_handle_of_a_player').pk}/change/",
@@ -72,8 +82,9 @@ def _measure(page: Page, url: str) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_page_scrolls_sideways_and_no_button_covers_the_heading(page, live_server, moderator, world, width,
-                                                                   artifacts):
+def test_no_page_scrolls_sideways_and_no_button_covers_the_heading(
+    page, live_server, moderator, world, width, artifacts
+):
     login(page, live_server, moderator)
     page.set_viewport_size({"width": width, "height": 900})
     wrong = []
@@ -99,8 +110,7 @@ def test_the_sidebar_starts_collapsed_on_a_narrow_screen_and_open_on_a_wide_one(
         context.close()
 
 
-def test_the_queue_lists_open_cases_first_and_reports_show_the_accused_and_holder(page, live_server, moderator,
-                                                                                 world):
+def test_the_queue_lists_open_cases_first_and_reports_show_the_accused_and_holder(page, live_server, moderator, world):
     login(page, live_server, moderator)
     report = Report.objects.get()
     services.case_claim(moderator=moderator, obj=report)

@@ -2,6 +2,7 @@
 a duplicate offered only among related cases, a ban sent without its length refused, and a case dismissed by
 mistake reopened, with its audit entry. Screenshots in var/artifacts/.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -18,8 +19,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _flag(beneficiary: str, feeder: str, title: str) -> Flag:
     flag = Flag.objects.create(beneficiary=player(beneficiary), title=title, score=5.0, evidence={}, game_ids=[])
-    FlagFeeder.objects.create(flag=flag, feeder=player(feeder), shared_games=5, wins=5, win_share=1.0,
-                              concentration=1.0, elo_gained=50.0)
+    FlagFeeder.objects.create(
+        flag=flag, feeder=player(feeder), shared_games=5, wins=5, win_share=1.0, concentration=1.0, elo_gained=50.0
+    )
     return flag
 
 
@@ -29,12 +31,16 @@ def rings(transactional_db) -> dict[str, Flag]:
     arena = Arena()
     arena.game([("kim", fresh_ip()), ("kim_alt", fresh_ip())])
     arena.game([("zed", fresh_ip()), ("zed_alt", fresh_ip())])
-    return {"kim_tokaido": _flag("kim", "kim_alt", "tokaido"), "kim_nile": _flag("kim", "kim_alt", "nile"),
-            "zed_nile": _flag("zed", "zed_alt", "nile")}
+    return {
+        "kim_tokaido": _flag("kim", "kim_alt", "tokaido"),
+        "kim_nile": _flag("kim", "kim_alt", "nile"),
+        "zed_nile": _flag("zed", "zed_alt", "nile"),
+    }
 
 
-def test_the_duplicate_form_offers_the_related_flag_and_not_the_unrelated_ring(page, live_server, moderator,
-                                                                               artifacts, rings):
+def test_the_duplicate_form_offers_the_related_flag_and_not_the_unrelated_ring(
+    page, live_server, moderator, artifacts, rings
+):
     login(page, live_server, moderator)
     page.goto(f"{live_server.url}/admin/moderation/flag/{rings['kim_nile'].pk}/duplicate/")
     options = page.locator("select[name=duplicate_of] option")
@@ -57,8 +63,9 @@ def test_a_ban_without_a_length_is_refused_and_nobody_is_banned(page, live_serve
     assert player("kim").status == Player.Status.ACTIVE and not AuditEntry.objects.filter(action="ban").exists()
 
 
-def test_a_flag_dismissed_by_mistake_is_reopened_and_the_audit_log_says_so(page, live_server, moderator, artifacts,
-                                                                          rings):
+def test_a_flag_dismissed_by_mistake_is_reopened_and_the_audit_log_says_so(
+    page, live_server, moderator, artifacts, rings
+):
     flag = rings["kim_nile"]
     services.flag_dismiss(moderator=moderator, flag=flag, note="looked fine")
     login(page, live_server, moderator)

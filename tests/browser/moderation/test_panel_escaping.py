@@ -1,4 +1,5 @@
 """Player-supplied text is hostile: a report's description reaches moderators' browsers and must stay text."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,15 +12,18 @@ from tests.db.moderation.panel_helpers import Arena, fresh_ip, player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HOSTILE = ('<script>window.__pwned = "script"; alert("script")</script>'
-           '<img src=x onerror="window.__pwned = \'img\'; alert(\'img\')">')
+HOSTILE = (
+    '<script>window.__pwned = "script"; alert("script")</script>'
+    "<img src=x onerror=\"window.__pwned = 'img'; alert('img')\">"
+)
 
 
 def test_a_hostile_report_description_runs_nothing_anywhere_it_is_shown(page, live_server, moderator, artifacts):
     arena = Arena()
     game = arena.game([("bob", fresh_ip()), ("alice", fresh_ip()), ("carl", fresh_ip())])
-    arena.report(reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=57,
-                 description=HOSTILE)
+    arena.report(
+        reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=57, description=HOSTILE
+    )
     report = Report.objects.get()
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
@@ -38,8 +42,12 @@ def test_a_hostile_report_description_runs_nothing_anywhere_it_is_shown(page, li
     page.fill("textarea[name=note]", HOSTILE)
     page.click("input[name=confirm]")
     expect(page.locator("ul.messagelist li.success")).to_contain_text("dismissed")
-    for path in ("/admin/", f"/admin/arena/player/{player('alice').pk}/change/",
-                 f"/admin/moderation/report/{report.pk}/change/", "/admin/moderation/auditentry/"):
+    for path in (
+        "/admin/",
+        f"/admin/arena/player/{player('alice').pk}/change/",
+        f"/admin/moderation/report/{report.pk}/change/",
+        "/admin/moderation/auditentry/",
+    ):
         page.goto(path)
         page.wait_for_load_state("load")
         expect(page.locator("#content")).to_contain_text('window.__pwned = "script"')

@@ -1,5 +1,6 @@
 """The panel's part of issue 15, in Chromium: a game page explains every change term by term; a player page shows
 reputation and a running quit cool-down, which a moderator lifts as an audited action."""
+
 from __future__ import annotations
 
 import re
@@ -41,9 +42,14 @@ def test_a_moderator_sees_and_lifts_a_cool_down(page, live_server, moderator, ar
     (now). Reputation needs 10 games: none yet after 3."""
     arena = Arena()
     for _ in range(3):
-        body = {"table_id": f"Q-{fresh_ip()}", "game": "tokaido", "players": [
-            {"player": "q", "ip": fresh_ip(), "score": 60, "achievements": 0, "quit": True},
-            {"player": "r", "ip": fresh_ip(), "score": 50, "achievements": 0}]}
+        body = {
+            "table_id": f"Q-{fresh_ip()}",
+            "game": "tokaido",
+            "players": [
+                {"player": "q", "ip": fresh_ip(), "score": 60, "achievements": 0, "quit": True},
+                {"player": "r", "ip": fresh_ip(), "score": 50, "achievements": 0},
+            ],
+        }
         assert arena.client.post("/api/v1/games/", body, format="json").status_code == 201
     row = Reputation.objects.get(player=player("q"))
     assert row.recent == "qqq" and row.cooldown_until > timezone.now()
@@ -67,8 +73,9 @@ def test_a_moderator_sees_and_lifts_a_cool_down(page, live_server, moderator, ar
     assert entry.moderator == moderator and entry.note == "disconnected by a power cut"
     assert entry.details["length_seconds"] == 900
     # The player may queue again.
-    answer = arena.client.post("/api/v1/matchmaking/tickets/", {"player": "q", "ip": fresh_ip(), "game": "tokaido"},
-                               format="json")
+    answer = arena.client.post(
+        "/api/v1/matchmaking/tickets/", {"player": "q", "ip": fresh_ip(), "game": "tokaido"}, format="json"
+    )
     assert answer.status_code == 201, answer.content
     # And r, who finished every game, has no cool-down and no lift button.
     page.goto(f"/admin/arena/player/{player('r').pk}/change/")

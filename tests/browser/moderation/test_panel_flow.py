@@ -3,6 +3,7 @@
 The games go through the real API on the live server's database; rating, detection and the void's rebuild run
 in-process after each commit, as in the embedded deployment.
 """
+
 from __future__ import annotations
 
 import re

@@ -2,6 +2,7 @@
 confirmation offers its other flag and the reports about it alone, ticked; the moderator unticks one, chooses the
 primary and confirms; the ticked cases close with it, the unticked one stays open. Screenshot in var/artifacts/.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -16,13 +17,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _flag(title: str) -> Flag:
     flag = Flag.objects.create(beneficiary=player("kim"), title=title, score=5.0, evidence={}, game_ids=[])
-    FlagFeeder.objects.create(flag=flag, feeder=player("kim_alt"), shared_games=5, wins=5, win_share=1.0,
-                              concentration=1.0, elo_gained=50.0)
+    FlagFeeder.objects.create(
+        flag=flag, feeder=player("kim_alt"), shared_games=5, wins=5, win_share=1.0, concentration=1.0, elo_gained=50.0
+    )
     return flag
 
 
-def test_confirming_a_ring_closes_the_ticked_related_cases_in_the_same_step(page, live_server, moderator,
-                                                                            artifacts):
+def test_confirming_a_ring_closes_the_ticked_related_cases_in_the_same_step(page, live_server, moderator, artifacts):
     arena = Arena()
     arena.game([("kim", fresh_ip()), ("kim_alt", fresh_ip()), ("olga", fresh_ip()), ("zed", fresh_ip())])
     tokaido, nile = _flag("tokaido"), _flag("nile")

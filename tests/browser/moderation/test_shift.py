@@ -4,6 +4,7 @@ text contrasting with what is behind it, read from the drawn elements through ge
 the confirm page previews the ratings; the flag is claimed, confirmed and its ring voided in one step; a timed
 ban shows when it ends; a warning and a note are listed. Screenshots in var/artifacts/.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -53,6 +54,7 @@ def luminance(rgb: list[float]) -> float:
     def channel(c: float) -> float:
         c = c / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (channel(c) for c in rgb)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -77,7 +79,7 @@ def check_drawing(page: Page, selector: str) -> list[dict]:
         assert vx <= x and vy <= y and x + w <= vx + vw and y + h <= vy + vh, f"{t['text']!r} outside the SVG: {t}"
         assert t["fill"] is not None and contrast(t["fill"], t["bg"]) >= 3, f"{t['text']!r} unreadable: {t}"
     for i, a in enumerate(texts):
-        for b in texts[i + 1:]:
+        for b in texts[i + 1 :]:
             assert not overlap(a["rect"], b["rect"]), f"{a['text']!r} overlaps {b['text']!r}"
     return texts
 
@@ -138,8 +140,9 @@ def themed(page: Page, theme: str) -> None:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_a_ring_on_its_own_device_is_drawn_legibly_and_brings_no_crowd_warning(page, live_server, moderator,
-                                                                                   artifacts, theme):
+def test_a_ring_on_its_own_device_is_drawn_legibly_and_brings_no_crowd_warning(
+    page, live_server, moderator, artifacts, theme
+):
     arena = Arena()
     alts = tuple(f"im5_r7alt{i}" for i in range(4))
     build_ring(arena, main="im5_r7main", alts=alts, games=6, ip="203.0.113.77")
@@ -286,8 +289,9 @@ def test_a_refusal_keeps_the_admin_layout_and_a_way_back(page, live_server, arti
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_a_rings_voided_games_draw_as_counted_marks_and_one_readable_refund_summary(page, live_server, moderator,
-                                                                                      artifacts, theme):
+def test_a_rings_voided_games_draw_as_counted_marks_and_one_readable_refund_summary(
+    page, live_server, moderator, artifacts, theme
+):
     """kim beat kim_alt 8 times between honest games with olga; kim_alt is banned and the 8 games voided at once.
     kim's Tokaido plot draws each slot's voids as one mark (no pile of overlapping labels), every text inside the
     SVG, apart and readable; the void's summary lists olga and kim once each, never the banned alt."""

@@ -17,6 +17,7 @@ For each keyed endpoint and method, six callers that must be refused, then the k
 Every refusal writes nothing (row counts checked). The expected values are typed from docs/api.md, not read
 from the code.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -99,8 +100,11 @@ class Public:
 
 def _game(world: World) -> dict[str, Any]:
     n = next(_bodies)
-    return game_body("tokaido", [player("alice", score=61, achievements=3), player("bob", score=40, achievements=1)],
-                     table_id=f"matrix-{n}")
+    return game_body(
+        "tokaido",
+        [player("alice", score=61, achievements=3), player("bob", score=40, achievements=1)],
+        table_id=f"matrix-{n}",
+    )
 
 
 def _batch(world: World) -> dict[str, Any]:
@@ -167,8 +171,13 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/seasons/<str:game>/<int:season>/": {"GET": Public(404, "season_not_found")},
     "api/v1/players/<str:player>/seasons/<str:game>/": {"GET": Public(200)},
     "api/v1/matchmaking/tickets/": {
-        "POST": Keyed("matchmaking", owner=(201, None), other=(409, "open_ticket"), body=_ticket_for_waiting_player,
-                      rows=(Ticket,)),
+        "POST": Keyed(
+            "matchmaking",
+            owner=(201, None),
+            other=(409, "open_ticket"),
+            body=_ticket_for_waiting_player,
+            rows=(Ticket,),
+        ),
         "GET": Keyed("matchmaking", owner=(200, None), other=(200, None)),
     },
     "api/v1/matchmaking/tickets/<str:ticket_id>/": {
@@ -179,8 +188,9 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/players/<str:player>/preferences/": {
         "GET": Keyed("preferences", owner=(200, None), other=(200, None)),
         "PUT": Keyed("preferences", owner=(200, None), other=(200, None), body=_preferences, rows=(Preferences,)),
-        "PATCH": Keyed("preferences", owner=(200, None), other=(200, None), body=_preferences_patch,
-                       rows=(Preferences,)),
+        "PATCH": Keyed(
+            "preferences", owner=(200, None), other=(200, None), body=_preferences_patch, rows=(Preferences,)
+        ),
     },
     "api/v1/reports/": {
         "POST": Keyed("reports", owner=(201, None), other=(201, None), body=_report, rows=(Report,)),
@@ -193,8 +203,7 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
     "api/v1/callback/": {
         "GET": Keyed("matchmaking", owner=(200, None), other=(404, "callback_not_found")),
         "PUT": Keyed("matchmaking", owner=(200, None), other=(201, None), body=_callback, rows=(ServerCallback,)),
-        "DELETE": Keyed("matchmaking", owner=(204, None), other=(404, "callback_not_found"),
-                        rows=(ServerCallback,)),
+        "DELETE": Keyed("matchmaking", owner=(204, None), other=(404, "callback_not_found"), rows=(ServerCallback,)),
     },
     "api/v1/callback/rotate-secret/": {
         "POST": Keyed("matchmaking", owner=(200, None), other=(404, "callback_not_found")),
@@ -217,12 +226,14 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
         "GET": Keyed("tournaments", owner=(200, None), other=(404, "tournament_not_found")),
     },
     "api/v1/tournaments/<int:tournament_id>/start/": {
-        "POST": Keyed("tournaments", owner=(409, "too_few_players"), other=(404, "tournament_not_found"),
-                      rows=(Tournament,)),
+        "POST": Keyed(
+            "tournaments", owner=(409, "too_few_players"), other=(404, "tournament_not_found"), rows=(Tournament,)
+        ),
     },
     "api/v1/tournaments/<int:tournament_id>/players/": {
-        "POST": Keyed("tournaments", owner=(201, None), other=(404, "tournament_not_found"), body=_registration,
-                      rows=(Entry,)),
+        "POST": Keyed(
+            "tournaments", owner=(201, None), other=(404, "tournament_not_found"), body=_registration, rows=(Entry,)
+        ),
     },
     "api/v1/tournaments/<int:tournament_id>/players/<str:player>/": {
         "DELETE": Keyed("tournaments", owner=(204, None), other=(404, "tournament_not_found")),
@@ -246,24 +257,37 @@ MATRIX: dict[str, dict[str, Keyed | Public]] = {
 
 def concrete(route: str, world: World) -> str:
     """A URL for the route, naming the owner's objects."""
-    url = (route.replace("<int:game_id>", str(world.game_id)).replace("<str:ticket_id>", world.ticket_id)
-           .replace("<int:report_id>", str(world.report_id))
-           .replace("<int:tournament_id>", str(world.tournament_id)).replace("<int:number>", "1")
-           .replace("<str:delivery_id>", world.delivery_id)
-           .replace("<str:player>", "alice").replace("<str:game>", "tokaido").replace("<int:season>", "1")
-           .replace("^(?P<unmatched>.*)$", "no-such-endpoint/").replace("^healthz/?$", "healthz/")
-           .replace("^readyz/?$", "readyz/"))
+    url = (
+        route.replace("<int:game_id>", str(world.game_id))
+        .replace("<str:ticket_id>", world.ticket_id)
+        .replace("<int:report_id>", str(world.report_id))
+        .replace("<int:tournament_id>", str(world.tournament_id))
+        .replace("<int:number>", "1")
+        .replace("<str:delivery_id>", world.delivery_id)
+        .replace("<str:player>", "alice")
+        .replace("<str:game>", "tokaido")
+        .replace("<int:season>", "1")
+        .replace("^(?P<unmatched>.*)$", "no-such-endpoint/")
+        .replace("^healthz/?$", "healthz/")
+        .replace("^readyz/?$", "readyz/")
+    )
     assert "<" not in url and "^" not in url, f"add a sample value for {route}"
     return "/" + url
 
 
 def test_every_pattern_and_method_has_an_entry():
     """A new endpoint (or a new method on one) must be given its row above before anything else passes."""
-    found = {route: methods_of(callback) for route, callback in walk(get_resolver().url_patterns)
-             if not route.startswith(ADMIN_PREFIX)}
+    found = {
+        route: methods_of(callback)
+        for route, callback in walk(get_resolver().url_patterns)
+        if not route.startswith(ADMIN_PREFIX)
+    }
     assert any(route.startswith(ADMIN_PREFIX) for route, _ in walk(get_resolver().url_patterns))
-    missing = {route: sorted(methods - set(MATRIX.get(route, {}))) for route, methods in found.items()
-               if methods - set(MATRIX.get(route, {}))}
+    missing = {
+        route: sorted(methods - set(MATRIX.get(route, {})))
+        for route, methods in found.items()
+        if methods - set(MATRIX.get(route, {}))
+    }
     assert missing == {}, f"URL patterns or methods without an entry in MATRIX: {missing}"
     stale = sorted(set(MATRIX) - set(found))
     assert stale == [], f"MATRIX entries for patterns that no longer exist: {stale}"
@@ -304,8 +328,9 @@ def world(db, settings) -> World:
     created = world.owner.post("/api/v1/tournaments/", _tournament(world), format="json")
     assert created.status_code == 201, created.content
     world.tournament_id = created.json()["id"]
-    entered = world.owner.post(f"/api/v1/tournaments/{world.tournament_id}/players/",
-                               {"player": "alice", "ip": "203.0.113.9"}, format="json")
+    entered = world.owner.post(
+        f"/api/v1/tournaments/{world.tournament_id}/players/", {"player": "alice", "ip": "203.0.113.9"}, format="json"
+    )
     assert entered.status_code == 201, entered.content
     return world
 
@@ -336,12 +361,17 @@ REFUSED = [
 
 
 def _keyed_entries() -> list[tuple[str, str, Keyed]]:
-    return [(route, method, entry) for route, methods in MATRIX.items() for method, entry in methods.items()
-            if isinstance(entry, Keyed)]
+    return [
+        (route, method, entry)
+        for route, methods in MATRIX.items()
+        for method, entry in methods.items()
+        if isinstance(entry, Keyed)
+    ]
 
 
-@pytest.mark.parametrize(("route", "method", "entry"), _keyed_entries(),
-                         ids=[f"{m} {r}" for r, m, _ in _keyed_entries()])
+@pytest.mark.parametrize(
+    ("route", "method", "entry"), _keyed_entries(), ids=[f"{m} {r}" for r, m, _ in _keyed_entries()]
+)
 def test_a_keyed_endpoint_refuses_every_wrong_caller_and_answers_its_owner(world, route, method, entry):
     url = concrete(route, world)
     body = entry.body(world) if entry.body else None
@@ -377,18 +407,29 @@ def test_a_keyed_endpoint_refuses_every_wrong_caller_and_answers_its_owner(world
 
 
 def _public_entries() -> list[tuple[str, str, Public]]:
-    return [(route, method, entry) for route, methods in MATRIX.items() for method, entry in methods.items()
-            if isinstance(entry, Public)]
+    return [
+        (route, method, entry)
+        for route, methods in MATRIX.items()
+        for method, entry in methods.items()
+        if isinstance(entry, Public)
+    ]
 
 
-@pytest.mark.parametrize(("route", "method", "entry"), _public_entries(),
-                         ids=[f"{m} {r}" for r, m, _ in _public_entries()])
+@pytest.mark.parametrize(
+    ("route", "method", "entry"), _public_entries(), ids=[f"{m} {r}" for r, m, _ in _public_entries()]
+)
 def test_a_public_endpoint_answers_alike_whatever_key_is_sent(world, route, method, entry):
     url = concrete(route, world)
     methods = ["GET", "POST", "DELETE"] if method == "*" else [method]
-    headers = [None, "Bearer abc", "Api-Key " + "x" * 43, f"Api-Key {world.keys['revoked']}",
-               f"Api-Key {world.keys['without:games']}", f"Api-Key {world.keys['other']}",
-               f"Api-Key {world.keys['owner']}"]
+    headers = [
+        None,
+        "Bearer abc",
+        "Api-Key " + "x" * 43,
+        f"Api-Key {world.keys['revoked']}",
+        f"Api-Key {world.keys['without:games']}",
+        f"Api-Key {world.keys['other']}",
+        f"Api-Key {world.keys['owner']}",
+    ]
     for verb in methods:
         if route.startswith("^") and verb != "GET":
             continue  # health probes: GET is what they are asked (any method answers the same)
@@ -401,9 +442,14 @@ def test_a_public_endpoint_answers_alike_whatever_key_is_sent(world, route, meth
 
 def test_every_app_with_an_api_is_in_the_matrix():
     """The matrix's own sanity: each app's API door has rows (a door mounted under another prefix would show here)."""
-    doors = {"arena": "api/v1/games/", "ratings": "api/v1/players/<str:player>/",
-             "leaderboards": "api/v1/leaderboards/<str:game>/", "matchmaking": "api/v1/matchmaking/tickets/",
-             "moderation": "api/v1/reports/", "seasons": "api/v1/seasons/<str:game>/",
-             "tournaments": "api/v1/tournaments/"}
+    doors = {
+        "arena": "api/v1/games/",
+        "ratings": "api/v1/players/<str:player>/",
+        "leaderboards": "api/v1/leaderboards/<str:game>/",
+        "matchmaking": "api/v1/matchmaking/tickets/",
+        "moderation": "api/v1/reports/",
+        "seasons": "api/v1/seasons/<str:game>/",
+        "tournaments": "api/v1/tournaments/",
+    }
     assert all(apps.is_installed(app) for app in doors)
     assert set(doors.values()) <= set(MATRIX)

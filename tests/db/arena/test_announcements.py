@@ -1,5 +1,6 @@
 """The one hook between the apps: a fact waits for its commit, reaches every listener, and a failing listener
 stops no other. And the one hand-off from a service to its own app's workers, which waits for the commit too."""
+
 from __future__ import annotations
 
 import pytest

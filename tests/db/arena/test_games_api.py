@@ -2,6 +2,7 @@
 
 These run embedded (SQLite) and again on PostgreSQL + Redis in the service-backed phase.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,10 @@ def error_of(response) -> dict:
 
 def test_records_a_game_with_places_and_pending_status(api):
     body = {
-        "table_id": "T-48213", "game": "wizard", "variant": {"rounds": "standard"}, "rated": True,
+        "table_id": "T-48213",
+        "game": "wizard",
+        "variant": {"rounds": "standard"},
+        "rated": True,
         "finished_at": "2026-11-29T12:00:00Z",
         "players": [
             {"player": "alice", "ip": "203.0.113.7", "device": "fp-9a1c", "score": 180},
@@ -253,7 +257,8 @@ def test_details_nested_past_the_limit_are_refused_with_the_path(api):
     # Wizard's details have no key "a": a body within the limit gets as far as that rule of the game.
     within = api.post("/api/v1/games/", wizard(30, 20, 10, details=nest(31)), format="json")
     assert error_of(within)["code"] == "invalid_details" and error_of(within)["fields"] == {
-        "details.a": "Wizard details have no key 'a'."}
+        "details.a": "Wizard details have no key 'a'."
+    }
     response = api.post("/api/v1/games/", wizard(30, 20, 10, details=nest(32)), format="json")
     assert response.status_code == 400 and error_of(response)["code"] == "invalid_input"
     assert error_of(response)["fields"] == {"details" + ".a" * 31: "Nested more than 32 levels deep."}
@@ -275,20 +280,38 @@ def test_unknown_game_is_400_unknown_game(api):
     ("body", "code", "path"),
     [
         (lambda: wizard(3, 2), "player_count", "players"),
-        (lambda: game_body("wizard", [player("a", 3), player("b", 2), player("a", 1)]), "duplicate_player",
-         "players.2.player"),
-        (lambda: game_body("wizard", [player("a", 3, quit=True), player("b", 2), player("c", 1, quit=True)]),
-         "too_many_quitters", "players.2.quit"),
+        (
+            lambda: game_body("wizard", [player("a", 3), player("b", 2), player("a", 1)]),
+            "duplicate_player",
+            "players.2.player",
+        ),
+        (
+            lambda: game_body("wizard", [player("a", 3, quit=True), player("b", 2), player("c", 1, quit=True)]),
+            "too_many_quitters",
+            "players.2.quit",
+        ),
         (lambda: wizard(3, 2, 1, variant={"rounds": "endless"}), "invalid_variant", "variant.rounds"),
         (lambda: wizard(3, 2, 1, variant={"speed": "fast"}), "unknown_variant_option", "variant.speed"),
-        (lambda: game_body("tokaido", [player("a", 30, achievements=2), player("b", 20)]), "missing_field",
-         "players.1.achievements"),
-        (lambda: game_body("tokaido", [player("a", 30, achievements=9), player("b", 20, achievements=1)]),
-         "invalid_field", "players.0.achievements"),
-        (lambda: game_body("spades", [player(n, s) for n, s in zip("abcd", (300, 300, 100, 50), strict=True)]),
-         "tie_not_allowed", None),
-        (lambda: game_body("hanabi", [player("a", 20), player("b", 20)], variant={"deck": "hard"}),
-         "variant_not_rated", "variant.deck"),
+        (
+            lambda: game_body("tokaido", [player("a", 30, achievements=2), player("b", 20)]),
+            "missing_field",
+            "players.1.achievements",
+        ),
+        (
+            lambda: game_body("tokaido", [player("a", 30, achievements=9), player("b", 20, achievements=1)]),
+            "invalid_field",
+            "players.0.achievements",
+        ),
+        (
+            lambda: game_body("spades", [player(n, s) for n, s in zip("abcd", (300, 300, 100, 50), strict=True)]),
+            "tie_not_allowed",
+            None,
+        ),
+        (
+            lambda: game_body("hanabi", [player("a", 20), player("b", 20)], variant={"deck": "hard"}),
+            "variant_not_rated",
+            "variant.deck",
+        ),
     ],
 )
 def test_broken_game_rules_are_refused_with_their_code(api, body, code, path):
@@ -305,13 +328,21 @@ def test_wizard_score_checked_against_details(api):
     # Three players, first two rounds of a standard game would be 20 rounds; use five_rounds: 5 rounds of 20.
     # Every round: a bids 20 takes 20 (+220), b and c bid 0 take 0 (+20 each). Totals 1100, 100, 100.
     rounds = [{"a": {"bid": 20, "tricks": 20}, "b": {"bid": 0, "tricks": 0}, "c": {"bid": 0, "tricks": 0}}] * 5
-    good = game_body("wizard", [player("a", 1100), player("b", 100), player("c", 100)],
-                     variant={"rounds": "five_rounds"}, details={"rounds": rounds})
+    good = game_body(
+        "wizard",
+        [player("a", 1100), player("b", 100), player("c", 100)],
+        variant={"rounds": "five_rounds"},
+        details={"rounds": rounds},
+    )
     response = api.post("/api/v1/games/", good, format="json")
     assert response.status_code == 201, response.json()
     assert response.json()["places"] == {"a": 1, "b": 2, "c": 2}
-    bad = game_body("wizard", [player("a", 1000), player("b", 100), player("c", 100)],
-                    variant={"rounds": "five_rounds"}, details={"rounds": rounds})
+    bad = game_body(
+        "wizard",
+        [player("a", 1000), player("b", 100), player("c", 100)],
+        variant={"rounds": "five_rounds"},
+        details={"rounds": rounds},
+    )
     response = api.post("/api/v1/games/", bad, format="json")
     assert response.status_code == 400
     assert error_of(response)["code"] == "score_mismatch" and "players.0.score" in error_of(response)["fields"]
@@ -346,11 +377,16 @@ def test_hanabi_hard_deck_is_recorded_when_unrated(api):
 
 
 def test_same_ip_players_get_one_warning_per_address(api):
-    body = game_body("wizard", [
-        player("ann", 9, ip="203.0.113.7"), player("ben", 8, ip="198.51.100.2"),
-        player("cat", 7, ip="203.0.113.7"), player("dan", 6, ip="2001:db8:1:1::5"),
-        player("eve", 5, ip="2001:db8:1:1:ffff::9"),  # same /64 as dan: one household
-    ])
+    body = game_body(
+        "wizard",
+        [
+            player("ann", 9, ip="203.0.113.7"),
+            player("ben", 8, ip="198.51.100.2"),
+            player("cat", 7, ip="203.0.113.7"),
+            player("dan", 6, ip="2001:db8:1:1::5"),
+            player("eve", 5, ip="2001:db8:1:1:ffff::9"),  # same /64 as dan: one household
+        ],
+    )
     data = api.post("/api/v1/games/", body, format="json").json()
     assert data["warnings"] == [
         {"code": "same_ip", "players": ["ann", "cat"]},
@@ -360,8 +396,9 @@ def test_same_ip_players_get_one_warning_per_address(api):
 
 
 def test_raw_ips_and_devices_are_never_stored(api):
-    body = game_body("wizard", [player("ann", 9, ip="203.0.113.77", device="fp-secret-1"),
-                                player("ben", 8), player("cat", 7)])
+    body = game_body(
+        "wizard", [player("ann", 9, ip="203.0.113.77", device="fp-secret-1"), player("ben", 8), player("cat", 7)]
+    )
     game_id = api.post("/api/v1/games/", body, format="json").json()["id"]
     seat = Seat.objects.get(game_id=game_id, player__handle="ann")
     assert seat.ip_hash == hash_ip("203.0.113.77") and len(seat.ip_hash) == 64
@@ -375,8 +412,7 @@ def test_raw_ips_and_devices_are_never_stored(api):
 def test_batch_each_game_succeeds_or_fails_alone(api):
     good = wizard(30, 20, 10)
     # The same players in another order mean the same game (a resend); rated: false is another game (a conflict).
-    games = [good, {"game": "wizard"}, wizard(3, 2), dict(good, players=good["players"][::-1]),
-             dict(good, rated=False)]
+    games = [good, {"game": "wizard"}, wizard(3, 2), dict(good, players=good["players"][::-1]), dict(good, rated=False)]
     response = api.post("/api/v1/games/batch/", {"games": games}, format="json")
     assert response.status_code == 200
     results = response.json()["results"]
@@ -433,8 +469,7 @@ QUERIES = {
 
 
 def _statements(captured: CaptureQueriesContext) -> list[str]:
-    return [q["sql"] for q in captured.captured_queries
-            if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+    return [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
 
 
 def _players(kind: str) -> None:
@@ -464,8 +499,9 @@ def test_a_batch_post_takes_the_same_queries_whatever_its_size(api, players):
     counts = []
     for size in (2, 25):  # 25 games of 3 seats stay within one INSERT of SQLite's parameter limit
         with CaptureQueriesContext(connection) as captured:
-            response = api.post("/api/v1/games/batch/", {"games": [wizard(30, 20, 10) for _ in range(size)]},
-                                format="json")
+            response = api.post(
+                "/api/v1/games/batch/", {"games": [wizard(30, 20, 10) for _ in range(size)]}, format="json"
+            )
         assert {r["status_code"] for r in response.json()["results"]} == {201}
         counts.append(len(_statements(captured)))
     expected = QUERIES[connection.vendor]["batch"]  # new players are known by the second batch: the first created them
@@ -493,19 +529,24 @@ def test_schema_documents_the_game_endpoints(anon):
         # team only in a game played in teams (issue 26 §3); the parser reads a team: null as left out.
         teams = ref.endswith(("_spades", "_hanabi"))
         assert set(body["properties"]["players"]["items"]["properties"]) >= COMMON_PLAYER_KEYS - (
-            set() if teams else {"team"})
+            set() if teams else {"team"}
+        )
     assert "achievements" in components["GameIn_tokaido"]["properties"]["players"]["items"]["required"]
     # The docs page's Authorize button needs the scheme, and each game endpoint must require it.
     assert schema["components"]["securitySchemes"]["ApiKey"] == {
-        "type": "apiKey", "in": "header", "name": "Authorization",
-        "description": "`Api-Key <key>`, the key printed once by `manage.py create_game_server NAME`."}
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": "`Api-Key <key>`, the key printed once by `manage.py create_game_server NAME`.",
+    }
     assert schema["paths"]["/api/v1/games/"]["post"]["security"] == [{"ApiKey": []}]
 
 
 def test_unknown_api_paths_are_json_404s(api):
     response = api.get("/api/v1/games/-1/")
     assert response.status_code == 404 and response.json() == {
-        "error": {"code": "not_found", "message": "No endpoint at /api/v1/games/-1/."}}
+        "error": {"code": "not_found", "message": "No endpoint at /api/v1/games/-1/."}
+    }
     # A POST missing its trailing slash cannot be redirected with its body: it is told the right path instead.
     response = api.post("/api/v1/games", {}, format="json")
     assert response.status_code == 404

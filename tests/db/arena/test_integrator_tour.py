@@ -11,6 +11,7 @@ moderator over HTTP and opens the pages the tour names.
 If the README gains, loses or reorders a command, ``test_the_readme_commands_are_the_ones_this_test_knows``
 fails first: update the tour and this test together.
 """
+
 from __future__ import annotations
 
 import http.cookiejar
@@ -61,7 +62,7 @@ class Step:
 
 
 def _section(text: str, start: str, end: str) -> str:
-    return text[text.index(start):text.index(end, text.index(start))]
+    return text[text.index(start) : text.index(end, text.index(start))]
 
 
 def _steps(section: str) -> list[Step]:
@@ -115,8 +116,11 @@ def _shows(shown: Any, answer: Any) -> bool:
     if isinstance(shown, dict):
         return isinstance(answer, dict) and all(k in answer and _shows(v, answer[k]) for k, v in shown.items())
     if isinstance(shown, list):
-        return (isinstance(answer, list) and len(shown) == len(answer)
-                and all(_shows(a, b) for a, b in zip(shown, answer, strict=True)))
+        return (
+            isinstance(answer, list)
+            and len(shown) == len(answer)
+            and all(_shows(a, b) for a, b in zip(shown, answer, strict=True))
+        )
     return shown == answer
 
 
@@ -141,14 +145,36 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
     shapes = [(s.argv[0], s.argv[s.argv.index("-X") + 1] if "-X" in s.argv else "GET") for s in api_steps()]
     assert shapes == [
         ("KEY=...", "GET"),
-        ("curl", "POST"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
-        ("curl", "GET"), ("curl", "GET"),  # the games read back: by table id, since a time
-        ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),  # the season: standings, the player's, a closed one
-        ("curl", "POST"), ("curl", "GET"), ("curl", "DELETE"), ("curl", "GET"), ("curl", "PUT"), ("curl", "PATCH"),
-        ("curl", "PUT"), ("curl", "POST"), ("curl", "GET"), ("curl", "POST"),  # callback, ping, deliveries, again
+        ("curl", "POST"),
+        ("curl", "GET"),
+        ("curl", "GET"),
+        ("curl", "GET"),
+        ("curl", "GET"),
+        ("curl", "GET"),
+        ("curl", "GET"),
+        ("curl", "GET"),  # the games read back: by table id, since a time
+        ("curl", "GET"),
+        ("curl", "GET"),
+        ("curl", "GET"),  # the season: standings, the player's, a closed one
+        ("curl", "POST"),
+        ("curl", "GET"),
+        ("curl", "DELETE"),
+        ("curl", "GET"),
+        ("curl", "PUT"),
+        ("curl", "PATCH"),
+        ("curl", "PUT"),
+        ("curl", "POST"),
+        ("curl", "GET"),
+        ("curl", "POST"),  # callback, ping, deliveries, again
         # the tournament: create, two registrations, start, the table's game, then three reads
-        ("curl", "POST"), ("curl", "POST"), ("curl", "POST"), ("curl", "POST"), ("curl", "POST"),
-        ("curl", "GET"), ("curl", "GET"), ("curl", "GET"),
+        ("curl", "POST"),
+        ("curl", "POST"),
+        ("curl", "POST"),
+        ("curl", "POST"),
+        ("curl", "POST"),
+        ("curl", "GET"),
+        ("curl", "GET"),
+        ("curl", "GET"),
     ]
     setup, *commands = moderator_steps()
     assert setup.argv == ["export", "DEBUG=true"]  # production is the default: the tour says development first
@@ -160,9 +186,30 @@ def test_the_api_tour_step_by_step(live_server):
     base = live_server.url.removeprefix("http://")
     key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all six" scopes
     steps = [s for s in api_steps() if s.argv[0] == "curl"]
-    (record, game, page, history, board, explain, by_table, since, season, season_player, season_closed,
-     ticket_new, ticket_get, ticket_delete, ticket_list, put, patch, callback, ping, deliveries, redeliver,
-     *tournament) = steps
+    (
+        record,
+        game,
+        page,
+        history,
+        board,
+        explain,
+        by_table,
+        since,
+        season,
+        season_player,
+        season_closed,
+        ticket_new,
+        ticket_get,
+        ticket_delete,
+        ticket_list,
+        put,
+        patch,
+        callback,
+        ping,
+        deliveries,
+        redeliver,
+        *tournament,
+    ) = steps
 
     # Record the game as written: 201, the places the tour shows.
     status, created = _curl(record, base, key, None)
@@ -244,8 +291,11 @@ def test_the_api_tour_step_by_step(live_server):
 
     # "(scope preferences: the demo key has it; a key from create_game_server does not, unless --scope gives it)"
     status, refused = _curl(put, base, game_server_create(name="tour-default").key, None)
-    assert (status, refused["error"]["code"], refused["error"]["fields"]) == (403, "missing_scope",
-                                                                             {"scope": "preferences"})
+    assert (status, refused["error"]["code"], refused["error"]["fields"]) == (
+        403,
+        "missing_scope",
+        {"scope": "preferences"},
+    )
     status, prefs = _curl(put, base, key, None)
     assert (status, prefs) == (200, {"player": "alice", "refuse_same_ip": True, "blocked": ["mallory"]})
     status, prefs = _curl(patch, base, key, None)
@@ -256,7 +306,7 @@ def test_the_api_tour_step_by_step(live_server):
 
 
 def _tournament_tour(steps: list[Step], base: str, key: str) -> None:
-    """"A tournament (Swiss)": each command's announced status, and the answers the README shows, trimmed."""
+    """ "A tournament (Swiss)": each command's announced status, and the answers the README shows, trimmed."""
     for step in steps:
         status, answer = _curl(step, base, key, None)
         if step.announced_status is not None:
@@ -272,7 +322,7 @@ def _tournament_tour(steps: list[Step], base: str, key: str) -> None:
 
 
 def _callback_tour(steps: list[Step], base: str, key: str) -> None:
-    """"Push instead of polling": the callback set through the API (the README's example URL is this run's
+    """ "Push instead of polling": the callback set through the API (the README's example URL is this run's
     receiver), a signed ping received and listed with its attempt, and redelivered under the same id."""
     callback, ping, deliveries, redeliver = steps
     with receiver() as box:
@@ -311,10 +361,12 @@ class _Browser:
     def login(self, username: str, password: str) -> str:
         _, form = self.get("/admin/login/?next=/admin/")
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
-        data = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "username": username, "password": password,
-                                       "next": "/admin/"}).encode()
-        request = urllib.request.Request(self.base + "/admin/login/?next=/admin/", data=data,
-                                         headers={"Referer": self.base + "/admin/login/"})
+        data = urllib.parse.urlencode(
+            {"csrfmiddlewaretoken": token, "username": username, "password": password, "next": "/admin/"}
+        ).encode()
+        request = urllib.request.Request(
+            self.base + "/admin/login/?next=/admin/", data=data, headers={"Referer": self.base + "/admin/login/"}
+        )
         with self.opener.open(request, timeout=60) as response:
             return response.read().decode()
 

@@ -1,5 +1,6 @@
 """Limits at the API door (docs/security.md, the limits): body caps, the write throttle, waiting tickets, the
 blocked list's cap, the schema generated once, the public throttle's hashed key."""
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,9 @@ TICKETS = "/api/v1/matchmaking/tickets/"
 
 
 def _tokaido(table: str = "T-cap") -> dict:
-    return game_body("tokaido", [player("alice", 61, achievements=3), player("bob", 55, achievements=1)],
-                     table_id=table)
+    return game_body(
+        "tokaido", [player("alice", 61, achievements=3), player("bob", 55, achievements=1)], table_id=table
+    )
 
 
 def _padded(body: dict, size: int) -> bytes:
@@ -53,16 +55,24 @@ def test_a_body_at_the_cap_is_read_and_one_byte_more_is_413_with_nothing_written
 @override_settings(API_MAX_BODY_BYTES=2000)
 def test_a_declared_length_over_the_cap_is_refused_before_reading(api):
     """Content-Length says 10 MB: refused on the header alone (the test body is short, so a read would parse)."""
-    response = api.generic("POST", GAMES, json.dumps(_tokaido()).encode(), content_type="application/json",
-                           CONTENT_LENGTH=str(10_000_000))
+    response = api.generic(
+        "POST", GAMES, json.dumps(_tokaido()).encode(), content_type="application/json", CONTENT_LENGTH=str(10_000_000)
+    )
     assert _error(response) == (413, "body_too_large") and Game.objects.count() == 0
 
 
 def _chunked(api, path: str, body: bytes):
     """A chunked request as a WSGI server hands it on: no Content-Length, the decoded body in wsgi.input, which
     (unlike the test client's own) reads as empty past its end."""
-    return api.generic("POST", path, b"", content_type="application/json", CONTENT_LENGTH="",
-                       HTTP_TRANSFER_ENCODING="chunked", **{"wsgi.input": io.BytesIO(body)})
+    return api.generic(
+        "POST",
+        path,
+        b"",
+        content_type="application/json",
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input": io.BytesIO(body)},
+    )
 
 
 @override_settings(API_MAX_BODY_BYTES=2000, API_MAX_BATCH_BODY_BYTES=5000)
@@ -135,8 +145,7 @@ def test_the_blocked_cap_comes_before_any_validation(monkeypatch):
     looked_at = []
     monkeypatch.setattr("matchmaking.api.payload.is_player_id", lambda handle: looked_at.append(handle) or True)
     monkeypatch.setattr("matchmaking.api.payload.refuse_unstorable", lambda body: looked_at.append(body))
-    response = api.put("/api/v1/players/alice/preferences/", {"blocked": ["bad name", "", 7, "x" * 500]},
-                       format="json")
+    response = api.put("/api/v1/players/alice/preferences/", {"blocked": ["bad name", "", 7, "x" * 500]}, format="json")
     assert _error(response) == (400, "too_many_blocked") and looked_at == []
     assert not Preferences.objects.exists()
     # Repeats count as sent: four entries are over a cap of three, whatever they are.
@@ -174,15 +183,17 @@ def _cache_keys() -> list[str]:
     return [key.decode() for key in store.get_client().keys("*")]
 
 
-@pytest.mark.parametrize(("first", "second", "network", "same"), [
-    ("203.0.113.7", "203.0.113.7", "203.0.113.7", True),
-    ("203.0.113.7", "203.0.113.8", "203.0.113.7", False),
-    ("2001:db8:1:2::1", "2001:db8:1:2:ffff::9", "2001:db8:1:2::/64", True),   # one /64, one bucket
-    ("2001:db8:1:2::1", "2001:db8:1:3::1", "2001:db8:1:2::/64", False),
-    ("::ffff:203.0.113.7", "203.0.113.7", "203.0.113.7", True),               # IPv4-mapped is the IPv4 address
-])
-def test_the_public_throttle_counts_per_network_under_a_hashed_key(fresh_cache, settings, first, second, network,
-                                                                   same):
+@pytest.mark.parametrize(
+    ("first", "second", "network", "same"),
+    [
+        ("203.0.113.7", "203.0.113.7", "203.0.113.7", True),
+        ("203.0.113.7", "203.0.113.8", "203.0.113.7", False),
+        ("2001:db8:1:2::1", "2001:db8:1:2:ffff::9", "2001:db8:1:2::/64", True),  # one /64, one bucket
+        ("2001:db8:1:2::1", "2001:db8:1:3::1", "2001:db8:1:2::/64", False),
+        ("::ffff:203.0.113.7", "203.0.113.7", "203.0.113.7", True),  # IPv4-mapped is the IPv4 address
+    ],
+)
+def test_the_public_throttle_counts_per_network_under_a_hashed_key(fresh_cache, settings, first, second, network, same):
     from tests.db.ratings.builders import make_player
 
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"public": "1/min"}}

@@ -1,4 +1,5 @@
 """The rough edges a new user met first: each answer checked as a real client meets it (CSRF enforced)."""
+
 from __future__ import annotations
 
 import pytest
@@ -72,8 +73,9 @@ def test_unknown_game_lists_the_slugs(api):
 
 
 def test_unknown_game_in_a_batch_lists_the_slugs_too(api):
-    response = api.post("/api/v1/games/batch/", {"games": [game_body("chess", [player("a", 1), player("b", 2)])]},
-                        format="json")
+    response = api.post(
+        "/api/v1/games/batch/", {"games": [game_body("chess", [player("a", 1), player("b", 2)])]}, format="json"
+    )
     result = response.json()["results"][0]
     assert result["status_code"] == 400 and SLUGS in result["body"]["error"]["message"]
 
@@ -90,7 +92,9 @@ def test_a_misspelt_score_names_both_the_missing_and_the_unknown_field(api):
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "missing_field"
     assert response.json()["error"]["fields"] == {
-        "players.1.score": "Required.", "players.1.scroe": "Unknown field; did you mean score?"}
+        "players.1.score": "Required.",
+        "players.1.scroe": "Unknown field; did you mean score?",
+    }
     assert Game.objects.count() == 0
 
 
@@ -98,7 +102,9 @@ def test_a_misspelt_game_field_is_named_too(api):
     body = game_body("tokaido", [player("a", 30, achievements=1), player("b", 20, achievments=2)])
     response = api.post("/api/v1/games/", body, format="json")
     assert response.json()["error"]["fields"] == {
-        "players.1.achievements": "Required.", "players.1.achievments": "Unknown field; did you mean achievements?"}
+        "players.1.achievements": "Required.",
+        "players.1.achievments": "Unknown field; did you mean achievements?",
+    }
 
 
 def test_an_unrelated_unknown_field_beside_a_missing_one_gets_no_guess(api):

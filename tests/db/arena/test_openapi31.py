@@ -1,5 +1,6 @@
 """Issue 26 §3: the document is OpenAPI 3.1 as a strict validator reads it, with no 3.0 ``nullable`` left, one
 ``Error`` model referenced by every error response, a webhook per event type and consistent tags."""
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,8 @@ def test_every_error_response_references_the_one_error_model(schema):
                 if int(status) >= 400:
                     seen += 1
                     assert response["content"]["application/json"]["schema"] == {
-                        "$ref": "#/components/schemas/Error"}, (operation["operationId"], status)
+                        "$ref": "#/components/schemas/Error"
+                    }, (operation["operationId"], status)
                     assert set(response["x-error-codes"]) <= codes
     assert seen > 50 and {"table_conflict", "callback_not_found", "party_too_large"} <= codes
 
@@ -65,6 +67,8 @@ def test_tags_are_the_resource_of_each_operation(schema):
 
 
 def test_team_only_where_a_title_has_teams(schema):
-    player_of = {name: schema["components"]["schemas"][f"GameIn_{name}"]["properties"]["players"]["items"]
-                 for name in ("tokaido", "nile", "wizard", "railroad_ink", "spades", "hanabi")}
+    player_of = {
+        name: schema["components"]["schemas"][f"GameIn_{name}"]["properties"]["players"]["items"]
+        for name in ("tokaido", "nile", "wizard", "railroad_ink", "spades", "hanabi")
+    }
     assert [name for name, item in player_of.items() if "team" in item["properties"]] == ["spades", "hanabi"]

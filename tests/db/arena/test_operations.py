@@ -1,4 +1,5 @@
 """What an operator relies on: settings from the environment, the key command, the demo command."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,11 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def _load_settings(**env: str) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY",
-                                                                "IP_HASH_KEY", "ALLOWED_HOSTS"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "IP_HASH_KEY", "ALLOWED_HOSTS"}
+    }
     clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
     code = "import django; django.setup(); from django.conf import settings; print(settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER)"  # noqa: E501
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True)
@@ -31,8 +35,9 @@ def test_embedded_default_needs_no_configuration():
 
 
 def test_services_mode_from_the_environment():
-    done = _load_settings(DEBUG="true", DATABASE_URL="postgres://u@127.0.0.1:5432/x",
-                          REDIS_URL="redis://127.0.0.1:6379/3")
+    done = _load_settings(
+        DEBUG="true", DATABASE_URL="postgres://u@127.0.0.1:5432/x", REDIS_URL="redis://127.0.0.1:6379/3"
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["django.db.backends.postgresql", "False"]
 

@@ -1,6 +1,7 @@
 """Issue 26 §2: games read back as recorded, found by the server's own table id or listed since a time (cursor),
 tickets listed with their formed table's game, a report's description echoed, Location on every 201 and the
 RateLimit headers on successful answers (docs/api.md, "Reading games back", "Reading tickets back", "Limits")."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,8 +15,13 @@ TICKETS = "/api/v1/matchmaking/tickets/"
 
 
 def _tokaido(table_id: str, finished_at: str) -> dict:
-    return game_body("tokaido", [player("alice", 61, achievements=3), player("bob", 40, achievements=1)],
-                     table_id=table_id, finished_at=finished_at, variant={})
+    return game_body(
+        "tokaido",
+        [player("alice", 61, achievements=3), player("bob", 40, achievements=1)],
+        table_id=table_id,
+        finished_at=finished_at,
+        variant={},
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -34,7 +40,8 @@ def test_a_game_reads_back_as_recorded_with_its_location(api):
     # Tokaido has no teams: no team key at all (issue 26 §3), places 1 and 2 from the scores.
     assert read["players"] == [
         {"player": "alice", "score": 61, "place": 1, "quit": False, "achievements": 3},
-        {"player": "bob", "score": 40, "place": 2, "quit": False, "achievements": 1}]
+        {"player": "bob", "score": 40, "place": 2, "quit": False, "achievements": 1},
+    ]
     # Two new players at K 60, one duel of two sides: +-60 x (1 - 0.5) = +-30 (docs/ratings.md).
     assert {c["player"]: c["delta"] for c in read["rating_changes"]} == {"alice": 30.0, "bob": -30.0}
     assert api.post(GAMES, _tokaido("W-1", "2026-11-29T12:00:00Z"), format="json").has_header("Location") is False
@@ -62,7 +69,8 @@ def test_found_by_table_id_and_listed_since_a_time_oldest_first_by_cursor(api, o
     rest = api.get(GAMES, {"since": "2026-11-29T00:00:00Z", "limit": 2, "cursor": first["next"]}).json()
     assert [g["finished_at"] for g in rest["games"]] == ["2026-11-29T11:00:00Z"] and rest["next"] is None
     assert api.get(GAMES, {"since": "yesterday"}).json()["error"]["fields"] == {
-        "since": "Must be ISO 8601 with a timezone, e.g. 2026-12-01T00:00:00Z."}
+        "since": "Must be ISO 8601 with a timezone, e.g. 2026-12-01T00:00:00Z."
+    }
     assert api.get(GAMES, {"since": "2026-11-29T00:00:00"}).status_code == 400  # no timezone: ambiguous
     assert api.get(GAMES, {"cursor": "garbage"}).status_code == 400
 
@@ -81,8 +89,10 @@ def other_api(db):
 def test_tickets_list_by_status_and_a_formed_table_links_to_its_recorded_game(api):
     lone = api.post(TICKETS, {"player": "w1", "ip": "203.0.113.1", "game": "wizard"}, format="json")
     assert lone.status_code == 201 and lone["Location"] == f"{TICKETS}{lone.json()['id']}/"
-    four = [api.post(TICKETS, {"player": n, "ip": f"198.51.100.{i}", "game": "tokaido"}, format="json").json()
-            for i, n in enumerate(("t1", "t2", "t3", "t4"), 1)]
+    four = [
+        api.post(TICKETS, {"player": n, "ip": f"198.51.100.{i}", "game": "tokaido"}, format="json").json()
+        for i, n in enumerate(("t1", "t2", "t3", "t4"), 1)
+    ]
     assert four[-1]["status"] == "matched", four[-1]
     waiting = api.get(TICKETS, {"status": "waiting"}).json()
     assert [t["id"] for t in waiting["tickets"]] == [lone.json()["id"]] and waiting["next"] is None
@@ -109,8 +119,11 @@ def test_a_fresh_ticket_shows_the_tolerance_of_the_seconds_it_shows(api):
 
 def test_a_reports_get_echoes_its_description_and_its_201_its_location(api):
     api.post(GAMES, _tokaido("R-1", "2026-11-29T12:00:00Z"), format="json")
-    filed = api.post("/api/v1/reports/", {"reporter": "alice", "accused": "bob", "reason": "other",
-                                          "description": "Rude in the chat."}, format="json")
+    filed = api.post(
+        "/api/v1/reports/",
+        {"reporter": "alice", "accused": "bob", "reason": "other", "description": "Rude in the chat."},
+        format="json",
+    )
     assert filed.status_code == 201 and filed["Location"] == f"/api/v1/reports/{filed.json()['id']}/"
     assert api.get(filed["Location"]).json()["description"] == "Rude in the chat."
 

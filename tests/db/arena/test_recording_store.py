@@ -3,6 +3,7 @@
 These run embedded (SQLite: the portable store) and again on PostgreSQL (the statement store, compared with the
 portable one on the same database).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,13 +25,16 @@ from arena.servers import game_server_create
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize(("wants_rating", "statuses", "expected"), [
-    (True, ["active", "active"], "pending"),
-    (True, ["active", "banned"], "unrated"),  # rated for nobody, not even the others at the table
-    (True, ["banned"], "unrated"),
-    (False, ["active", "active"], "unrated"),  # the server asked for an unrated game, or its rules cannot rate it
-    (False, ["banned", "active"], "unrated"),
-])
+@pytest.mark.parametrize(
+    ("wants_rating", "statuses", "expected"),
+    [
+        (True, ["active", "active"], "pending"),
+        (True, ["active", "banned"], "unrated"),  # rated for nobody, not even the others at the table
+        (True, ["banned"], "unrated"),
+        (False, ["active", "active"], "unrated"),  # the server asked for an unrated game, or its rules cannot rate it
+        (False, ["banned", "active"], "unrated"),
+    ],
+)
 def test_game_status_rule(wants_rating, statuses, expected):
     assert game_status(wants_rating=wants_rating, player_statuses=statuses) == expected
 
@@ -48,12 +52,33 @@ def test_recording_itself_never_asks_which_database_it_runs_on():
 
 def _row(table_id: str, handles: list[str], *, wants_rating: bool = True) -> GameRow:
     return GameRow(
-        table_id=table_id, title="wizard", variant={"rounds": "standard"}, rated=True, wants_rating=wants_rating,
-        finished_at=datetime(2026, 11, 29, 12, 0, tzinfo=UTC), details={"note": "x"},
-        recommended_sides=None, coop_score=None, warnings=[{"code": "same_ip", "players": handles[:2]}], same_ip=True,
+        table_id=table_id,
+        title="wizard",
+        variant={"rounds": "standard"},
+        rated=True,
+        wants_rating=wants_rating,
+        finished_at=datetime(2026, 11, 29, 12, 0, tzinfo=UTC),
+        details={"note": "x"},
+        recommended_sides=None,
+        coop_score=None,
+        warnings=[{"code": "same_ip", "players": handles[:2]}],
+        same_ip=True,
         fingerprint=f"fp-{table_id}",
-        seats=tuple(SeatRow(handle=h, position=i, score=10 - i, quit=False, team=None, side=i, place=i + 1,
-                            fields={}, ip_hash=f"ip-{i % 2}", device_hash=None) for i, h in enumerate(handles)),
+        seats=tuple(
+            SeatRow(
+                handle=h,
+                position=i,
+                score=10 - i,
+                quit=False,
+                team=None,
+                side=i,
+                place=i + 1,
+                fields={},
+                ip_hash=f"ip-{i % 2}",
+                device_hash=None,
+            )
+            for i, h in enumerate(handles)
+        ),
     )
 
 
@@ -62,20 +87,54 @@ def _rule(row: GameRow, statuses: Mapping[str, str]) -> str:
 
 
 def _stored(server_id: int) -> tuple[list, list]:
-    games = list(Game.objects.filter(server_id=server_id).order_by("id").values_list(
-        "table_id", "title", "variant", "rated", "finished_at", "details", "status", "recommended_sides", "coop_score",
-        "warnings", "same_ip", "fingerprint", "rating_seq", "trueskill_done"))
-    seats = list(Seat.objects.filter(game__server_id=server_id).order_by("game_id", "position").values_list(
-        "game__table_id", "player__handle", "position", "score", "quit", "team", "side", "place", "fields",
-        "ip_hash", "device_hash"))
+    games = list(
+        Game.objects.filter(server_id=server_id)
+        .order_by("id")
+        .values_list(
+            "table_id",
+            "title",
+            "variant",
+            "rated",
+            "finished_at",
+            "details",
+            "status",
+            "recommended_sides",
+            "coop_score",
+            "warnings",
+            "same_ip",
+            "fingerprint",
+            "rating_seq",
+            "trueskill_done",
+        )
+    )
+    seats = list(
+        Seat.objects.filter(game__server_id=server_id)
+        .order_by("game_id", "position")
+        .values_list(
+            "game__table_id",
+            "player__handle",
+            "position",
+            "score",
+            "quit",
+            "team",
+            "side",
+            "place",
+            "fields",
+            "ip_hash",
+            "device_hash",
+        )
+    )
     return games, seats
 
 
 def test_every_store_writes_the_same_rows():
     Player.objects.create(handle="cheat", status=Player.Status.BANNED)
     Player.objects.create(handle="old")
-    rows = [_row("T-1", ["old", "new1", "new2"]), _row("T-2", ["new2", "cheat", "old"]),
-            _row("T-3", ["new3", "old"], wants_rating=False)]
+    rows = [
+        _row("T-1", ["old", "new1", "new2"]),
+        _row("T-2", ["new2", "cheat", "old"]),
+        _row("T-3", ["new3", "old"], wants_rating=False),
+    ]
     this, portable = game_server_create(name="this").server, game_server_create(name="portable").server
     written = recording_store().games_write(server_id=this.pk, rows=rows, status_of=_rule)
     portable_written = RecordingPortableStore().games_write(server_id=portable.pk, rows=rows, status_of=_rule)
@@ -83,8 +142,10 @@ def test_every_store_writes_the_same_rows():
     assert {t: w.status for t, w in written.items()} == {"T-1": "pending", "T-2": "unrated", "T-3": "unrated"}
     assert _stored(this.pk) == _stored(portable.pk)  # on SQLite both are the portable store: what follows counts
     stored = Game.objects.filter(server=this).order_by("id")
-    assert [(g.table_id, g.status, list(g.seats.order_by("position").values_list("player__handle", "place")))
-            for g in stored] == [
+    assert [
+        (g.table_id, g.status, list(g.seats.order_by("position").values_list("player__handle", "place")))
+        for g in stored
+    ] == [
         ("T-1", "pending", [("old", 1), ("new1", 2), ("new2", 3)]),
         ("T-2", "unrated", [("new2", 1), ("cheat", 2), ("old", 3)]),
         ("T-3", "unrated", [("new3", 1), ("old", 2)]),
@@ -98,8 +159,9 @@ def test_a_stored_table_is_skipped_with_its_new_players():
     server = game_server_create(name="s").server
     store = recording_store()
     assert store.games_write(server_id=server.pk, rows=[_row("T-1", ["a", "b"])], status_of=_rule).keys() == {"T-1"}
-    again = store.games_write(server_id=server.pk, rows=[_row("T-1", ["a", "zed"]), _row("T-2", ["b", "c"])],
-                              status_of=_rule)
+    again = store.games_write(
+        server_id=server.pk, rows=[_row("T-1", ["a", "zed"]), _row("T-2", ["b", "c"])], status_of=_rule
+    )
     assert again.keys() == {"T-2"}
     assert not Player.objects.filter(handle="zed").exists()
     assert Seat.objects.filter(game__table_id="T-1").count() == 2
@@ -115,8 +177,9 @@ def test_the_store_stores_the_status_the_rule_gives_from_the_statuses_it_read():
         return "void" if "banned" in statuses.values() else "unrated"  # anything the rule says is what is stored
 
     server = game_server_create(name="s").server
-    written = recording_store().games_write(server_id=server.pk, rows=[
-        _row("T-1", ["old", "cheat"]), _row("T-2", ["old", "newbie"])], status_of=rule)
+    written = recording_store().games_write(
+        server_id=server.pk, rows=[_row("T-1", ["old", "cheat"]), _row("T-2", ["old", "newbie"])], status_of=rule
+    )
     assert {t: w.status for t, w in written.items()} == {"T-1": "void", "T-2": "unrated"}
     assert dict(Game.objects.values_list("table_id", "status")) == {"T-1": "void", "T-2": "unrated"}
     # The last decision for each game was taken from the statuses as stored (a new player is active).

@@ -3,6 +3,7 @@
 Runs on either store: embedded (SQLite, the portable ORM store) and on PostgreSQL (its statements) in the
 service-backed phase, so both answer a resend alike.
 """
+
 from __future__ import annotations
 
 import copy
@@ -16,15 +17,23 @@ pytestmark = pytest.mark.django_db
 
 
 def _tokaido() -> dict:
-    return {"table_id": "R-1", "game": "tokaido", "finished_at": "2026-11-29T12:00:00Z", "players": [
-        {"player": "alice", "ip": "203.0.113.7", "score": 61, "achievements": 3},
-        {"player": "bob", "ip": "198.51.100.2", "score": 61, "achievements": 1},
-        {"player": "carol", "ip": "198.51.100.9", "score": 40, "achievements": 0}]}
+    return {
+        "table_id": "R-1",
+        "game": "tokaido",
+        "finished_at": "2026-11-29T12:00:00Z",
+        "players": [
+            {"player": "alice", "ip": "203.0.113.7", "score": 61, "achievements": 3},
+            {"player": "bob", "ip": "198.51.100.2", "score": 61, "achievements": 1},
+            {"player": "carol", "ip": "198.51.100.9", "score": 40, "achievements": 0},
+        ],
+    }
 
 
 def _nile(with_score: bool) -> dict:
-    players = [{"player": "nia", "ip": "203.0.113.20", "crops": [3, 4, 5, 6, 7]},
-               {"player": "oto", "ip": "203.0.113.21", "crops": [2, 9, 9, 9, 9]}]
+    players = [
+        {"player": "nia", "ip": "203.0.113.20", "crops": [3, 4, 5, 6, 7]},
+        {"player": "oto", "ip": "203.0.113.21", "crops": [2, 9, 9, 9, 9]},
+    ]
     if with_score:
         players[0]["score"], players[1]["score"] = 3, 2
     return {"table_id": "N-1", "game": "nile", "players": players}
@@ -36,17 +45,20 @@ def _resend(api, first: dict, again: dict):
     return created, api.post("/api/v1/games/", again, format="json")
 
 
-@pytest.mark.parametrize("change", [
-    pytest.param(lambda b: b.update(rated=True), id="rated-true-explicit"),
-    pytest.param(lambda b: b.update(variant={}), id="empty-variant"),
-    pytest.param(lambda b: b.update(details=None), id="null-details"),
-    pytest.param(lambda b: b["players"].reverse(), id="players-reversed"),
-    pytest.param(lambda b: b["players"].insert(0, b["players"].pop()), id="players-rotated"),
-    pytest.param(lambda b: [p.update(quit=False) for p in b["players"]], id="quit-false-explicit"),
-    pytest.param(lambda b: b["players"][0].update(ip="::ffff:203.0.113.7"), id="same-address-ipv4-mapped"),
-    pytest.param(lambda b: b.update(finished_at="2026-11-29T13:00:00+01:00"), id="same-instant-other-offset"),
-    pytest.param(lambda b: b.pop("finished_at"), id="finished-at-left-out"),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda b: b.update(rated=True), id="rated-true-explicit"),
+        pytest.param(lambda b: b.update(variant={}), id="empty-variant"),
+        pytest.param(lambda b: b.update(details=None), id="null-details"),
+        pytest.param(lambda b: b["players"].reverse(), id="players-reversed"),
+        pytest.param(lambda b: b["players"].insert(0, b["players"].pop()), id="players-rotated"),
+        pytest.param(lambda b: [p.update(quit=False) for p in b["players"]], id="quit-false-explicit"),
+        pytest.param(lambda b: b["players"][0].update(ip="::ffff:203.0.113.7"), id="same-address-ipv4-mapped"),
+        pytest.param(lambda b: b.update(finished_at="2026-11-29T13:00:00+01:00"), id="same-instant-other-offset"),
+        pytest.param(lambda b: b.pop("finished_at"), id="finished-at-left-out"),
+    ],
+)
 def test_a_resend_that_means_the_same_game_is_200(api, change):
     again = _tokaido()
     change(again)
@@ -57,8 +69,9 @@ def test_a_resend_that_means_the_same_game_is_200(api, change):
 
 
 def test_a_variant_default_made_explicit_is_the_same_game(api):
-    body = game_body("wizard", [{"player": f"w{i}", "ip": f"203.0.113.{30 + i}", "score": s}
-                                for i, s in enumerate((30, 20, 10))])
+    body = game_body(
+        "wizard", [{"player": f"w{i}", "ip": f"203.0.113.{30 + i}", "score": s} for i, s in enumerate((30, 20, 10))]
+    )
     _, response = _resend(api, body, dict(body, variant={"rounds": "standard"}))
     assert response.status_code == 200
 
@@ -70,8 +83,10 @@ def test_nile_score_left_out_or_sent_is_the_same_game(api, first, again):
 
 
 def test_hanabi_team_named_or_not_is_the_same_game(api):
-    body = game_body("hanabi", [{"player": "h1", "ip": "203.0.113.40", "score": 20},
-                                {"player": "h2", "ip": "203.0.113.41", "score": 20}])
+    body = game_body(
+        "hanabi",
+        [{"player": "h1", "ip": "203.0.113.40", "score": 20}, {"player": "h2", "ip": "203.0.113.41", "score": 20}],
+    )
     named = copy.deepcopy(body)
     for entry in named["players"]:
         entry["team"] = "blue"
@@ -81,8 +96,8 @@ def test_hanabi_team_named_or_not_is_the_same_game(api):
 
 def test_a_real_conflict_names_each_differing_field_by_its_path_in_the_resend(api):
     again = _tokaido()
-    again["players"].reverse()          # carol, bob, alice: paths follow the body sent
-    again["players"][1]["score"] = 62   # bob
+    again["players"].reverse()  # carol, bob, alice: paths follow the body sent
+    again["players"][1]["score"] = 62  # bob
     again["players"][2]["achievements"] = 4  # alice
     again["rated"] = False
     _, response = _resend(api, _tokaido(), again)

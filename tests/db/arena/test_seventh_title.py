@@ -7,6 +7,7 @@ docs/ratings.md: everyone starts at 1500, K is 60 for fewer than 10 rated games,
 recommended at 4 has P(3) = 2/3, and the winner of two even duels gains 2 x 0.5, so
 60 x 2/3 x 1 = +40; the last loses 40; the middle player wins one duel and loses the other, 0.
 """
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -59,8 +60,9 @@ def test_a_seventh_title_is_recorded_rated_ranked_and_simulated(seventh_title, e
     assert board.status_code == 200, board.content
     assert [entry["player"] for entry in board.json()["entries"]] == ["alice", "bob", "carol"]
 
-    bodies = Simulation(Mix(players=30, households=2, cafes=0, rings=1, games=300), seed=3,
-                        now=datetime(2026, 1, 1, tzinfo=UTC)).build()
+    bodies = Simulation(
+        Mix(players=30, households=2, cafes=0, rings=1, games=300), seed=3, now=datetime(2026, 1, 1, tzinfo=UTC)
+    ).build()
     sushi = [body for body in bodies if body["game"] == "sushi_go"]
     assert sushi, "the simulation never played the seventh title"
     for body in sushi:

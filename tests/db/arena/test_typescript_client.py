@@ -6,6 +6,7 @@ runs it against a live server: a game recorded and read back, a typed batch, a c
 The packages are pinned in ``clients/typescript/package-lock.json`` and installed by ``scripts/setup dev``
 (``npm ci``); without node, or before that install, the test is skipped with the reason.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,14 +24,22 @@ MODULES = CLIENT / "node_modules"
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (scripts/setup dev needs npm)"),
-    pytest.mark.skipif(not (MODULES / "openapi-typescript").is_dir(),
-                       reason="clients/typescript is not installed: run scripts/setup dev (npm ci)"),
+    pytest.mark.skipif(
+        not (MODULES / "openapi-typescript").is_dir(),
+        reason="clients/typescript is not installed: run scripts/setup dev (npm ci)",
+    ),
 ]
 
 
 def _node(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(["node", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env={"PATH": "/usr/bin:/bin", **(env or {})})
+    done = subprocess.run(
+        ["node", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", **(env or {})},
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout
 
@@ -43,11 +52,22 @@ def test_openapi_typescript_builds_a_client_that_records_reads_and_batches(live_
     (tmp_path / "node_modules").symlink_to(MODULES)
     # --default-non-nullable false: a field with a default (a seat's quit) stays optional in a request body
     # (docs/api.md, "Generated clients").
-    _node(str(MODULES / "openapi-typescript" / "bin" / "cli.js"), "schema.json", "--default-non-nullable", "false",
-          "-o", "arena.d.ts", cwd=tmp_path)
+    _node(
+        str(MODULES / "openapi-typescript" / "bin" / "cli.js"),
+        "schema.json",
+        "--default-non-nullable",
+        "false",
+        "-o",
+        "arena.d.ts",
+        cwd=tmp_path,
+    )
     _node(str(MODULES / "typescript" / "bin" / "tsc"), "-p", ".", cwd=tmp_path)
     key = game_server_create(name="typescript").key
     out = _node("out/tour.mjs", cwd=tmp_path, env={"ARENA_URL": live_server.url, "ARENA_KEY": key})
     assert json.loads(out.strip().splitlines()[-1]) == {
-        "recorded": 201, "places": {"alice": 1, "bob": 2}, "read": "TS-1", "batch": [200, 201],
-        "conflict": "table_conflict"}
+        "recorded": 201,
+        "places": {"alice": 1, "bob": 2},
+        "read": "TS-1",
+        "batch": [200, 201],
+        "conflict": "table_conflict",
+    }

@@ -1,4 +1,5 @@
 """The embedded board: whatever the environment says, these tests read the database board (no Redis)."""
+
 from __future__ import annotations
 
 import pytest

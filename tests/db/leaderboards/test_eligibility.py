@@ -3,6 +3,7 @@
 The Redis board's mirror (its syncs and its Lua read script) is held to the same function against real Redis in
 tests/services/test_leaderboard_redis.py.
 """
+
 from __future__ import annotations
 
 import random

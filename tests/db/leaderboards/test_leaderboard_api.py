@@ -1,4 +1,5 @@
 """GET /api/v1/leaderboards/{game}/ in embedded mode: the database board (docs/api.md, Leaderboards)."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,20 +23,43 @@ def test_ties_share_a_rank(anon):
     assert ranks(response) == [1, 2, 2, 4]
     # Equal Elo: by player id (the order the players were created), the same order in the Redis board.
     assert names(response) == ["zed", "bob", "amy", "dan"]
-    assert body["entries"][0] == {"rank": 1, "player": "zed", "elo": 2012.4, "games": 5,
-                                  # docs/ratings.md, "How settled is a rating": 5 games, K 60 → 180, 15 to go.
-                                  "provisional": True, "band": 180.0, "games_to_settle": 15}
+    assert body["entries"][0] == {
+        "rank": 1,
+        "player": "zed",
+        "elo": 2012.4,
+        "games": 5,
+        # docs/ratings.md, "How settled is a rating": 5 games, K 60 → 180, 15 to go.
+        "provisional": True,
+        "band": 180.0,
+        "games_to_settle": 15,
+    }
 
 
 def test_elo_is_rounded_to_two_decimals(anon):
     rate("a", 1534.56789, games=12)
-    assert board(anon).json()["entries"] == [{"rank": 1, "player": "a", "elo": 1534.57, "games": 12,
-                                                   "provisional": True, "band": 120.0, "games_to_settle": 8}]
+    assert board(anon).json()["entries"] == [
+        {
+            "rank": 1,
+            "player": "a",
+            "elo": 1534.57,
+            "games": 12,
+            "provisional": True,
+            "band": 120.0,
+            "games_to_settle": 8,
+        }
+    ]
 
 
-@pytest.mark.parametrize(("games", "days_ago", "ranked"), [
-    (4, 1, False), (5, 1, True), (5, 89, True), (5, 91, False), (30, None, False),
-])
+@pytest.mark.parametrize(
+    ("games", "days_ago", "ranked"),
+    [
+        (4, 1, False),
+        (5, 1, True),
+        (5, 89, True),
+        (5, 91, False),
+        (30, None, False),
+    ],
+)
 def test_eligibility_edges(anon, games, days_ago, ranked):
     rate("edge", 1600, games=games, days_ago=days_ago)
     rate("other", 1500)
@@ -92,20 +116,23 @@ def test_default_limit_is_50_and_200_is_allowed(anon):
     assert len(board(anon, limit=200).json()["entries"]) == 60
 
 
-@pytest.mark.parametrize(("params", "field"), [
-    ({"limit": 0}, "limit"),
-    ({"limit": 201}, "limit"),
-    ({"limit": "ten"}, "limit"),
-    ({"limit": ""}, "limit"),
-    ({"limit": "1.5"}, "limit"),
-    ({"limit": "²"}, "limit"),
-    ({"offset": "9" * 5000}, "offset"),
-    ({"around": ""}, "around"),
-    ({"offset": -1}, "offset"),
-    ({"offset": "x"}, "offset"),
-    ({"around": "a", "offset": 3}, "offset"),
-    ({"around": "bad name!"}, "around"),
-])
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"limit": 0}, "limit"),
+        ({"limit": 201}, "limit"),
+        ({"limit": "ten"}, "limit"),
+        ({"limit": ""}, "limit"),
+        ({"limit": "1.5"}, "limit"),
+        ({"limit": "²"}, "limit"),
+        ({"offset": "9" * 5000}, "offset"),
+        ({"around": ""}, "around"),
+        ({"offset": -1}, "offset"),
+        ({"offset": "x"}, "offset"),
+        ({"around": "a", "offset": 3}, "offset"),
+        ({"around": "bad name!"}, "around"),
+    ],
+)
 def test_bad_query_is_400_with_fields(anon, params, field):
     response = board(anon, **params)
     assert response.status_code == 400

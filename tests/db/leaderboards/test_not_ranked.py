@@ -1,5 +1,6 @@
 """Why a player is not on the board (docs/api.md "Why not on the board", issue 19 #5): the player page's
 ``not_ranked`` and the leaderboard's ``player_not_ranked`` give the same reason, with the numbers behind it."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -35,9 +36,11 @@ def test_a_last_game_outside_the_90_days_gives_its_date_and_the_window(anon):
     cutoff = (timezone.now() - timedelta(days=90)).date().isoformat()
     assert why["reason"] == "inactive" and why["window_days"] == 90 and why["games"] == 12
     assert why["last_rated_game_at"] == rating.last_game_at.isoformat().replace("+00:00", "Z")
-    assert why["message"] == (f"The last rated Wizard game finished on {rating.last_game_at.date().isoformat()}, "
-                              f"not within the last 90 days (since {cutoff}); one more rated game brings the "
-                              "player back.")
+    assert why["message"] == (
+        f"The last rated Wizard game finished on {rating.last_game_at.date().isoformat()}, "
+        f"not within the last 90 days (since {cutoff}); one more rated game brings the "
+        "player back."
+    )
     assert board(anon, around="oldtimer").json()["error"]["fields"]["around"] == why["message"]
 
 

@@ -1,6 +1,7 @@
 """Boards that leave provisional players out (docs/api.md, "Leaderboards"; LEADERBOARD_EXCLUDE_PROVISIONAL): by
 default a board lists them marked; a title named in the setting lists settled players (20 games or more) only,
 and says why the others are not on it."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,8 +33,10 @@ def test_a_title_in_the_setting_lists_settled_players_only(anon, players, settin
     assert names(board(anon, "nile")) == ["dee"]  # another title keeps its provisional players
     why = anon.get("/api/v1/players/bo/").json()["ratings"]["wizard"]["not_ranked"]
     assert (why["reason"], why["games_needed"]) == ("provisional", 20)
-    assert why["message"] == ("12 rated Wizard games: the rating is still provisional, and this board lists settled "
-                              "players only, from 20 games (8 more).")
+    assert why["message"] == (
+        "12 rated Wizard games: the rating is still provisional, and this board lists settled "
+        "players only, from 20 games (8 more)."
+    )
     # The player page's rank agrees with the board: ana first, bo and cy unranked.
     page = anon.get("/api/v1/players/ana/").json()["ratings"]["wizard"]
     assert page.get("rank") == 1

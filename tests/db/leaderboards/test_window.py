@@ -5,6 +5,7 @@ the last 90 days. Games go in through POST /api/v1/games/batch/ with chosen ``fi
 rates them, and the board is read over HTTP with the clock held at the instant the games were dated from, so a
 second either side of the 90 days is a real difference and not a race with the clock.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -26,10 +27,16 @@ def at(moment) -> str:
 
 def games_of(a: str, b: str, count: int, last: object, now) -> list[dict]:
     """``count`` Tokaido games of a beating b, the last one finished at ``last``, the others 200 days ago."""
-    older = [game_body("tokaido", [player(a, 40, achievements=1), player(b, 30, achievements=1)],
-                       finished_at=at(now - 200 * DAY)) for _ in range(count - 1)]
-    return [*older, game_body("tokaido", [player(a, 40, achievements=1), player(b, 30, achievements=1)],
-                              finished_at=at(last))]
+    older = [
+        game_body(
+            "tokaido", [player(a, 40, achievements=1), player(b, 30, achievements=1)], finished_at=at(now - 200 * DAY)
+        )
+        for _ in range(count - 1)
+    ]
+    return [
+        *older,
+        game_body("tokaido", [player(a, 40, achievements=1), player(b, 30, achievements=1)], finished_at=at(last)),
+    ]
 
 
 @pytest.fixture
@@ -45,8 +52,11 @@ def frozen_now(monkeypatch):
 
 def test_ninety_days_minus_a_second_is_on_the_board_plus_a_second_is_not(api, anon, frozen_now):
     now, hold = frozen_now
-    post(api, games_of("inside", "inside_b", 5, now - 90 * DAY + SECOND, now)
-         + games_of("outside", "outside_b", 5, now - 90 * DAY - SECOND, now))
+    post(
+        api,
+        games_of("inside", "inside_b", 5, now - 90 * DAY + SECOND, now)
+        + games_of("outside", "outside_b", 5, now - 90 * DAY - SECOND, now),
+    )
     rate_all()
     hold()
     listed = names(board(anon, "tokaido"))

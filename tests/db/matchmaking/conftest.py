@@ -1,4 +1,5 @@
 """Builders for matchmaking tests: ticket bodies with an own IP per player unless told otherwise."""
+
 from __future__ import annotations
 
 import itertools

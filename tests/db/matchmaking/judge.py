@@ -3,6 +3,7 @@
 Used by the property tests and the service-backed worker test: it reads tickets, seats, ratings and
 preferences through the ORM and says which rule a table breaks, if any.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -61,9 +62,18 @@ def units(ticket_ids=None) -> dict[str, Unit]:
         ratings = [elo.get((s.player_id, t.pool.title), elo_config().initial) for s in mine]
         refuses = any(prefs[s.player_id].refuse_same_ip for s in mine if s.player_id in prefs)
         blocked = frozenset(h for s in mine if s.player_id in prefs for h in prefs[s.player_id].blocked)
-        out[str(t.pk)] = Unit(str(t.pk), tuple(s.player.handle for s in mine), tuple(s.ip_hash for s in mine),
-                              sum(ratings) / len(ratings), t.created_at, t.min_players, t.max_players, refuses,
-                              blocked, tuple(skill.get((s.player_id, t.pool.title), NEWCOMER) for s in mine))
+        out[str(t.pk)] = Unit(
+            str(t.pk),
+            tuple(s.player.handle for s in mine),
+            tuple(s.ip_hash for s in mine),
+            sum(ratings) / len(ratings),
+            t.created_at,
+            t.min_players,
+            t.max_players,
+            refuses,
+            blocked,
+            tuple(skill.get((s.player_id, t.pool.title), NEWCOMER) for s in mine),
+        )
     return out
 
 
@@ -131,8 +141,11 @@ def violation(members: list[Unit], now: datetime, title: str, variant: dict, sla
 
 def expected_warnings(members: list[Unit]) -> list[list[str]]:
     ips = Counter(ip for u in members for ip in u.ips)
-    return sorted(sorted(p for u in members for p, ip in zip(u.players, u.ips, strict=True) if ip == shared)
-                  for shared, n in ips.items() if n > 1)
+    return sorted(
+        sorted(p for u in members for p, ip in zip(u.players, u.ips, strict=True) if ip == shared)
+        for shared, n in ips.items()
+        if n > 1
+    )
 
 
 def table_problem(table: Table, by_id: dict[str, Unit]) -> str | None:

@@ -1,4 +1,5 @@
 """A real HTTP receiver on a local port, in a thread: what a game server's callback endpoint sees."""
+
 from __future__ import annotations
 
 import json

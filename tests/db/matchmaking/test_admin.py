@@ -1,4 +1,5 @@
 """The read-only matchmaking admin lists tables, pools and tickets by title (what is played) and filters by it."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import User
@@ -33,8 +34,10 @@ def test_tables_pools_and_tickets_are_listed_and_filtered_by_title(api):
 
 def test_the_ticket_search_takes_a_player_id_or_its_start_or_a_request_id(api):
     """Through the handle's index (a start, never ``LIKE '%x%'``), or a ticket's exact ``request_id``."""
-    ids = {name: api.post(TICKETS, ticket_body(name, game="nile", request_id=f"req-{name}"), format="json").json()["id"]
-           for name in ("alice", "malice", "bob")}
+    ids = {
+        name: api.post(TICKETS, ticket_body(name, game="nile", request_id=f"req-{name}"), format="json").json()["id"]
+        for name in ("alice", "malice", "bob")
+    }
     client = Client()
     client.force_login(User.objects.create_superuser("root", password="pw"))
 

@@ -1,5 +1,6 @@
 """avoid_provisional on tickets (docs/matchmaking.md, "Avoiding provisional players"): an established player's
 ticket is never seated with a provisional player, worked out from the rating as the player page shows it."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -18,8 +19,13 @@ TICKETS = "/api/v1/matchmaking/tickets/"
 
 
 def _rated(handle: str, games: int, days_ago: float = 1.0) -> None:
-    Rating.objects.create(player=Player.objects.get_or_create(handle=handle)[0], title="tokaido", elo=1500.0,
-                          games=games, last_game_at=timezone.now() - timedelta(days=days_ago))
+    Rating.objects.create(
+        player=Player.objects.get_or_create(handle=handle)[0],
+        title="tokaido",
+        elo=1500.0,
+        games=games,
+        last_game_at=timezone.now() - timedelta(days=days_ago),
+    )
 
 
 def _aged(api, ticket_id: str) -> dict:

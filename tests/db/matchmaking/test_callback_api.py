@@ -1,5 +1,6 @@
 """Issue 26 §1: a game server's own callback, its secret, a test event, its deliveries and redelivery, and every
 push an event envelope (docs/api.md, "Callbacks and events"), against a real local receiver, embedded mode."""
+
 from __future__ import annotations
 
 import hashlib
@@ -52,9 +53,14 @@ def test_put_creates_the_callback_with_its_secret_shown_once_then_changes_it(api
 def test_the_same_ssrf_rules_as_the_admin(api, settings, fake_dns):  # noqa: F811 - the fixture
     settings.PUSH_ALLOW_PRIVATE_NETWORKS = False
     fake_dns["hooks.example.com"] = ["203.0.113.9", "10.0.0.7"]  # one private address among them is enough
-    for url, why in (("http://203.0.113.9/hook", "https"), ("https://127.0.0.1/hook", "loopback"),
-                     ("https://10.1.2.3/hook", "private"), ("https://169.254.169.254/latest", "link-local"),
-                     ("https://user:pw@203.0.113.9/", "user name"), ("https://hooks.example.com/", "private")):
+    for url, why in (
+        ("http://203.0.113.9/hook", "https"),
+        ("https://127.0.0.1/hook", "loopback"),
+        ("https://10.1.2.3/hook", "private"),
+        ("https://169.254.169.254/latest", "link-local"),
+        ("https://user:pw@203.0.113.9/", "user name"),
+        ("https://hooks.example.com/", "private"),
+    ):
         answer = api.put(CALLBACK, {"url": url}, format="json")
         assert answer.status_code == 400, url
         assert answer.json()["error"]["code"] == "invalid_input"
@@ -138,7 +144,8 @@ def test_the_deliveries_list_is_newest_first_by_cursor_and_only_the_servers_own(
     assert api.get(f"{DELIVERIES}{theirs}/").json()["error"]["code"] == "delivery_not_found"
     assert api.post(f"{DELIVERIES}{theirs}/redeliver/").status_code == 404
     assert api.get(DELIVERIES, {"cursor": "not-a-cursor"}).json()["error"]["fields"] == {
-        "cursor": "Pass the previous page's `next` as it was."}
+        "cursor": "Pass the previous page's `next` as it was."
+    }
     assert api.get(DELIVERIES, {"limit": 101}).status_code == 400
     assert api.get(DELIVERIES, {"type": "ping"}).json()["deliveries"][0]["id"] == ids[-1]
     assert api.get(DELIVERIES, {"type": "table.formed"}).json()["deliveries"] == []
@@ -175,7 +182,12 @@ def test_cancelled_and_expired_tickets_are_pushed(api):
     gone = got["ticket.cancelled"].json["data"]["ticket"]
     assert got["ticket.cancelled"].headers["Arena-Event"] == "ticket.cancelled"
     assert (gone["id"], gone["status"], gone["reason"], gone["request_id"], gone["player"]) == (
-        cancelled["id"], "cancelled", "deleted", "r-ann", "ann")
+        cancelled["id"],
+        "cancelled",
+        "deleted",
+        "r-ann",
+        "ann",
+    )
     late = got["ticket.expired"].json["data"]["ticket"]
     assert (late["id"], late["status"], late["game"], late["player"]) == (expiring["id"], "expired", "wizard", "bo")
     assert "reason" not in late and late["closed_at"].endswith("Z")

@@ -1,5 +1,6 @@
 """Ticket history: closed tickets older than the retention go, in chunks, with their seats; waiting tickets and
 recent ones stay (matchmaking/history.py)."""
+
 from __future__ import annotations
 
 import uuid
@@ -18,8 +19,18 @@ pytestmark = pytest.mark.django_db
 def make(pool, server, player, status, days_ago, closed_days_ago=None):
     created = timezone.now() - timedelta(days=days_ago)
     closed = None if status == "waiting" else timezone.now() - timedelta(days=closed_days_ago or days_ago)
-    ticket = Ticket.objects.create(id=uuid.uuid4(), server=server, pool=pool, player=player, fingerprint="f",
-                                   min_players=2, max_players=4, status=status, created_at=created, closed_at=closed)
+    ticket = Ticket.objects.create(
+        id=uuid.uuid4(),
+        server=server,
+        pool=pool,
+        player=player,
+        fingerprint="f",
+        min_players=2,
+        max_players=4,
+        status=status,
+        created_at=created,
+        closed_at=closed,
+    )
     TicketSeat.objects.create(ticket=ticket, player=player, position=0, ip_hash="h")
     return ticket
 
@@ -31,9 +42,9 @@ def test_closed_tickets_past_the_retention_are_deleted_in_chunks(settings):
     player = Player.objects.create(handle="alice")
     old = [make(pool, server, player, status, 31) for status in ("matched", "cancelled", "expired") for _ in range(3)]
     keep = [
-        make(pool, server, player, "matched", 29),          # inside the retention
-        make(pool, server, player, "waiting", 40),          # never closed: a stalled matchmaker's ticket stays
-        make(pool, server, player, "expired", 31, 29),      # created before the cutoff, closed after it
+        make(pool, server, player, "matched", 29),  # inside the retention
+        make(pool, server, player, "waiting", 40),  # never closed: a stalled matchmaker's ticket stays
+        make(pool, server, player, "expired", 31, 29),  # created before the cutoff, closed after it
     ]
     # 9 old tickets in chunks of 4: 4 + 4 + 1, the short chunk ends the run.
     purged = tickets_purge_closed(chunk=4)

@@ -1,4 +1,5 @@
 """Players' preferences (docs/api.md) and what a pass does with them; the pass's one-transaction write."""
+
 from __future__ import annotations
 
 import uuid
@@ -57,12 +58,15 @@ def test_the_blocked_list_is_bounded(api):
     assert response.status_code == 400 and "blocked" in response.json()["error"]["fields"]
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"refuse_same_ip": "yes"}, "refuse_same_ip"),
-    ({"blocked": "mallory"}, "blocked"),
-    ({"blocked": ["bad name"]}, "blocked.0"),
-    ({"colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"refuse_same_ip": "yes"}, "refuse_same_ip"),
+        ({"blocked": "mallory"}, "blocked"),
+        ({"blocked": ["bad name"]}, "blocked.0"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_bad_preferences_are_400(api, body, field):
     response = api.put(URL.format("alice"), body, format="json")
     assert response.status_code == 400 and field in response.json()["error"]["fields"]
@@ -90,25 +94,33 @@ def patch(api, handle, body, expect=200):
 def test_a_patch_changes_only_the_fields_sent(api):
     put(api, "alice", {"refuse_same_ip": True, "blocked": ["eve", "mallory"]})
     assert patch(api, "alice", {"refuse_same_ip": False}) == {
-        "player": "alice", "refuse_same_ip": False, "blocked": ["eve", "mallory"]}
-    assert patch(api, "alice", {"blocked": ["trent"]}) == {"player": "alice", "refuse_same_ip": False,
-                                                          "blocked": ["trent"]}
+        "player": "alice",
+        "refuse_same_ip": False,
+        "blocked": ["eve", "mallory"],
+    }
+    assert patch(api, "alice", {"blocked": ["trent"]}) == {
+        "player": "alice",
+        "refuse_same_ip": False,
+        "blocked": ["trent"],
+    }
     assert patch(api, "alice", {}) == {"player": "alice", "refuse_same_ip": False, "blocked": ["trent"]}
     assert api.get(URL.format("alice")).json()["blocked"] == ["trent"]
 
 
 def test_a_patch_creates_an_unseen_player_with_the_other_field_at_its_default(api):
-    assert patch(api, "newbie", {"refuse_same_ip": True}) == {"player": "newbie", "refuse_same_ip": True,
-                                                             "blocked": []}
+    assert patch(api, "newbie", {"refuse_same_ip": True}) == {"player": "newbie", "refuse_same_ip": True, "blocked": []}
     assert Player.objects.filter(handle="newbie").exists()
 
 
-@pytest.mark.parametrize(("body", "field", "code"), [
-    ({"refuse_same_ip": None}, "refuse_same_ip", "invalid_input"),
-    ({"blocked": ["ok", "bad name"]}, "blocked.1", "invalid_input"),
-    ({"colour": "red"}, "colour", "invalid_input"),
-    ({"blocked": ["alice"]}, "blocked.0", "cannot_block_self"),
-])
+@pytest.mark.parametrize(
+    ("body", "field", "code"),
+    [
+        ({"refuse_same_ip": None}, "refuse_same_ip", "invalid_input"),
+        ({"blocked": ["ok", "bad name"]}, "blocked.1", "invalid_input"),
+        ({"colour": "red"}, "colour", "invalid_input"),
+        ({"blocked": ["alice"]}, "blocked.0", "cannot_block_self"),
+    ],
+)
 def test_a_bad_patch_is_400_and_changes_nothing(api, body, field, code):
     put(api, "alice", {"refuse_same_ip": True, "blocked": ["eve"]})
     response = api.patch(URL.format("alice"), body, format="json")

@@ -1,4 +1,5 @@
 """Pushing formed tables to a real local HTTP receiver, embedded mode (the push runs in-process after commit)."""
+
 from __future__ import annotations
 
 import socket
@@ -98,8 +99,9 @@ def test_a_failed_push_is_retried_with_backoff_and_the_same_delivery_id(api, ser
         assert len(box.received) == 1
         pools_run_due(now=timezone.now() + timedelta(seconds=2.1))
         delivery.refresh_from_db()
-        assert delivery.attempts == 2 and delivery.next_attempt_at - DeliveryAttempt.objects.get(number=2).at \
-            == timedelta(seconds=4)
+        assert delivery.attempts == 2 and delivery.next_attempt_at - DeliveryAttempt.objects.get(
+            number=2
+        ).at == timedelta(seconds=4)
         pools_run_due(now=timezone.now() + timedelta(seconds=4.1))
         received = box.wait_for(3)
     delivery.refresh_from_db()
@@ -206,15 +208,20 @@ def test_the_push_body_and_headers_are_the_schemas_webhook(api, server_key, anon
     schema = anon.get("/api/schema/?format=json").json()
     operation = schema["webhooks"]["table.formed"]["post"]
     assert {p["name"] for p in operation["parameters"] if p["in"] == "header"} == {
-        "X-Arena-Signature", "X-Arena-Delivery", "Arena-Event"}
+        "X-Arena-Signature",
+        "X-Arena-Delivery",
+        "Arena-Event",
+    }
     body_ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     with receiver() as box:
         ServerCallback.objects.create(server=server_key[0], url=box.url)
-        bodies = [api.post(TICKETS, ticket_body(name, request_id=f"req-{name}"), format="json").json()
-                  for name in "abcd"]
+        bodies = [
+            api.post(TICKETS, ticket_body(name, request_id=f"req-{name}"), format="json").json() for name in "abcd"
+        ]
         (got,) = box.wait_for(1)
     jsonschema.Draft202012Validator({"$ref": body_ref, "components": schema["components"]}).validate(got.json)
     assert sorted(got.json["data"]["tickets"], key=lambda t: t["request_id"]) == [
-        {"id": body["id"], "request_id": f"req-{name}"} for name, body in zip("abcd", bodies, strict=True)]
+        {"id": body["id"], "request_id": f"req-{name}"} for name, body in zip("abcd", bodies, strict=True)
+    ]
     assert set(got.json) == {"id", "type", "created_at", "api_version", "data"}
     assert set(got.json["data"]) == {"table", "tickets"}

@@ -5,6 +5,7 @@ resolve through a stub (``fake_dns``) to the addresses a test needs, and ``no_ou
 connection attempt to an address outside 127.0.0.0/8 or ::1 fail the test at once (and records it, in case the
 code under test swallowed the failure).
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -45,6 +46,7 @@ def _table_of_four(api, names="abcd"):
 # Guards: a stub resolver, and no connection ever leaving the loopback
 # ---------------------------------------------------------------------------------------------------------------
 
+
 def _loopback(address: object) -> bool:
     host = address[0] if isinstance(address, tuple) else address
     try:
@@ -66,6 +68,7 @@ def no_outside_connections(monkeypatch) -> list[object]:
                 attempts.append(address)
                 pytest.fail(f"a connection to {address} was attempted", pytrace=False)
             return real(self, address)
+
         return connect
 
     def create_connection(address, *args, **kwargs):
@@ -97,8 +100,16 @@ def fake_dns(monkeypatch) -> dict[str, list[str]]:
         table["@lookups"].append(name)
         if name not in table:
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-        return [(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "",
-                 (a, int(port or 0), 0, 0) if ":" in a else (a, int(port or 0))) for a in table[name]]
+        return [
+            (
+                socket.AF_INET6 if ":" in a else socket.AF_INET,
+                socket.SOCK_STREAM,
+                socket.IPPROTO_TCP,
+                "",
+                (a, int(port or 0), 0, 0) if ":" in a else (a, int(port or 0)),
+            )
+            for a in table[name]
+        ]
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return table
@@ -115,17 +126,29 @@ def production_pushes(settings) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 
 REFUSED_ADDRESSES = [
-    "127.0.0.1", "127.8.9.10", "::1",                        # loopback
-    "10.0.0.5", "172.16.0.1", "192.168.1.1",                 # private
-    "169.254.169.254", "fe80::1",                            # link-local (the cloud metadata service)
-    "100.64.0.1", "100.127.255.254",                         # CGNAT
-    "224.0.0.1", "ff02::1",                                  # multicast
-    "240.0.0.1", "255.255.255.255",                          # reserved
-    "0.0.0.0", "::",                                         # unspecified
-    "fc00::1", "fd12:3456::1",                               # IPv6 unique-local
-    "::ffff:10.0.0.5", "::ffff:8.8.8.8",                     # IPv4-mapped, even of a public address
-    "2002:a00:5::1",                                         # 6to4 carrying 10.0.0.5
-    "192.0.2.1", "2001:db8::1",                              # documentation ranges: nobody's server
+    "127.0.0.1",
+    "127.8.9.10",
+    "::1",  # loopback
+    "10.0.0.5",
+    "172.16.0.1",
+    "192.168.1.1",  # private
+    "169.254.169.254",
+    "fe80::1",  # link-local (the cloud metadata service)
+    "100.64.0.1",
+    "100.127.255.254",  # CGNAT
+    "224.0.0.1",
+    "ff02::1",  # multicast
+    "240.0.0.1",
+    "255.255.255.255",  # reserved
+    "0.0.0.0",
+    "::",  # unspecified
+    "fc00::1",
+    "fd12:3456::1",  # IPv6 unique-local
+    "::ffff:10.0.0.5",
+    "::ffff:8.8.8.8",  # IPv4-mapped, even of a public address
+    "2002:a00:5::1",  # 6to4 carrying 10.0.0.5
+    "192.0.2.1",
+    "2001:db8::1",  # documentation ranges: nobody's server
 ]
 PUBLIC_ADDRESSES = ["8.8.8.8", "93.184.216.34", "1.1.1.1", "2606:4700::1111", "2a00:1450:4001::200e"]
 
@@ -140,20 +163,29 @@ def test_a_public_address_is_allowed(address):
     assert push_net.address_refusal(address) is None
 
 
-@pytest.mark.parametrize(("url", "why"), [
-    ("http://tables.example.test/arena", "https"),
-    ("ftp://tables.example.test/arena", "https"),
-    ("https://user:pw@tables.example.test/arena", "user name or password"),
-    ("https:///arena", "no host"),
-    ("https://unknown.example.test/arena", "does not resolve"),
-    ("https://metadata.example.test/latest", "169.254.169.254"),
-    ("https://split.example.test/arena", "10.0.0.5"),  # one public address and one private: refused
-    ("https://[::ffff:127.0.0.1]/arena", "IPv4-mapped"),
-])
-def test_a_callback_url_is_refused_when_saved(production_pushes, fake_dns, no_outside_connections, server_key,
-                                              url, why):
-    fake_dns.update({"tables.example.test": ["93.184.216.34"], "metadata.example.test": ["169.254.169.254"],
-                     "split.example.test": ["93.184.216.34", "10.0.0.5"]})
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://tables.example.test/arena", "https"),
+        ("ftp://tables.example.test/arena", "https"),
+        ("https://user:pw@tables.example.test/arena", "user name or password"),
+        ("https:///arena", "no host"),
+        ("https://unknown.example.test/arena", "does not resolve"),
+        ("https://metadata.example.test/latest", "169.254.169.254"),
+        ("https://split.example.test/arena", "10.0.0.5"),  # one public address and one private: refused
+        ("https://[::ffff:127.0.0.1]/arena", "IPv4-mapped"),
+    ],
+)
+def test_a_callback_url_is_refused_when_saved(
+    production_pushes, fake_dns, no_outside_connections, server_key, url, why
+):
+    fake_dns.update(
+        {
+            "tables.example.test": ["93.184.216.34"],
+            "metadata.example.test": ["169.254.169.254"],
+            "split.example.test": ["93.184.216.34", "10.0.0.5"],
+        }
+    )
     with pytest.raises(ValidationError) as refused:
         ServerCallback(server=server_key[0], url=url).full_clean()
     assert why in str(refused.value)
@@ -161,20 +193,24 @@ def test_a_callback_url_is_refused_when_saved(production_pushes, fake_dns, no_ou
     assert no_outside_connections == []
 
 
-def test_the_admin_refuses_to_save_a_callback_to_the_metadata_address(production_pushes, fake_dns,
-                                                                      no_outside_connections, server_key):
+def test_the_admin_refuses_to_save_a_callback_to_the_metadata_address(
+    production_pushes, fake_dns, no_outside_connections, server_key
+):
     fake_dns["metadata.example.test"] = ["169.254.169.254"]
     client = Client()
     client.force_login(User.objects.create_superuser("root", password="pw"))
-    page = client.post("/admin/matchmaking/servercallback/add/",
-                       {"server": server_key[0].pk, "url": "https://metadata.example.test/", "enabled": "on"})
+    page = client.post(
+        "/admin/matchmaking/servercallback/add/",
+        {"server": server_key[0].pk, "url": "https://metadata.example.test/", "enabled": "on"},
+    )
     assert page.status_code == 200 and "169.254.169.254 is link-local" in page.content.decode()
     assert not ServerCallback.objects.exists()
 
 
 @pytest.mark.parametrize("address", ["10.0.0.5", "169.254.169.254"])
 def test_a_push_to_a_host_resolving_to_a_private_address_is_refused_and_never_connects(
-        production_pushes, fake_dns, no_outside_connections, api, server_key, address):
+    production_pushes, fake_dns, no_outside_connections, api, server_key, address
+):
     """The URL was fine when saved (a public address), the name now resolves inward: refused at the send."""
     fake_dns["tables.example.test"] = ["93.184.216.34"]
     ServerCallback(server=server_key[0], url="https://tables.example.test/arena").full_clean()
@@ -187,8 +223,9 @@ def test_a_push_to_a_host_resolving_to_a_private_address_is_refused_and_never_co
     assert no_outside_connections == []
 
 
-def test_a_rebinding_name_cannot_reach_a_loopback_receiver(production_pushes, fake_dns, no_outside_connections,
-                                                            api, server_key):
+def test_a_rebinding_name_cannot_reach_a_loopback_receiver(
+    production_pushes, fake_dns, no_outside_connections, api, server_key
+):
     """Public for the save, 127.0.0.1 at the send: the receiver on 127.0.0.1 never sees the push."""
     with receiver() as box:
         port = box.url.split(":")[2].split("/")[0]
@@ -205,9 +242,9 @@ def test_a_rebinding_name_cannot_reach_a_loopback_receiver(production_pushes, fa
     assert no_outside_connections == []
 
 
-def test_the_connection_is_pinned_to_the_one_checked_lookup_and_keeps_the_host_name(fake_dns,
-                                                                                    no_outside_connections, api,
-                                                                                    server_key):
+def test_the_connection_is_pinned_to_the_one_checked_lookup_and_keeps_the_host_name(
+    fake_dns, no_outside_connections, api, server_key
+):
     """With the development allowance (loopback allowed), a name resolving to 127.0.0.1: one lookup per
     attempt, the connection to that address, and the Host header the name (not the address)."""
     with receiver() as box:
@@ -222,8 +259,9 @@ def test_the_connection_is_pinned_to_the_one_checked_lookup_and_keeps_the_host_n
     assert Delivery.objects.get().status == "delivered"
 
 
-def test_plain_http_is_refused_in_production_even_to_a_public_address(production_pushes, fake_dns,
-                                                                       no_outside_connections, api, server_key):
+def test_plain_http_is_refused_in_production_even_to_a_public_address(
+    production_pushes, fake_dns, no_outside_connections, api, server_key
+):
     fake_dns["tables.example.test"] = ["93.184.216.34"]
     ServerCallback.objects.create(server=server_key[0], url="http://tables.example.test/arena")
     _table_of_four(api)
@@ -235,6 +273,7 @@ def test_plain_http_is_refused_in_production_even_to_a_public_address(production
 # ---------------------------------------------------------------------------------------------------------------
 # Redirects, deadline
 # ---------------------------------------------------------------------------------------------------------------
+
 
 @contextmanager
 def redirecting_to(target: str) -> Iterator[list[bytes]]:
@@ -337,6 +376,7 @@ def test_the_deadline_is_capped_at_ten_seconds(settings):
 # Secrets: never empty, rotated with an overlap
 # ---------------------------------------------------------------------------------------------------------------
 
+
 def test_a_callback_without_a_secret_is_never_sent_to(api, server_key):
     with receiver() as box:
         ServerCallback.objects.create(server=server_key[0], url=box.url, secret="")
@@ -394,9 +434,22 @@ def test_verify_answers_false_and_never_raises_on_what_it_cannot_read():
     assert push.verify("s3cret", good.encode(), body, now=now)  # a header read as bytes
     assert push.verify("s3cret", good, body, now=1_700_000_300)  # 300 s: still fine
     assert not push.verify("s3cret", good, body, now=1_700_000_301)  # older: a replay
-    for header in ["", "garbage", "t=,v1=", "t=abc,v1=00", "v1=00", "t=1700000000", good + ",t=1700000001",
-                   "t=1700000000,v1=é", "t=１７００００００００,v1=00", good.replace("t=", "t=é"), None, 12,
-                   b"\xff\xfe", "t=1700000000,v1"]:
+    for header in [
+        "",
+        "garbage",
+        "t=,v1=",
+        "t=abc,v1=00",
+        "v1=00",
+        "t=1700000000",
+        good + ",t=1700000001",
+        "t=1700000000,v1=é",
+        "t=１７００００００００,v1=00",
+        good.replace("t=", "t=é"),
+        None,
+        12,
+        b"\xff\xfe",
+        "t=1700000000,v1",
+    ]:
         assert push.verify("s3cret", header, body, now=now) is False, header
     assert push.verify([], good, body, now=now) is False
     assert push.verify(["", None], good, body, now=now) is False
@@ -406,6 +459,7 @@ def test_verify_answers_false_and_never_raises_on_what_it_cannot_read():
 # ---------------------------------------------------------------------------------------------------------------
 # A disabled callback, a revoked server: no push
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def test_a_disabled_callback_gets_no_push_and_its_pending_ones_are_abandoned(api, server_key):
     with receiver(answers=[500]) as box:
@@ -430,8 +484,7 @@ def test_revoking_abandons_pending_pushes_and_the_retry_never_sends_them(api, se
         box.wait_for(1)
         assert game_server_revoke(server=server_key[0])
         delivery = Delivery.objects.get()
-        assert (delivery.status, delivery.last_error, delivery.next_attempt_at) == ("abandoned", "server revoked",
-                                                                                    None)
+        assert (delivery.status, delivery.last_error, delivery.next_attempt_at) == ("abandoned", "server revoked", None)
         pools_run_due(now=timezone.now() + timedelta(seconds=5))
         from matchmaking.services import deliveries_retry
 

@@ -15,6 +15,7 @@ runs inside its own transaction; outside a test the same block is a ``BEGIN`` (S
 The pools are filled through the service, without a pass, so each test measures one request's or one pass's
 statements and the pool's size is the only thing that changes between its two runs (8 and 80 tickets).
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -76,11 +77,13 @@ def fill_pool(server, n: int, *, apart: float = 0.0, created_at=None) -> Pool:
     """``n`` waiting Tokaido tickets of four players exactly, without a pass: players with ratings ``apart``
     Elo from one another (0: all at 1500, any four make a table), each with an IP of their own."""
     players = Player.objects.bulk_create([Player(handle=f"w{i}") for i in range(n)])
-    Rating.objects.bulk_create([Rating(player=p, title="tokaido", elo=1500.0 + apart * (i + 1), games=3)
-                                for i, p in enumerate(players)])
+    Rating.objects.bulk_create(
+        [Rating(player=p, title="tokaido", elo=1500.0 + apart * (i + 1), games=3) for i, p in enumerate(players)]
+    )
     for i in range(n):
-        ticket_create(server=server, data=parse_ticket(ticket_body(f"w{i}", min_players=4, max_players=4)),
-                      now=created_at)
+        ticket_create(
+            server=server, data=parse_ticket(ticket_body(f"w{i}", min_players=4, max_players=4)), now=created_at
+        )
     assert OpenSeat.objects.filter(position=0).count() == n
     return Pool.objects.get()
 

@@ -1,4 +1,5 @@
 """Tickets and reputation (min_reputation, the quit cool-down) and a formed table's stakes (docs/matchmaking.md)."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,11 @@ TICKETS = "/api/v1/matchmaking/tickets/"
 
 
 def _cooldown(handle: str, seconds: float) -> None:
-    Reputation.objects.create(player=Player.objects.get_or_create(handle=handle)[0],
-                              cooldown_until=timezone.now() + timedelta(seconds=seconds), cooldown_seconds=900)
+    Reputation.objects.create(
+        player=Player.objects.get_or_create(handle=handle)[0],
+        cooldown_until=timezone.now() + timedelta(seconds=seconds),
+        cooldown_seconds=900,
+    )
 
 
 def test_a_player_in_a_cool_down_is_403_with_retry_after(api):
@@ -38,8 +42,9 @@ def test_a_player_in_a_cool_down_is_403_with_retry_after(api):
 def test_a_party_member_in_a_cool_down_refuses_the_ticket_naming_them(api):
     _cooldown("friend", 60)
     _cooldown("other", 600)
-    body = ticket_body("owner", party=[{"player": "friend", "ip": "192.0.2.10"},
-                                       {"player": "other", "ip": "192.0.2.11"}])
+    body = ticket_body(
+        "owner", party=[{"player": "friend", "ip": "192.0.2.10"}, {"player": "other", "ip": "192.0.2.11"}]
+    )
     error = api.post(TICKETS, body, format="json").json()["error"]
     assert error["code"] == "cooldown" and set(error["fields"]) == {"party.0.player", "party.1.player"}
     assert 595 <= error["retry_after"] <= 600  # until all of them may queue
@@ -61,8 +66,12 @@ def test_a_partys_minimum_is_the_strictest_and_the_get_says_what_it_keeps_away(a
     low = Reputation.objects.create(player=Player.objects.create(handle="low"), recent="ffffffffqq")
     assert low.recent.count("q") == 2  # 8 / 10 = 80 %
     api.post(TICKETS, ticket_body("low", max_players=3), format="json")
-    body = ticket_body("owner", min_reputation=60, max_players=3,
-                       party=[{"player": "friend", "ip": "192.0.2.20", "min_reputation": 90}])
+    body = ticket_body(
+        "owner",
+        min_reputation=60,
+        max_players=3,
+        party=[{"player": "friend", "ip": "192.0.2.20", "min_reputation": 90}],
+    )
     ticket = api.post(TICKETS, body, format="json").json()
     assert ticket["min_reputation"] == 90.0 and ticket["status"] == "waiting"
     # Three seats at a Tokaido table is not the recommended 4: the pass waits 30 s for any size; either way the
@@ -74,8 +83,9 @@ def test_a_partys_minimum_is_the_strictest_and_the_get_says_what_it_keeps_away(a
 
 def _table_of_four(api, standings):
     for handle, (elo, games) in standings.items():
-        Rating.objects.create(player=Player.objects.get_or_create(handle=handle)[0], title="tokaido", elo=elo,
-                              games=games)
+        Rating.objects.create(
+            player=Player.objects.get_or_create(handle=handle)[0], title="tokaido", elo=elo, games=games
+        )
     answers = [api.post(TICKETS, ticket_body(handle), format="json").json() for handle in standings]
     assert answers[-1]["status"] == "matched", answers[-1]
     return answers[-1]["table"]
@@ -85,7 +95,11 @@ def test_a_tables_stakes_by_hand(api):
     # Four new players, rec 4: alone first +45, alone last −45 (docs/ratings.md example 2).
     table = _table_of_four(api, {n: (1500.0, 0) for n in ("s1", "s2", "s3", "s4")})
     assert [(s["player"], s["k"], s["if_first"], s["if_last"]) for s in table["stakes"]] == [
-        ("s1", 60, 45.0, -45.0), ("s2", 60, 45.0, -45.0), ("s3", 60, 45.0, -45.0), ("s4", 60, 45.0, -45.0)]
+        ("s1", 60, 45.0, -45.0),
+        ("s2", 60, 45.0, -45.0),
+        ("s3", 60, 45.0, -45.0),
+        ("s4", 60, 45.0, -45.0),
+    ]
 
 
 def test_stakes_say_how_settled_each_seat_is(api):
@@ -118,8 +132,10 @@ def test_recording_the_first_place_case_gives_exactly_the_stake_quoted(api):
 def test_hanabi_stakes_at_the_threshold_and_perfect_score_are_exact(api):
     for handle, elo in (("h1", 1500.0), ("h2", 1560.0), ("h3", 1440.0)):
         Rating.objects.create(player=Player.objects.create(handle=handle), title="hanabi", elo=elo, games=4)
-    answers = [api.post(TICKETS, ticket_body(h, game="hanabi", variant={"deck": "normal"}), format="json").json()
-               for h in ("h1", "h2", "h3")]
+    answers = [
+        api.post(TICKETS, ticket_body(h, game="hanabi", variant={"deck": "normal"}), format="json").json()
+        for h in ("h1", "h2", "h3")
+    ]
     table = answers[-1]["table"]
     quoted = {s["player"]: (s["at_threshold"], s["at_perfect"]) for s in table["stakes"]}
     for score, which in ((18, 0), (25, 1)):
@@ -134,23 +150,28 @@ def test_hanabi_stakes_at_the_threshold_and_perfect_score_are_exact(api):
 def test_a_hanabi_table_whose_hanabot_row_is_gone_still_forms_without_stakes(api):
     """A moderator's edit of the Hanabot table must not turn the ticket that completes a table into a 500."""
     HanabotRating.objects.filter(variant_class="50", team_size=3, score=18).delete()
-    answers = [api.post(TICKETS, ticket_body(h, game="hanabi", variant={"deck": "normal"}), format="json")
-               for h in ("g1", "g2", "g3")]
+    answers = [
+        api.post(TICKETS, ticket_body(h, game="hanabi", variant={"deck": "normal"}), format="json")
+        for h in ("g1", "g2", "g3")
+    ]
     assert [a.status_code for a in answers] == [201, 201, 201]
     table = answers[-1].json()["table"]
     assert sorted(table["players"]) == ["g1", "g2", "g3"] and table["stakes"] is None
 
 
 def test_an_unrated_table_has_nothing_at_stake(api):
-    answers = [api.post(TICKETS, ticket_body(n, rated=False), format="json").json() for n in ("u1", "u2", "u3",
-                                                                                              "u4")]
+    answers = [api.post(TICKETS, ticket_body(n, rated=False), format="json").json() for n in ("u1", "u2", "u3", "u4")]
     assert answers[-1]["table"]["stakes"] is None
 
 
 def test_the_push_carries_the_same_stakes(api, server_key):
     table = _table_of_four(api, {n: (1500.0 + 10 * i, i) for i, n in enumerate(("p1", "p2", "p3", "p4"))})
     stored = Table.objects.get(pk=table["id"])
-    delivery = Delivery(server=server_key[0], table=stored, url="http://127.0.0.1:9/", tickets=[],
-                        created_at=timezone.now())
-    assert json.loads(push.payload(delivery))["data"]["table"]["stakes"] == table["stakes"] == table_present(
-        table=stored)["stakes"]
+    delivery = Delivery(
+        server=server_key[0], table=stored, url="http://127.0.0.1:9/", tickets=[], created_at=timezone.now()
+    )
+    assert (
+        json.loads(push.payload(delivery))["data"]["table"]["stakes"]
+        == table["stakes"]
+        == table_present(table=stored)["stakes"]
+    )

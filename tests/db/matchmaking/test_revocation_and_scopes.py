@@ -1,5 +1,6 @@
 """Revoking a key ends what it holds in one transaction; rotation never un-revokes; scopes from the commands and
 the admin (docs/security.md#game-server-keys-and-scopes, #rotating-keys-and-callback-secrets)."""
+
 from __future__ import annotations
 
 from io import StringIO
@@ -93,8 +94,9 @@ def test_the_admin_rotation_of_a_revoked_key_is_refused_with_a_message(server_ke
     game_server_revoke(server=server)
     client = Client()
     client.force_login(User.objects.create_superuser("root", password="pw"))
-    page = client.post("/admin/arena/gameserver/", {"action": "rotate_keys", "_selected_action": [server.pk]},
-                       follow=True)
+    page = client.post(
+        "/admin/arena/gameserver/", {"action": "rotate_keys", "_selected_action": [server.pk]}, follow=True
+    )
     assert "never given a new key" in page.content.decode()
     assert GameServer.objects.get(pk=server.pk).revoked_at is not None
 
@@ -160,8 +162,11 @@ def test_a_callback_secret_is_shown_once_after_the_save_and_is_the_one_saved(ser
     client.force_login(User.objects.create_superuser("root", password="pw"))
     add = client.get("/admin/matchmaking/servercallback/add/").content.decode()
     assert "secret" not in add.lower().split('id="content"')[1].split("</form>")[0].replace("csrfmiddlewaretoken", "")
-    saved = client.post("/admin/matchmaking/servercallback/add/",
-                        {"server": server_key[0].pk, "url": "http://127.0.0.1:9/arena", "enabled": "on"}, follow=True)
+    saved = client.post(
+        "/admin/matchmaking/servercallback/add/",
+        {"server": server_key[0].pk, "url": "http://127.0.0.1:9/arena", "enabled": "on"},
+        follow=True,
+    )
     page = saved.content.decode()
     callback = ServerCallback.objects.get()
     assert f"(shown only this once, store it now): {callback.secret}" in page

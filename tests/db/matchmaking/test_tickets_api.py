@@ -2,6 +2,7 @@
 
 Every expected table is worked out from the rules by hand in the comments.
 """
+
 from __future__ import annotations
 
 import json
@@ -77,11 +78,14 @@ def test_unknown_players_are_created(api):
     assert Player.objects.filter(handle="newcomer").exists()
 
 
-@pytest.mark.parametrize(("extra", "field"), [
-    ({"min_players": 1}, "min_players"),       # Tokaido takes 2 to 5
-    ({"max_players": 6}, "max_players"),
-    ({"min_players": 4, "max_players": 3}, "max_players"),
-])
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"min_players": 1}, "min_players"),  # Tokaido takes 2 to 5
+        ({"max_players": 6}, "max_players"),
+        ({"min_players": 4, "max_players": 3}, "max_players"),
+    ],
+)
 def test_player_count_range_outside_the_game_is_400_with_the_field(api, extra, field):
     response = api.post(URL, ticket_body("alice", **extra), format="json")
     assert response.status_code == 400
@@ -90,8 +94,9 @@ def test_player_count_range_outside_the_game_is_400_with_the_field(api, extra, f
 
 
 def test_amigo_wizard_takes_3_to_5_players(api):
-    response = api.post(URL, ticket_body("alice", game="wizard", variant={"rounds": "amigo"}, max_players=6),
-                        format="json")
+    response = api.post(
+        URL, ticket_body("alice", game="wizard", variant={"rounds": "amigo"}, max_players=6), format="json"
+    )
     assert response.status_code == 400 and "max_players" in response.json()["error"]["fields"]
     assert response.json()["error"]["message"] == "Wizard (rounds amigo) tables take 3 to 5 players."
     post(api, ticket_body("alice", game="wizard", variant={"rounds": "amigo"}, max_players=5))
@@ -104,16 +109,19 @@ def test_railroad_ink_tables_need_two_players_though_the_game_allows_one(api):
     assert response.status_code == 400 and "min_players" in response.json()["error"]["fields"]
 
 
-@pytest.mark.parametrize(("body", "code", "field"), [
-    (ticket_body("alice", game="chess"), "unknown_game", "game"),
-    (ticket_body("alice", variant={"speed": "fast"}), "unknown_variant_option", "variant.speed"),
-    (ticket_body("alice", game="hanabi", variant={"deck": "hard"}), "variant_not_rated", "rated"),
-    ({"player": "alice", "game": "tokaido"}, "invalid_input", "ip"),
-    (ticket_body("alice", ip="999.1.1.1"), "invalid_input", "ip"),
-    (ticket_body("bad name"), "invalid_input", "player"),
-    (ticket_body("alice", rated="yes"), "invalid_input", "rated"),
-    (ticket_body("alice", colour="red"), "invalid_input", "colour"),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        (ticket_body("alice", game="chess"), "unknown_game", "game"),
+        (ticket_body("alice", variant={"speed": "fast"}), "unknown_variant_option", "variant.speed"),
+        (ticket_body("alice", game="hanabi", variant={"deck": "hard"}), "variant_not_rated", "rated"),
+        ({"player": "alice", "game": "tokaido"}, "invalid_input", "ip"),
+        (ticket_body("alice", ip="999.1.1.1"), "invalid_input", "ip"),
+        (ticket_body("bad name"), "invalid_input", "player"),
+        (ticket_body("alice", rated="yes"), "invalid_input", "rated"),
+        (ticket_body("alice", colour="red"), "invalid_input", "colour"),
+    ],
+)
 def test_bad_requests_are_400_naming_the_value(api, body, code, field):
     response = api.post(URL, body, format="json")
     assert response.status_code == 400, response.json()
@@ -285,8 +293,12 @@ def test_a_ticket_waiting_10_minutes_expires(api):
 
 def test_a_party_is_seated_together(api):
     # A party of three (alice, bob, carol) and one lone ticket make Tokaido's 4 at once.
-    party = post(api, ticket_body("alice", party=[{"player": "bob", "ip": "198.51.100.2"},
-                                                 {"player": "carol", "ip": "198.51.100.3"}]))
+    party = post(
+        api,
+        ticket_body(
+            "alice", party=[{"player": "bob", "ip": "198.51.100.2"}, {"player": "carol", "ip": "198.51.100.3"}]
+        ),
+    )
     assert party["party"] == ["bob", "carol"] and party["status"] == "waiting"
     lone = post(api, ticket_body("dave"))
     assert lone["table"]["players"] == ["alice", "bob", "carol", "dave"]
@@ -316,8 +328,7 @@ def test_a_party_member_with_an_open_ticket_refuses_the_whole_ticket_naming_them
 
 def test_a_banned_party_member_refuses_the_whole_ticket_naming_them(api):
     player_status_ban(player=Player.objects.create(handle="mallory"))
-    response = api.post(URL, ticket_body("alice", party=[{"player": "mallory", "ip": "198.51.100.2"}]),
-                        format="json")
+    response = api.post(URL, ticket_body("alice", party=[{"player": "mallory", "ip": "198.51.100.2"}]), format="json")
     assert response.status_code == 403 and "party.0.player" in response.json()["error"]["fields"]
 
 
@@ -331,19 +342,25 @@ def test_the_player_cannot_bring_themself(api):
 
 def test_the_schema_documents_the_matchmaking_endpoints(anon):
     schema = anon.get("/api/schema/?format=json").json()
-    assert {"/api/v1/matchmaking/tickets/", "/api/v1/matchmaking/tickets/{ticket_id}/",
-            "/api/v1/players/{player}/preferences/"} <= schema["paths"].keys()
-    assert {"TicketInRequest", "TicketOut", "PreferencesInRequest", "PreferencesOut", "MatchTableOut"} \
-        <= schema["components"]["schemas"].keys()
+    assert {
+        "/api/v1/matchmaking/tickets/",
+        "/api/v1/matchmaking/tickets/{ticket_id}/",
+        "/api/v1/players/{player}/preferences/",
+    } <= schema["paths"].keys()
+    assert {"TicketInRequest", "TicketOut", "PreferencesInRequest", "PreferencesOut", "MatchTableOut"} <= schema[
+        "components"
+    ]["schemas"].keys()
 
 
-
-@pytest.mark.parametrize(("fragment", "field"), [
-    ('"request_id": "r-\\ud800"', "request_id"),
-    ('"request_id": "r-\\u0000"', "request_id"),
-    ('"\\ud800": 1', "\\ud800"),  # an unknown key: named escaped, so the error body itself can be sent
-    ('"party": [{"player": "bob", "ip": "203.0.113.9", "\\udc00": 1}]', "party.0.\\udc00"),
-])
+@pytest.mark.parametrize(
+    ("fragment", "field"),
+    [
+        ('"request_id": "r-\\ud800"', "request_id"),
+        ('"request_id": "r-\\u0000"', "request_id"),
+        ('"\\ud800": 1', "\\ud800"),  # an unknown key: named escaped, so the error body itself can be sent
+        ('"party": [{"player": "bob", "ip": "203.0.113.9", "\\udc00": 1}]', "party.0.\\udc00"),
+    ],
+)
 def test_a_value_or_key_no_column_can_store_is_400_not_500(api, fragment, field):
     """Valid JSON escapes that decode to an unpaired surrogate or a NUL: PostgreSQL cannot store either, and the
     JSON renderer cannot send a lone surrogate back in the error."""
@@ -355,7 +372,10 @@ def test_a_value_or_key_no_column_can_store_is_400_not_500(api, fragment, field)
 
 
 def test_preferences_with_a_key_no_column_can_store_are_400_not_500(api):
-    response = api.put("/api/v1/players/alice/preferences/", '{"refuse_same_ip": true, "blocked": [], "\\ud800": 1}',
-                       content_type="application/json")
+    response = api.put(
+        "/api/v1/players/alice/preferences/",
+        '{"refuse_same_ip": true, "blocked": [], "\\ud800": 1}',
+        content_type="application/json",
+    )
     assert response.status_code == 400, response.content
     assert "\\ud800" in json.loads(response.content)["error"]["fields"]

@@ -1,6 +1,7 @@
 """Issue 26 §4: the verification snippets of docs/api.md ("Verifying a push"), Python and JavaScript, copied out
 of the docs as a game server would copy them and run in their own processes (no import from Arena) against a
 real signed push received on a local port."""
+
 from __future__ import annotations
 
 import json
@@ -23,11 +24,12 @@ CALLBACK = "/api/v1/callback/"
 def snippet(language: str) -> str:
     """The first ``language`` code block under "#### Verifying a push"."""
     text = DOCS.read_text(encoding="utf-8")
-    section = text[text.index("#### Verifying a push"):]
-    section = section[:section.index("\n#### ", 1)]
+    section = text[text.index("#### Verifying a push") :]
+    section = section[: section.index("\n#### ", 1)]
     (code, *_) = re.findall(rf"```{language}\n(.*?)```", section, flags=re.S)
-    assert "arena" not in re.sub(r"(?i)arena_?verify", "", code).lower().replace("x-arena", ""), \
+    assert "arena" not in re.sub(r"(?i)arena_?verify", "", code).lower().replace("x-arena", ""), (
         "the snippet must not import from Arena"
+    )
     return code
 
 
@@ -62,8 +64,9 @@ def _run(command: list[str], source: str, case: dict, tmp_path: Path) -> list[bo
     script = tmp_path / ("verify.py" if command[0] == sys.executable else "verify.js")
     script.write_text(source, encoding="utf-8")
     (tmp_path / "case.json").write_text(json.dumps(case), encoding="utf-8")
-    done = subprocess.run([*command, str(script), str(tmp_path / "case.json")], capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [*command, str(script), str(tmp_path / "case.json")], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -1,4 +1,5 @@
 """Builders for the moderation tests: duels and links with chosen dates, addresses and devices."""
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,16 @@ def when(days_ago: float, now: datetime | None = None) -> str:
     return at.isoformat().replace("+00:00", "Z")
 
 
-def duel(winner: str, loser: str, *, days_ago: float = 1, title: str = "tokaido", tie: bool = False,
-         ips: dict[str, str] | None = None, devices: dict[str, str] | None = None) -> dict[str, Any]:
+def duel(
+    winner: str,
+    loser: str,
+    *,
+    days_ago: float = 1,
+    title: str = "tokaido",
+    tie: bool = False,
+    ips: dict[str, str] | None = None,
+    devices: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """A rated two-player game of Tokaido (or Nile) that ``winner`` wins (or ties) against ``loser``."""
     ips, devices = ips or {}, devices or {}
     players = []
@@ -47,12 +56,18 @@ def seen(handle: str, *, days_ago: float, ip: str | None = None, device: str | N
     entry: dict[str, Any] = {"player": handle, "ip": ip or own_ip(handle), "score": 10, "errors": 0}
     if device:
         entry["device"] = device
-    return {"table_id": f"S-{next(_tables)}", "game": "railroad_ink", "rated": False, "players": [entry],
-            "finished_at": when(days_ago)}
+    return {
+        "table_id": f"S-{next(_tables)}",
+        "game": "railroad_ink",
+        "rated": False,
+        "players": [entry],
+        "finished_at": when(days_ago),
+    }
 
 
-def link(a: str, b: str, *, kind: str = "ip", days_ago: float = 20, apart: float = 0,
-         key: str | None = None) -> list[dict[str, Any]]:
+def link(
+    a: str, b: str, *, kind: str = "ip", days_ago: float = 20, apart: float = 0, key: str | None = None
+) -> list[dict[str, Any]]:
     """Two uses of one address (or device) by ``a`` and ``b``, ``apart`` days from each other."""
     shared = key or f"shared-{a}-{b}"
     if kind == "ip":

@@ -3,6 +3,7 @@ production, in-process), a ring of accounts, a moderator from the migration's gr
 
 Used by tests/db/moderation/test_admin_*.py and tests/browser/moderation/.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -47,8 +48,9 @@ class Arena:
         self.client = APIClient()
         self.client.credentials(HTTP_AUTHORIZATION=f"Api-Key {issued.key}")
 
-    def game(self, ranking: list[tuple[str, str]], *, device: dict[str, str] | None = None,
-             title: str = "tokaido") -> dict[str, Any]:
+    def game(
+        self, ranking: list[tuple[str, str]], *, device: dict[str, str] | None = None, title: str = "tokaido"
+    ) -> dict[str, Any]:
         """``ranking``: (player, ip) best first; scores 60, 50, 40... so the order is the places."""
         players = []
         for i, (handle, ip) in enumerate(ranking):
@@ -71,8 +73,9 @@ class Arena:
         return response.json()
 
 
-def build_ring(arena: Arena, *, main: str = "kim", alts: tuple[str, ...] = ("kim_alt",), games: int = 6,
-               ip: str = "203.0.113.7") -> None:
+def build_ring(
+    arena: Arena, *, main: str = "kim", alts: tuple[str, ...] = ("kim_alt",), games: int = 6, ip: str = "203.0.113.7"
+) -> None:
     """A main and its alts on one address, the alts playing nobody but the main and losing every game."""
     for alt in alts:
         for _ in range(games):

@@ -1,6 +1,7 @@
 """A moderator action that locks players or games is retried when the database aborts it as a deadlock victim
 (issue 27 §1; docs/moderation.md, "Under rating load"), as recording is: one transient abort costs nothing, the
 action is done once, with one audit entry, and the moderator never sees a 500."""
+
 from __future__ import annotations
 
 import pytest
@@ -43,8 +44,12 @@ def _abort_first(monkeypatch, name: str) -> list[int]:
 def test_a_ban_aborted_once_as_a_deadlock_victim_is_retried_and_done_once(api, monkeypatch, django_user_model):
     record(api, [duel("kim", "olga")])
     calls = _abort_first(monkeypatch, "_lock_statuses")
-    entry = player_ban(moderator=django_user_model.objects.create_user("mod"), player=Player.objects.get(
-        handle="kim"), note="alt", duration=None)
+    entry = player_ban(
+        moderator=django_user_model.objects.create_user("mod"),
+        player=Player.objects.get(handle="kim"),
+        note="alt",
+        duration=None,
+    )
     assert len(calls) == 2 and entry.action == "ban"
     assert Player.objects.get(handle="kim").status == Player.Status.BANNED
     assert AuditEntry.objects.filter(action="ban").count() == 1
@@ -72,8 +77,9 @@ def test_an_error_that_is_not_transient_is_not_retried(api, monkeypatch, django_
 
     monkeypatch.setattr(penalties, "_lock_statuses", broken)
     with pytest.raises(OperationalError):
-        player_ban(moderator=django_user_model.objects.create_user("mod"),
-                   player=Player.objects.get(handle="kim"), note="alt")
+        player_ban(
+            moderator=django_user_model.objects.create_user("mod"), player=Player.objects.get(handle="kim"), note="alt"
+        )
     assert calls == [1] and not AuditEntry.objects.exists()
 
 

@@ -2,6 +2,7 @@
 
 Every login here goes through the real /admin/login/ form with a real session, as a browser would.
 """
+
 from __future__ import annotations
 
 import io
@@ -28,12 +29,12 @@ def _fast_password_hasher(settings) -> None:
     """The real form and backends, minus PBKDF2's deliberate cost per hash (dozens of logins here)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+
 LOGIN = "/admin/login/?next=/admin/"
 
 
 def _post_login(client: Client, username: str, password: str, token: str = "", address: str = "203.0.113.7"):
-    return client.post(LOGIN, {"username": username, "password": password, "otp_token": token},
-                       REMOTE_ADDR=address)
+    return client.post(LOGIN, {"username": username, "password": password, "otp_token": token}, REMOTE_ADDR=address)
 
 
 def _code(device: TOTPDevice, drift: int = 0) -> str:
@@ -48,6 +49,7 @@ def _logged_in(response) -> bool:
 # ---------------------------------------------------------------------------------------------------------------
 # Lockout (django-axes)
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def test_nine_failures_still_let_the_right_password_in():
     moderator = make_moderator()
@@ -106,18 +108,29 @@ def test_a_moderator_cannot_see_or_lift_lockouts():
 # Passwords
 # ---------------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("password", "why"), [
-    ("a", "too short"),
-    ("Xy7#Xy7#Xy7", "too short"),            # 11 characters
-    ("password1234", "too common"),
-    ("739164820573", "entirely numeric"),
-    ("annabelle1234", "too similar"),         # to the username
-])
+
+@pytest.mark.parametrize(
+    ("password", "why"),
+    [
+        ("a", "too short"),
+        ("Xy7#Xy7#Xy7", "too short"),  # 11 characters
+        ("password1234", "too common"),
+        ("739164820573", "entirely numeric"),
+        ("annabelle1234", "too similar"),  # to the username
+    ],
+)
 def test_create_moderator_enforces_the_validators(monkeypatch, password, why):
     monkeypatch.setenv("MOD_PASSWORD", password)
     with pytest.raises(CommandError, match=why):
-        call_command("create_moderator", "annabelle", "--email", "annabelle@example.com", "--password-env",
-                     "MOD_PASSWORD", stdout=io.StringIO())
+        call_command(
+            "create_moderator",
+            "annabelle",
+            "--email",
+            "annabelle@example.com",
+            "--password-env",
+            "MOD_PASSWORD",
+            stdout=io.StringIO(),
+        )
     assert not User.objects.filter(username="annabelle").exists()
 
 
@@ -126,15 +139,17 @@ def test_a_password_change_in_the_admin_enforces_them_and_ends_the_other_session
     other, changer = Client(), Client()
     assert _logged_in(_post_login(other, moderator.username, PASSWORD))
     assert _logged_in(_post_login(changer, moderator.username, PASSWORD))
-    weak = changer.post("/admin/password_change/", {"old_password": PASSWORD, "new_password1": "short-pw",
-                                                   "new_password2": "short-pw"})
+    weak = changer.post(
+        "/admin/password_change/", {"old_password": PASSWORD, "new_password1": "short-pw", "new_password2": "short-pw"}
+    )
     assert weak.status_code == 200 and b"too short" in weak.content
     moderator.refresh_from_db()
     assert moderator.check_password(PASSWORD)
     assert other.get("/admin/").status_code == 200
     new = "a much longer passphrase 2026"
-    done = changer.post("/admin/password_change/", {"old_password": PASSWORD, "new_password1": new,
-                                                   "new_password2": new})
+    done = changer.post(
+        "/admin/password_change/", {"old_password": PASSWORD, "new_password1": new, "new_password2": new}
+    )
     assert done.status_code == 302
     # The other session ended with the old password.
     assert other.get("/admin/").status_code == 302
@@ -143,6 +158,7 @@ def test_a_password_change_in_the_admin_enforces_them_and_ends_the_other_session
 # ---------------------------------------------------------------------------------------------------------------
 # Sessions
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def test_staff_sessions_end_after_eight_idle_hours():
     moderator = make_moderator()
@@ -160,6 +176,7 @@ def test_staff_sessions_end_after_eight_idle_hours():
 # ---------------------------------------------------------------------------------------------------------------
 # Two-factor (django-otp TOTP), required as in production
 # ---------------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def otp_required(settings):
@@ -199,8 +216,12 @@ def test_enrolment_is_confirmed_by_the_first_valid_code_and_then_required(otp_re
     device = TOTPDevice.objects.get(user=moderator)
     client = Client()
     assert _post_login(client, moderator.username, PASSWORD).status_code == 200  # no code
-    assert _post_login(client, moderator.username, PASSWORD, token="000000" if _code(device) != "000000"
-                       else "111111").status_code == 200
+    assert (
+        _post_login(
+            client, moderator.username, PASSWORD, token="000000" if _code(device) != "000000" else "111111"
+        ).status_code
+        == 200
+    )
     device.refresh_from_db()
     assert not device.confirmed
     assert _logged_in(_post_login(client, moderator.username, PASSWORD, token=_code(device)))

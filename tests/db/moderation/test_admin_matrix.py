@@ -7,6 +7,7 @@ moderator may reach is docs/moderation.md ("view players, games, flags, reports 
 actions; nothing else"), as moderation/moderators.py grants it; everything else is refused: 403 for staff, the
 login page for anonymous visitors (the admin's answer to "not logged in"), 404 for an app with nothing to show.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,10 +36,17 @@ from tournaments.models import Tournament
 pytestmark = pytest.mark.django_db
 
 # docs/moderation.md, by hand: the models a moderator views, and the pages of the actions on each.
-MODERATED = {"arena.player", "arena.game", "moderation.flag", "moderation.report", "moderation.auditentry",
-             "ratings.hanabotrating",  # issue 27 §4: moderators read the Hanabot table (never edit it)
-             "tournaments.tournament",
-             "seasons.season", "ratings.ledgerday"}  # read-only pages: the seasons, the rating economy
+MODERATED = {
+    "arena.player",
+    "arena.game",
+    "moderation.flag",
+    "moderation.report",
+    "moderation.auditentry",
+    "ratings.hanabotrating",  # issue 27 §4: moderators read the Hanabot table (never edit it)
+    "tournaments.tournament",
+    "seasons.season",
+    "ratings.ledgerday",
+}  # read-only pages: the seasons, the rating economy
 ACTION_PAGES = {
     "ratings.ledgerday": {"title"},  # a title's economy page
     "arena.player": {"ban", "unban", "reset", "warn", "note", "lift_cooldown"},
@@ -76,12 +84,18 @@ def objects() -> dict[str, object]:
     now = timezone.now()
     pool = Pool.objects.create(title="tokaido", variant={}, variant_key="{}", rated=True)
     table = Table.objects.create(pool=pool, title="tokaido", rated=True, players=["kim", "ann"], formed_at=now)
-    report = Report.objects.create(server=server, reporter=player("kim"), reason=Report.Reason.OTHER,
-                                   reasons=["other"], description="d")
+    report = Report.objects.create(
+        server=server, reporter=player("kim"), reason=Report.Reason.OTHER, reasons=["other"], description="d"
+    )
     report.accused.add(player("kim_alt"))
     totp_enrol(root)
-    base = {"user_agent": "ua", "ip_address": None, "username": "someone", "http_accept": "*/*",
-            "path_info": "/admin/login/"}
+    base = {
+        "user_agent": "ua",
+        "ip_address": None,
+        "username": "someone",
+        "http_accept": "*/*",
+        "path_info": "/admin/login/",
+    }
     return {
         "arena.player": player("kim"),
         "arena.game": Game.objects.order_by("pk").first(),
@@ -92,24 +106,33 @@ def objects() -> dict[str, object]:
         "ratings.hanabotrating": HanabotRating.objects.first(),
         "matchmaking.pool": pool,
         "matchmaking.table": table,
-        "matchmaking.ticket": Ticket.objects.create(server=server, pool=pool, player=player("kim"), fingerprint="f",
-                                                    min_players=2, max_players=5, created_at=now),
+        "matchmaking.ticket": Ticket.objects.create(
+            server=server,
+            pool=pool,
+            player=player("kim"),
+            fingerprint="f",
+            min_players=2,
+            max_players=5,
+            created_at=now,
+        ),
         "matchmaking.servercallback": ServerCallback.objects.create(server=server, url="https://example.com/hook"),
-        "matchmaking.delivery": Delivery.objects.create(server=server, table=table, url="https://example.com/hook",
-                                                        created_at=now),
+        "matchmaking.delivery": Delivery.objects.create(
+            server=server, table=table, url="https://example.com/hook", created_at=now
+        ),
         "auth.user": root,
         "auth.group": Group.objects.get(name=GROUP),
-        "axes.accessattempt": AccessAttempt.objects.create(**base, get_data="", post_data="",
-                                                           failures_since_start=1),
+        "axes.accessattempt": AccessAttempt.objects.create(**base, get_data="", post_data="", failures_since_start=1),
         "axes.accesslog": AccessLog.objects.create(**base),
         "axes.accessfailurelog": AccessFailureLog.objects.create(**base),
         "otp_totp.totpdevice": root.totpdevice_set.first(),
         # The ring's rated games may have opened their title's season and written its ledger already.
-        "seasons.season": Season.objects.get_or_create(title="tokaido", number=1,
-                                                       defaults={"starts_at": now, "ends_at": now})[0],
+        "seasons.season": Season.objects.get_or_create(
+            title="tokaido", number=1, defaults={"starts_at": now, "ends_at": now}
+        )[0],
         "ratings.ledgerday": LedgerDay.objects.get_or_create(title="tokaido", day=now.date(), source="duel")[0],
-        "tournaments.tournament": Tournament.objects.create(server=server, name="Cup", title="tokaido", rounds=3,
-                                                            table_size=4, starts_at=now),
+        "tournaments.tournament": Tournament.objects.create(
+            server=server, name="Cup", title="tokaido", rounds=3, table_size=4, starts_at=now
+        ),
     }
 
 
@@ -120,7 +143,7 @@ def _model_of(name: str | None) -> tuple[str | None, str | None]:
     for model in admin.site._registry:
         prefix = f"{model._meta.app_label}_{model._meta.model_name}_"
         if name.startswith(prefix):
-            return model._meta.label_lower, name[len(prefix):]
+            return model._meta.label_lower, name[len(prefix) :]
     return None, name
 
 
@@ -145,8 +168,11 @@ def _every_url(objects: dict) -> list[tuple[str, str | None, str | None]]:
     for route, name in admin_routes():
         label, page = _model_of(name)
         if name is None and route.endswith("<path:object_id>/"):  # the bare object URL, redirecting to change
-            label = next(m._meta.label_lower for m in admin.site._registry
-                         if route.startswith(f"{m._meta.app_label}/{m._meta.model_name}/"))
+            label = next(
+                m._meta.label_lower
+                for m in admin.site._registry
+                if route.startswith(f"{m._meta.app_label}/{m._meta.model_name}/")
+            )
             page = "object"
         path = _concrete(route, label, objects)
         if path is not None:
@@ -158,9 +184,13 @@ def _every_url(objects: dict) -> list[tuple[str, str | None, str | None]]:
 
 def _moderator_may(label: str | None, page: str | None) -> bool:
     if label is None:
-        return page in SITE_PAGES_FOR_ANY_STAFF or page in ("app_list:arena", "app_list:moderation",
-                                                             "app_list:ratings",
-                                                             "app_list:tournaments", "app_list:seasons")
+        return page in SITE_PAGES_FOR_ANY_STAFF or page in (
+            "app_list:arena",
+            "app_list:moderation",
+            "app_list:ratings",
+            "app_list:tournaments",
+            "app_list:seasons",
+        )
     if label not in MODERATED:
         return False
     return page in {"changelist", "change", "history", "object"} | ACTION_PAGES.get(label, set())
@@ -187,7 +217,8 @@ def test_every_admin_url_is_classified(objects):
     for path, label, page in _every_url(objects):
         if label is None:
             assert page in SITE_PAGES_FOR_ANY_STAFF | {"login", "logout", "autocomplete", "view_on_site"} or (
-                page or "").startswith("app_list:"), (path, page)
+                page or ""
+            ).startswith("app_list:"), (path, page)
         else:
             known = KNOWN_SUFFIXES | {"object"} | ACTION_PAGES.get(label, set())
             assert page in known, (path, label, page)
@@ -232,7 +263,11 @@ def test_every_admin_url_refuses_all_but_what_docs_grant(objects, outsider, who)
                 assert response.status_code == 200, (who, path, page_judged, response.status_code)
         else:
             assert _refused_answer(response, anonymous=user is None, page=page_judged), (
-                who, path, page_judged, response.status_code)
+                who,
+                path,
+                page_judged,
+                response.status_code,
+            )
             if page in ("add", "change", "delete") or page in ACTION_PAGES.get(label or "", set()):
                 posted = client.post(path, {"note": "n", "post": "yes"})
                 assert _refused_answer(posted, anonymous=user is None, page=page), (who, "POST", path)

@@ -1,4 +1,5 @@
 """The panel's pages through the admin's URLs: what each shows, what it never shows, and each action's POST."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -45,6 +46,7 @@ def _text(response) -> str:
 # Dashboard
 # ---------------------------------------------------------------------------------------------------------------
 
+
 def test_rating_lag_counts_pending_games_and_the_oldest_wait(arena):
     """Two Tokaido games and one Railroad Ink game left pending (nothing rates them inside this test's transaction)."""
     now = timezone.now()
@@ -56,12 +58,24 @@ def test_rating_lag_counts_pending_games_and_the_oldest_wait(arena):
     Game.objects.filter(pk=tokaido[1].pk).update(accepted_at=now - timedelta(seconds=30))
     Game.objects.filter(title="railroad_ink").update(accepted_at=now - timedelta(hours=3, minutes=5))
     lag = rating_lag_rows(now=now)
-    assert [(row["title"], row["pending"], row["age"]) for row in lag] == [("railroad_ink", 1, "3 h 5 min"),
-                                                                          ("tokaido", 2, "1 min")]
+    assert [(row["title"], row["pending"], row["age"]) for row in lag] == [
+        ("railroad_ink", 1, "3 h 5 min"),
+        ("tokaido", 2, "1 min"),
+    ]
 
 
-@pytest.mark.parametrize(("seconds", "text"), [(0, "0 s"), (59, "59 s"), (60, "1 min"), (3599, "59 min"),
-                                               (3600, "1 h 0 min"), (86399, "23 h 59 min"), (90000, "1 d 1 h")])
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0, "0 s"),
+        (59, "59 s"),
+        (60, "1 min"),
+        (3599, "59 min"),
+        (3600, "1 h 0 min"),
+        (86399, "23 h 59 min"),
+        (90000, "1 d 1 h"),
+    ],
+)
 def test_age_text_edges(seconds, text):
     assert age_text(timedelta(seconds=seconds)) == text
 
@@ -75,10 +89,10 @@ def test_dashboard_lists_flags_by_score_reports_by_age_and_recent_actions(arena,
     second = arena.report(reporter="yan", accused=["zed"], reason="multiple_accounts", description="second")
     Report.objects.filter(pk=first["id"]).update(created_at=timezone.now() - timedelta(hours=2))
     page = _text(mod_client.get("/admin/"))
-    flags = page[page.index('id="dashboard-flags"'):page.index('id="dashboard-reports"')]
+    flags = page[page.index('id="dashboard-flags"') : page.index('id="dashboard-reports"')]
     assert flags.index(">kim<") < flags.index(">lee<")
     assert "Open flags, highest score first (2)" in flags
-    reports = page[page.index('id="dashboard-reports"'):page.index('id="dashboard-actions"')]
+    reports = page[page.index('id="dashboard-reports"') : page.index('id="dashboard-actions"')]
     assert reports.index(f"#{first['id']}<") < reports.index(f"#{second['id']}<")
     assert "No actions yet." in page
     assert 'id="dashboard-lag"' in page and "the raters are up to date" in page
@@ -98,6 +112,7 @@ def test_staff_without_moderation_rights_see_only_the_rating_queue():
 # Player and game pages
 # ---------------------------------------------------------------------------------------------------------------
 
+
 def test_no_page_shows_a_raw_hash(arena, mod_client):
     build_ring(arena, main="kim", alts=("kim_alt",), games=6)
     arena.game([("kim", "203.0.113.7"), ("kim_alt", "203.0.113.7")], device={"kim": "fp-1", "kim_alt": "fp-1"})
@@ -105,9 +120,13 @@ def test_no_page_shows_a_raw_hash(arena, mod_client):
     hashes = {h for pair in Seat.objects.values_list("ip_hash", "device_hash") for h in pair if h}
     assert len(hashes) >= 2
     game = Game.objects.order_by("-pk").first()
-    pages = [f"/admin/arena/player/{player('kim').pk}/change/", f"/admin/arena/game/{game.pk}/change/",
-             f"/admin/moderation/flag/{Flag.objects.get().pk}/change/", "/admin/arena/game/",
-             f"/admin/moderation/flag/{Flag.objects.get().pk}/confirm/"]
+    pages = [
+        f"/admin/arena/player/{player('kim').pk}/change/",
+        f"/admin/arena/game/{game.pk}/change/",
+        f"/admin/moderation/flag/{Flag.objects.get().pk}/change/",
+        "/admin/arena/game/",
+        f"/admin/moderation/flag/{Flag.objects.get().pk}/confirm/",
+    ]
     for path in pages:
         page = _text(mod_client.get(path))
         for value in hashes:
@@ -118,19 +137,21 @@ def test_game_page_marks_same_ip_and_device_with_letters_and_shows_changes(arena
     """Four players: kim and kim_alt on one address (A), olga and pia on their own, pia and olga on one device (A).
     Tokaido, 4 sides = rec, P = 2/4; everyone new (K 60), all at 1500, so each pair's E = 0.5:
     1st: 60 * 0.5 * (3 * 0.5) = +45, 2nd: +15, 3rd: -15, 4th: -45."""
-    game = arena.game([("kim", "203.0.113.7"), ("kim_alt", "203.0.113.7"), ("olga", fresh_ip()), ("pia", fresh_ip())],
-                      device={"olga": "fp-x", "pia": "fp-x"})
+    game = arena.game(
+        [("kim", "203.0.113.7"), ("kim_alt", "203.0.113.7"), ("olga", fresh_ip()), ("pia", fresh_ip())],
+        device={"olga": "fp-x", "pia": "fp-x"},
+    )
     settle()
     page = _text(mod_client.get(f"/admin/arena/game/{game['id']}/change/"))
-    rows = page[page.index('id="game-seats"'):page.index("</table>", page.index('id="game-seats"'))]
+    rows = page[page.index('id="game-seats"') : page.index("</table>", page.index('id="game-seats"'))]
     for handle, delta in (("kim", "45.00"), ("kim_alt", "15.00"), ("olga", "-15.00"), ("pia", "-45.00")):
-        row = rows[rows.index(f'data-player="{handle}"'):]
-        row = row[:row.index("</tr>")]
+        row = rows[rows.index(f'data-player="{handle}"') :]
+        row = row[: row.index("</tr>")]
         assert f'<td class="num delta">{delta}</td>' in row, (handle, row)
-    kim_row = rows[rows.index('data-player="kim"'):]
-    assert '<span class="mark same-ip">A</span>' in kim_row[:kim_row.index("</tr>")]
-    pia_row = rows[rows.index('data-player="pia"'):]
-    pia_row = pia_row[:pia_row.index("</tr>")]
+    kim_row = rows[rows.index('data-player="kim"') :]
+    assert '<span class="mark same-ip">A</span>' in kim_row[: kim_row.index("</tr>")]
+    pia_row = rows[rows.index('data-player="pia"') :]
+    pia_row = pia_row[: pia_row.index("</tr>")]
     assert '<span class="mark same-device">A</span>' in pia_row and "same-ip" not in pia_row
     assert "1 shared address" in page
 
@@ -144,7 +165,7 @@ def test_games_are_searchable_by_player(arena, mod_client):
     assert f'href="/admin/arena/game/{mine["id"]}/change/' in page
     assert f'href="/admin/arena/game/{other["id"]}/change/' not in page
     by_table = _text(mod_client.get("/admin/arena/game/", {"q": other["table_id"]}))
-    assert "1 result" in by_table and f'/admin/arena/game/{other["id"]}/change/' in by_table
+    assert "1 result" in by_table and f"/admin/arena/game/{other['id']}/change/" in by_table
     assert "0 results" in _text(mod_client.get("/admin/arena/game/", {"q": "nobody"}))
     assert "0 results" in _text(mod_client.get("/admin/arena/game/", {"q": "<b>"}))
 
@@ -154,6 +175,7 @@ def test_the_player_page_links_to_all_their_games(arena, mod_client):
     kim = Player.objects.get(handle="kim")
     page = _text(mod_client.get(f"/admin/arena/player/{kim.pk}/change/"))
     assert '<a href="/admin/arena/game/?q=kim">all games of kim</a>' in page
+
 
 def test_players_are_searchable_by_id(arena, mod_client):
     arena.game([("kim", fresh_ip()), ("kimberly", fresh_ip()), ("olga", fresh_ip())])
@@ -199,16 +221,22 @@ def test_a_confirm_page_reads_its_candidates_once_per_request(arena, mod_client,
     with CaptureQueriesContext(connection) as queries:
         assert "kim_alt" in _text(mod_client.get(url))
     # This report's accused, read once (the related-case lookup reads the other reports, never this one again).
-    own = (f'"moderation_report_accused"."report_id" = {report["id"]}',
-           f'"moderation_report_accused"."report_id" IN ({report["id"]})')
-    accused = [q["sql"] for q in queries.captured_queries
-               if any(o in q["sql"] for o in own) and "COUNT(" not in q["sql"].upper()]
+    own = (
+        f'"moderation_report_accused"."report_id" = {report["id"]}',
+        f'"moderation_report_accused"."report_id" IN ({report["id"]})',
+    )
+    accused = [
+        q["sql"]
+        for q in queries.captured_queries
+        if any(o in q["sql"] for o in own) and "COUNT(" not in q["sql"].upper()
+    ]
     assert len(accused) == 1, accused
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Widely-shared links
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def test_a_widely_shared_address_is_shown_as_such_and_the_confirm_page_warns(arena, mod_client):
     """kim's ring plays from a café address that 51 strangers also used (each with someone elsewhere): 53 accounts
@@ -227,8 +255,9 @@ def test_a_widely_shared_address_is_shown_as_such_and_the_confirm_page_warns(are
     assert ">ip (51)</text>" in flag_page and "widely shared: many accounts use it" in flag_page  # the ring
     confirm = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/confirm/"))
     assert 'class="moderation-warnings"' in confirm
-    assert ("kim and kim_alt are tied only through an address 51 other accounts used within 30 days (a school, "
-            "a café?)") in confirm
+    assert (
+        "kim and kim_alt are tied only through an address 51 other accounts used within 30 days (a school, a café?)"
+    ) in confirm
     assert confirm.count("tied only through") == 1
     assert "considered not guilty" in confirm
 
@@ -245,8 +274,10 @@ def test_a_ring_on_its_own_device_is_not_its_own_crowd(arena, mod_client):
     flag = Flag.objects.get(beneficiary=player("kim"))
     assert sorted(flag.feeders.values_list("feeder__handle", flat=True)) == sorted(alts)
     for feeder in flag.evidence["feeders"]:
-        assert {(lk["kind"], lk["crowd"], lk["crowded"]) for lk in feeder["links"]} == {("ip", 0, False),
-                                                                                       ("device", 0, False)}
+        assert {(lk["kind"], lk["crowd"], lk["crowded"]) for lk in feeder["links"]} == {
+            ("ip", 0, False),
+            ("device", 0, False),
+        }
         assert feeder["weight"] == 1.0  # the device's full weight: nobody else uses it
     flag_page = _text(mod_client.get(f"/admin/moderation/flag/{flag.pk}/change/"))
     assert "widely shared" not in flag_page.replace("widely shared: many accounts use it", "")
@@ -265,6 +296,7 @@ def test_a_household_address_brings_no_warning(arena, mod_client):
 # ---------------------------------------------------------------------------------------------------------------
 # Actions: each POST calls its service and leaves an audit entry
 # ---------------------------------------------------------------------------------------------------------------
+
 
 def test_ban_needs_a_note_then_bans_and_unban_lifts_it(arena, mod_client):
     arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
@@ -285,7 +317,9 @@ def test_ban_needs_a_note_then_bans_and_unban_lifts_it(arena, mod_client):
     response = mod_client.post(f"/admin/arena/player/{kim.pk}/unban/", {"note": "appeal accepted"})
     assert response.status_code == 302 and player("kim").status == Player.Status.ACTIVE
     assert list(AuditEntry.objects.order_by("pk").values_list("action", "note")) == [
-        ("ban", "abusive alt"), ("unban", "appeal accepted")]
+        ("ban", "abusive alt"),
+        ("unban", "appeal accepted"),
+    ]
 
 
 def test_reset_writes_a_reset_entry_in_every_title(arena, mod_client):
@@ -296,8 +330,10 @@ def test_reset_writes_a_reset_entry_in_every_title(arena, mod_client):
     response = mod_client.post(f"/admin/arena/player/{kim.pk}/reset/", {"note": ""})
     assert response.status_code == 302
     resets = RatingChange.objects.filter(player=kim, kind=RatingChange.Kind.RESET)
-    assert sorted(resets.values_list("title", "before", "after")) == [("railroad_ink", 1530.0, 1500.0),
-                                                                       ("tokaido", 1530.0, 1500.0)]
+    assert sorted(resets.values_list("title", "before", "after")) == [
+        ("railroad_ink", 1530.0, 1500.0),
+        ("tokaido", 1530.0, 1500.0),
+    ]
     page = _text(mod_client.get(f"/admin/arena/player/{kim.pk}/change/"))
     assert page.count('<g class="reset">') == 2
 
@@ -339,8 +375,14 @@ def test_confirm_from_a_report_with_the_chosen_primary(arena, mod_client):
 
 def test_uphold_a_report(arena, mod_client):
     game = arena.game([("bob", fresh_ip()), ("alice", fresh_ip()), ("carl", fresh_ip())])
-    report = arena.report(reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=3,
-                          description="gave carl the win")
+    report = arena.report(
+        reporter="bob",
+        accused=["alice"],
+        reason="kingmaking",
+        game_id=game["id"],
+        move=3,
+        description="gave carl the win",
+    )
     page = _text(mod_client.get(f"/admin/moderation/report/{report['id']}/change/"))
     assert "gave carl the win" in page and f'href="/admin/arena/game/{game["id"]}/change/"' in page
     assert "move 3" in page
@@ -461,8 +503,9 @@ def test_a_nul_byte_in_a_filter_or_search_is_400(arena, mod_client, query):
 
 def test_a_forged_selection_is_refused_with_a_message_not_a_500(arena, mod_client):
     arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
-    response = mod_client.post("/admin/arena/game/", {"action": "void_selected", "_selected_action": ["1x"]},
-                               follow=True)
+    response = mod_client.post(
+        "/admin/arena/game/", {"action": "void_selected", "_selected_action": ["1x"]}, follow=True
+    )
     assert response.status_code == 200
     assert "no id" in _text(response)
     assert not AuditEntry.objects.exists()

@@ -3,6 +3,7 @@
 Permission flags alone prove little: every test here goes through the admin's own URLs (add, change, delete,
 changelist actions, the panel's action pages) with a real session, and checks the database afterwards.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -23,12 +24,22 @@ pytestmark = pytest.mark.django_db
 
 # Worked out from docs/moderation.md by hand: view players, games, flags, reports (and the audit log), take the actions.
 EXPECTED = {
-    "arena.view_player", "arena.view_game",
-    "moderation.view_flag", "moderation.view_report", "moderation.view_auditentry",
-    "moderation.confirm_multiple_accounts", "moderation.void_games", "moderation.dismiss",
-    "moderation.uphold_report", "moderation.ban_player", "moderation.unban_player", "moderation.reset_rating",
+    "arena.view_player",
+    "arena.view_game",
+    "moderation.view_flag",
+    "moderation.view_report",
+    "moderation.view_auditentry",
+    "moderation.confirm_multiple_accounts",
+    "moderation.void_games",
+    "moderation.dismiss",
+    "moderation.uphold_report",
+    "moderation.ban_player",
+    "moderation.unban_player",
+    "moderation.reset_rating",
     "moderation.lift_cooldown",
-    "moderation.warn_player", "moderation.note_player", "moderation.claim",
+    "moderation.warn_player",
+    "moderation.note_player",
+    "moderation.claim",
     "ratings.view_hanabotrating",  # issue 27 §4: moderators read the Hanabot table, never edit it
 }
 
@@ -45,8 +56,13 @@ def world() -> dict:
     build_ring(arena, main="kim", alts=("kim_alt",), games=6)
     settle()
     player_status_ban(player=player("kim_alt"))  # the core's ban writes no audit entry: its games can be voided
-    return {"server": arena.server, "flag": Flag.objects.get(), "game": Game.objects.order_by("pk").first(),
-            "kim": player("kim"), "alt": player("kim_alt")}
+    return {
+        "server": arena.server,
+        "flag": Flag.objects.get(),
+        "game": Game.objects.order_by("pk").first(),
+        "kim": player("kim"),
+        "alt": player("kim_alt"),
+    }
 
 
 @pytest.fixture
@@ -69,26 +85,30 @@ def test_running_it_again_takes_back_what_was_granted_by_hand(moderator):
 
     group.permissions.add(Permission.objects.get(codename="change_hanabotrating"))
     importlib.import_module("moderation.migrations.0003_moderators_group").forwards(django_apps, None)
-    assert "ratings.change_hanabotrating" not in {f"{p.content_type.app_label}.{p.codename}"
-                                                   for p in Group.objects.get(name=GROUP).permissions.all()}
+    assert "ratings.change_hanabotrating" not in {
+        f"{p.content_type.app_label}.{p.codename}" for p in Group.objects.get(name=GROUP).permissions.all()
+    }
 
 
 def test_a_moderator_holds_exactly_the_group_permissions(moderator):
     assert {p for p in moderator.get_all_permissions()} == EXPECTED
 
 
-@pytest.mark.parametrize("path", [
-    "/admin/arena/player/add/",
-    "/admin/arena/game/add/",
-    "/admin/moderation/flag/add/",
-    "/admin/moderation/report/add/",
-    "/admin/moderation/auditentry/add/",
-    "/admin/arena/gameserver/",
-    "/admin/arena/gameserver/add/",
-    "/admin/ratings/hanabotrating/add/",
-    "/admin/auth/user/",
-    "/admin/auth/group/",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/admin/arena/player/add/",
+        "/admin/arena/game/add/",
+        "/admin/moderation/flag/add/",
+        "/admin/moderation/report/add/",
+        "/admin/moderation/auditentry/add/",
+        "/admin/arena/gameserver/",
+        "/admin/arena/gameserver/add/",
+        "/admin/ratings/hanabotrating/add/",
+        "/admin/auth/user/",
+        "/admin/auth/group/",
+    ],
+)
 def test_moderator_is_refused_adding_and_what_is_not_theirs(moderator, world, path):
     response = _client(moderator).get(path)
     assert response.status_code == 403, (path, response.status_code)
@@ -107,8 +127,10 @@ def test_pages_are_read_only_for_moderators_and_superusers_alike(moderator, worl
         page = client.get(f"{base}/change/")
         assert page.status_code == 200
         assert b'name="_save"' not in page.content and b'name="_continue"' not in page.content
-        assert client.post(f"{base}/change/", {"handle": "renamed", "note": "edited", "status": "dismissed"}
-                           ).status_code == 403
+        assert (
+            client.post(f"{base}/change/", {"handle": "renamed", "note": "edited", "status": "dismissed"}).status_code
+            == 403
+        )
         assert client.get(f"{base}/delete/").status_code == 403
         assert client.post(f"{base}/delete/", {"post": "yes"}).status_code == 403
     obj.refresh_from_db()  # still there, unchanged
@@ -124,8 +146,9 @@ def test_no_bulk_delete_through_changelist_actions(moderator, world):
     page = client.get("/admin/arena/game/")
     assert b"delete_selected" not in page.content
     before = Game.objects.count()
-    response = client.post("/admin/arena/game/", {"action": "delete_selected", "_selected_action": [world["game"].pk],
-                                                  "post": "yes"})
+    response = client.post(
+        "/admin/arena/game/", {"action": "delete_selected", "_selected_action": [world["game"].pk], "post": "yes"}
+    )
     assert response.status_code in (200, 302)
     assert Game.objects.count() == before
 
@@ -146,8 +169,10 @@ def test_the_hanabot_table_and_keys_stay_with_superusers(moderator, world):
     assert b'name="form-0-elo"' not in listing.content
     assert client.post(f"/admin/ratings/hanabotrating/{row.pk}/change/", {"elo": 1}).status_code == 403
     server = world["server"]
-    assert client.post("/admin/arena/gameserver/", {"action": "revoke_keys", "_selected_action": [server.pk]}
-                       ).status_code == 403
+    assert (
+        client.post("/admin/arena/gameserver/", {"action": "revoke_keys", "_selected_action": [server.pk]}).status_code
+        == 403
+    )
     server.refresh_from_db()
     assert server.revoked_at is None and HanabotRating.objects.get(pk=row.pk).elo == row.elo
 
@@ -195,10 +220,16 @@ def test_anonymous_users_are_sent_to_the_login_page(world):
 
 def test_a_moderator_does_see_what_the_group_allows(moderator, world):
     client = _client(moderator)
-    for path in ("/admin/", "/admin/arena/player/", "/admin/arena/game/", "/admin/moderation/flag/",
-                 "/admin/moderation/report/", "/admin/moderation/auditentry/",
-                 f"/admin/arena/player/{world['kim'].pk}/change/",
-                 f"/admin/moderation/flag/{world['flag'].pk}/change/"):
+    for path in (
+        "/admin/",
+        "/admin/arena/player/",
+        "/admin/arena/game/",
+        "/admin/moderation/flag/",
+        "/admin/moderation/report/",
+        "/admin/moderation/auditentry/",
+        f"/admin/arena/player/{world['kim'].pk}/change/",
+        f"/admin/moderation/flag/{world['flag'].pk}/change/",
+    ):
         assert client.get(path).status_code == 200, path
     assert GameServer.objects.exists()
 

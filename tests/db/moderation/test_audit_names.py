@@ -1,4 +1,5 @@
 """The audit log keeps the moderator's username as it was at the time of the action (issue 14 §2)."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,7 +29,7 @@ def test_renaming_a_moderator_later_does_not_rewrite_history():
         assert "<td>anna</td>" in page or ">anna<" in page, url
     # The audit list's "who" column is the snapshot: the new name appears only as the logged-in user.
     listing = client.get("/admin/moderation/auditentry/").content.decode()
-    assert listing.count("bella") == listing.count('<strong>bella</strong>')
+    assert listing.count("bella") == listing.count("<strong>bella</strong>")
 
 
 def test_an_action_without_a_moderator_keeps_an_empty_name():

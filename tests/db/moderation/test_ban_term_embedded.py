@@ -1,5 +1,6 @@
 """In embedded mode (no beat) a timed ban ends on time: the web process's timer runs the sweep when the term ends
 (issue 27 §4; docs/moderation.md, "Timed bans"); the player's page says a term has passed until it is lifted."""
+
 from __future__ import annotations
 
 import time
@@ -29,8 +30,9 @@ def _wait_for(check, timeout: float = 20.0) -> bool:
 def test_a_timed_ban_is_lifted_by_the_embedded_timer_as_an_audited_unban(embedded_mode):
     Arena().game([("kim", fresh_ip()), ("olga", fresh_ip())])
     mod = make_moderator("mod")
-    player_ban(moderator=mod, player=Player.objects.get(handle="kim"), note="cooling off",
-               duration=timedelta(seconds=0.5))
+    player_ban(
+        moderator=mod, player=Player.objects.get(handle="kim"), note="cooling off", duration=timedelta(seconds=0.5)
+    )
     assert Player.objects.get(handle="kim").status == Player.Status.BANNED
     assert _wait_for(lambda: Player.objects.get(handle="kim").status == Player.Status.ACTIVE)
     unban = AuditEntry.objects.get(action="unban")

@@ -4,6 +4,7 @@ A duplicate must share an account with the case it closes; the duplicate form of
 mistake is reopened, audited, its closing undone; a ban's length is never a default (tests/db/moderation/
 test_admin_pages.py covers the ban form).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -20,8 +21,9 @@ pytestmark = pytest.mark.django_db
 
 def _flag(beneficiary: str, feeder: str, title: str) -> Flag:
     flag = Flag.objects.create(beneficiary=player(beneficiary), title=title, score=5.0, evidence={}, game_ids=[])
-    FlagFeeder.objects.create(flag=flag, feeder=player(feeder), shared_games=5, wins=5, win_share=1.0,
-                              concentration=1.0, elo_gained=50.0)
+    FlagFeeder.objects.create(
+        flag=flag, feeder=player(feeder), shared_games=5, wins=5, win_share=1.0, concentration=1.0, elo_gained=50.0
+    )
     return flag
 
 
@@ -31,8 +33,11 @@ def rings() -> dict[str, Flag]:
     arena = Arena()
     arena.game([("kim", fresh_ip()), ("kim_alt", fresh_ip())])
     arena.game([("zed", fresh_ip()), ("zed_alt", fresh_ip())])
-    return {"kim_tokaido": _flag("kim", "kim_alt", "tokaido"), "kim_nile": _flag("kim", "kim_alt", "nile"),
-            "zed_nile": _flag("zed", "zed_alt", "nile")}
+    return {
+        "kim_tokaido": _flag("kim", "kim_alt", "tokaido"),
+        "kim_nile": _flag("kim", "kim_alt", "nile"),
+        "zed_nile": _flag("zed", "zed_alt", "nile"),
+    }
 
 
 def _client() -> tuple[Client, object]:
@@ -96,8 +101,12 @@ def test_reopening_a_dismissed_report_takes_it_out_of_the_reporters_record():
     arena = Arena()
     arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
     mod = make_moderator("mod")
-    reports = [Report.objects.get(pk=arena.report(reporter="olga", accused=["kim"], reason="other",
-                                                  description=f"rude {n}")["id"]) for n in range(3)]
+    reports = [
+        Report.objects.get(
+            pk=arena.report(reporter="olga", accused=["kim"], reason="other", description=f"rude {n}")["id"]
+        )
+        for n in range(3)
+    ]
     for report in reports:
         report_dismiss(moderator=mod, report=report, note="nothing there")
     dismissed_thrice = reporter_record(reporter=player("olga"))
@@ -128,5 +137,7 @@ def test_a_second_moderator_opening_a_claimed_flags_action_page_is_told_who_hold
     assert "ann holds this flag until " in shown and "they may be acting on it now." in shown
     ann_client = Client()
     assert ann_client.login(username="ann", password=PASSWORD)
-    assert "holds this flag" not in ann_client.get(
-        f"/admin/moderation/flag/{rings['kim_nile'].pk}/dismiss/").content.decode()  # one's own claim: no warning
+    assert (
+        "holds this flag"
+        not in ann_client.get(f"/admin/moderation/flag/{rings['kim_nile'].pk}/dismiss/").content.decode()
+    )  # one's own claim: no warning

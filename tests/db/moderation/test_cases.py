@@ -1,5 +1,6 @@
 """Context on every case page and working the queue: related flags, duplicates, claims, a reporter's history and
 the links between the accused and the reporter (issue 20 §4)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -42,8 +43,15 @@ def two_flags(arena) -> tuple[Flag, Flag]:
     flags = []
     for title in ("tokaido", "nile"):
         flag = Flag.objects.create(beneficiary=player("kim"), title=title, score=5.0, evidence={}, game_ids=[])
-        FlagFeeder.objects.create(flag=flag, feeder=player("kim_alt"), shared_games=5, wins=5, win_share=1.0,
-                                  concentration=1.0, elo_gained=50.0)
+        FlagFeeder.objects.create(
+            flag=flag,
+            feeder=player("kim_alt"),
+            shared_games=5,
+            wins=5,
+            win_share=1.0,
+            concentration=1.0,
+            elo_gained=50.0,
+        )
         flags.append(flag)
     return flags[0], flags[1]
 
@@ -65,8 +73,9 @@ def test_a_flag_closed_as_a_duplicate_of_another(two_flags):
         case_close_as_duplicate(moderator=mod, obj=second, of=999_999)
     client = Client()
     assert client.login(username="mod", password=PASSWORD)
-    response = client.post(f"/admin/moderation/flag/{second.pk}/duplicate/", {"duplicate_of": first.pk,
-                                                                              "note": "same ring"})
+    response = client.post(
+        f"/admin/moderation/flag/{second.pk}/duplicate/", {"duplicate_of": first.pk, "note": "same ring"}
+    )
     assert response.status_code == 302
     second.refresh_from_db()
     assert (second.status, second.duplicate_of_id, second.resolved_by.username) == ("duplicate", first.pk, "mod")
@@ -75,8 +84,12 @@ def test_a_flag_closed_as_a_duplicate_of_another(two_flags):
     shown = page(client, f"/admin/moderation/flag/{second.pk}/change/")
     assert f'Closed as a duplicate of <a href="/admin/moderation/flag/{first.pk}/change/">#{first.pk}</a>' in shown
     # The first flag lists no other open flag any more.
-    assert "flag #" + str(second.pk) not in page(client, f"/admin/moderation/flag/{first.pk}/change/").split(
-        "Other open flags")[1].split("</section>")[0]
+    assert (
+        "flag #" + str(second.pk)
+        not in page(client, f"/admin/moderation/flag/{first.pk}/change/")
+        .split("Other open flags")[1]
+        .split("</section>")[0]
+    )
 
 
 def test_a_claim_shows_who_holds_the_case_refuses_others_and_lapses_after_an_hour(two_flags):
@@ -120,8 +133,9 @@ def test_a_report_shows_links_between_accused_and_reporter_and_the_reporters_rea
     arena.game([("kim", "203.0.113.50"), ("olga", "203.0.113.50")])  # kim and olga share an address
     arena.game([("kim", fresh_ip()), ("zed", fresh_ip())])
     settle()
-    report = arena.report(reporter="olga", accused=["kim", "zed"], reason="multiple_accounts",
-                          description="same person")
+    report = arena.report(
+        reporter="olga", accused=["kim", "zed"], reason="multiple_accounts", description="same person"
+    )
     shown = page(client_for("mod"), f"/admin/moderation/report/{report['id']}/change/")
     assert '<span id="reporter-history">no history</span>' in shown and "50 %" not in shown
     assert '<tr class="with-reporter"><td>kim – olga</td><td>ip</td>' in shown

@@ -1,4 +1,5 @@
 """Detection over the database: links, suspect pairs and flags, thresholds at their edges (docs/moderation.md)."""
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,16 @@ from tests.db.ratings.helpers import post, rate_all
 pytestmark = pytest.mark.django_db
 
 
-def ring(b: str, f: str, *, games: int = 5, losses: int = 0, days_ago: float = 5, title: str = "tokaido",
-         older: float | None = None) -> list[dict]:
+def ring(
+    b: str,
+    f: str,
+    *,
+    games: int = 5,
+    losses: int = 0,
+    days_ago: float = 5,
+    title: str = "tokaido",
+    older: float | None = None,
+) -> list[dict]:
     """``games`` duels B wins against F (``losses`` of them F wins); the last one ``older`` days ago if given."""
     out = []
     for i in range(games):
@@ -61,8 +70,10 @@ class TestLinks:
         bodies += [duel("u0", "u1", days_ago=1, ips={"u0": nat, "u1": nat}), duel("u2", "u3", days_ago=1)]
         record(api, bodies)
         detect()
-        links = {(lk.player_a.handle, lk.player_b.handle): lk.crowd for lk in Link.objects.select_related(
-            "player_a", "player_b")}
+        links = {
+            (lk.player_a.handle, lk.player_b.handle): lk.crowd
+            for lk in Link.objects.select_related("player_a", "player_b")
+        }
         if crowded:  # one link: the table; its crowd is every account seen on the address
             assert links == {("u0", "u1"): 51}
         else:  # every pair of the 50: 50 * 49 / 2
@@ -95,8 +106,10 @@ class TestSuspectPairs:
         assert flags() == [("b", "tokaido", ["f"])]
 
     def test_four_wins_of_five_is_80_percent_three_is_not(self, api):
-        record(api, link("b", "f") + ring("b", "f", games=5, losses=1)
-               + link("b2", "f2") + ring("b2", "f2", games=5, losses=2))
+        record(
+            api,
+            link("b", "f") + ring("b", "f", games=5, losses=1) + link("b2", "f2") + ring("b2", "f2", games=5, losses=2),
+        )
         detect()
         assert flags() == [("b", "tokaido", ["f"])]
 
@@ -137,8 +150,9 @@ class TestSuspectPairs:
 class TestFlags:
     def test_one_flag_per_beneficiary_and_title_aggregates_the_ring(self, api):
         bodies = link("main", "alt1") + link("main", "alt2", kind="device") + link("main", "alt3")
-        bodies += ring("main", "alt1", games=6) + ring("main", "alt2", games=5) + ring("main", "alt3", games=5,
-                                                                                      title="nile")
+        bodies += (
+            ring("main", "alt1", games=6) + ring("main", "alt2", games=5) + ring("main", "alt3", games=5, title="nile")
+        )
         record(api, bodies)
         detect()
         assert flags() == [("main", "nile", ["alt3"]), ("main", "tokaido", ["alt1", "alt2"])]

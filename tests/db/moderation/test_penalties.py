@@ -1,4 +1,5 @@
 """Moderator actions: confirm, ban, unban, reset, dismiss, void with exact refunds; each writes one audit entry."""
+
 from __future__ import annotations
 
 import ast
@@ -61,13 +62,15 @@ def ring_flag(api) -> Flag:
 
 
 class TestConfirm:
-    def test_bans_the_ring_and_resets_the_primary_everywhere(self, api, moderator, ring_flag,
-                                                             django_capture_on_commit_callbacks):
+    def test_bans_the_ring_and_resets_the_primary_everywhere(
+        self, api, moderator, ring_flag, django_capture_on_commit_callbacks
+    ):
         games_before = dict(Rating.objects.filter(player__handle="main").values_list("title", "games"))
         assert rating("main") > 1500 and rating("main", "nile") > 1500
         with django_capture_on_commit_callbacks(execute=True):
-            entry = multiple_accounts_confirm(moderator=moderator, primary=player("main"), flag=ring_flag,
-                                              note="one person")
+            entry = multiple_accounts_confirm(
+                moderator=moderator, primary=player("main"), flag=ring_flag, note="one person"
+            )
         assert set(Player.objects.filter(status="banned").values_list("handle", flat=True)) == {"alt1", "alt2"}
         assert not player("main").is_banned
         assert rating("main") == 1500.0 and rating("main", "nile") == 1500.0
@@ -82,8 +85,7 @@ class TestConfirm:
         assert entry.details["primary"] == "main" and entry.details["banned"] == ["alt1", "alt2"]
         assert AuditEntry.objects.count() == 1
 
-    def test_a_ban_committed_since_the_page_was_read_is_neither_repeated_nor_claimed(self, api, moderator,
-                                                                                    ring_flag):
+    def test_a_ban_committed_since_the_page_was_read_is_neither_repeated_nor_claimed(self, api, moderator, ring_flag):
         """The confirm page read the ring while everyone was active; another moderator banned alt1 meanwhile. The
         confirm decides on the locked rows: alt1 is not banned a second time, and the entry claims only alt2."""
         page = [ring_flag.beneficiary, *Player.objects.filter(fed_flags__flag=ring_flag).order_by("pk")]
@@ -111,8 +113,11 @@ class TestConfirm:
         assert not Player.objects.filter(status="banned").exists()
 
     def test_from_a_report_upholds_it(self, api, moderator, ring_flag):
-        made = api.post("/api/v1/reports/", {"reporter": "honest", "accused": ["main", "alt1"],
-                                             "reason": "multiple_accounts"}, format="json").json()
+        made = api.post(
+            "/api/v1/reports/",
+            {"reporter": "honest", "accused": ["main", "alt1"], "reason": "multiple_accounts"},
+            format="json",
+        ).json()
         rep = Report.objects.get(pk=made["id"])
         entry = multiple_accounts_confirm(moderator=moderator, primary=player("main"), report=rep)
         rep.refresh_from_db()
@@ -135,7 +140,9 @@ class TestBanUnbanReset:
         player_unban(moderator=moderator, player=player("a"), note="appeal accepted")
         assert not player("a").is_banned
         assert list(AuditEntry.objects.order_by("pk").values_list("action", "note")) == [
-            ("ban", "cheating"), ("unban", "appeal accepted")]
+            ("ban", "cheating"),
+            ("unban", "appeal accepted"),
+        ]
 
     def test_a_second_moderator_on_a_stale_page_cannot_ban_twice(self, api, moderator):
         # Two moderators open a's page while a is active; the first bans, the second's copy still says active.
@@ -160,11 +167,14 @@ class TestDismiss:
         flag_dismiss(moderator=moderator, flag=ring_flag, note="twins")
         with pytest.raises(Conflict):
             flag_dismiss(moderator=moderator, flag=ring_flag, note="twice")
-        made = api.post("/api/v1/reports/", {"reporter": "honest", "accused": ["main"], "reason": "other"},
-                        format="json").json()
+        made = api.post(
+            "/api/v1/reports/", {"reporter": "honest", "accused": ["main"], "reason": "other"}, format="json"
+        ).json()
         report_dismiss(moderator=moderator, report=Report.objects.get(pk=made["id"]), note="no evidence")
         assert list(AuditEntry.objects.order_by("pk").values_list("action", flat=True)) == [
-            "dismiss_flag", "dismiss_report"]
+            "dismiss_flag",
+            "dismiss_report",
+        ]
         assert not Player.objects.filter(status="banned").exists()
 
 

@@ -1,5 +1,6 @@
 """Message presets for warnings and report closings (issue 27 §4; docs/moderation.md, "Message presets"): the
 preset starts the note, the moderator's words follow, and an empty warning is still refused."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,8 +29,9 @@ def test_a_warning_from_a_preset_with_words_added(client_and_arena):
     refused = client.post(url, {"preset": "", "note": "  "})
     assert "Choose a preset or write a note." in refused.content.decode()
     assert client.post(url, {"preset": "1", "note": "Game T-12, move 40."}).status_code == 302
-    assert AuditEntry.objects.get(action="warn").note == ("Please keep the chat civil: insults lead to a ban. "
-                                                          "Game T-12, move 40.")
+    assert AuditEntry.objects.get(action="warn").note == (
+        "Please keep the chat civil: insults lead to a ban. Game T-12, move 40."
+    )
 
 
 def test_a_report_dismissed_with_a_preset_alone(client_and_arena):
@@ -38,7 +40,8 @@ def test_a_report_dismissed_with_a_preset_alone(client_and_arena):
     response = client.post(f"/admin/moderation/report/{report['id']}/dismiss/", {"preset": "2", "note": ""})
     assert response.status_code == 302
     assert Report.objects.get(pk=report["id"]).note == (
-        "Playing from the same address is allowed: there is nothing to act on.")
+        "Playing from the same address is allowed: there is nothing to act on."
+    )
 
 
 def test_a_page_the_moderator_may_not_see_is_a_403_in_the_admins_look(client_and_arena):

@@ -5,6 +5,7 @@ ones in the same transaction as resolved by that action; opening an action's pag
 The ring: kim fed by kim_alt, flagged in tokaido and in nile. Reports by olga: one against kim_alt (settled by
 the ring), one against kim (settled), one against kim_alt and zed (zed is not in the ring: not settled).
 """
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,9 @@ pytestmark = pytest.mark.django_db
 
 def _flag(beneficiary: str, feeder: str, title: str) -> Flag:
     flag = Flag.objects.create(beneficiary=player(beneficiary), title=title, score=5.0, evidence={}, game_ids=[])
-    FlagFeeder.objects.create(flag=flag, feeder=player(feeder), shared_games=5, wins=5, win_share=1.0,
-                              concentration=1.0, elo_gained=50.0)
+    FlagFeeder.objects.create(
+        flag=flag, feeder=player(feeder), shared_games=5, wins=5, win_share=1.0, concentration=1.0, elo_gained=50.0
+    )
     return flag
 
 
@@ -34,12 +36,18 @@ def case() -> dict:
     arena.game([("zed", fresh_ip()), ("zed_alt", fresh_ip())])
 
     def report(*accused: str) -> Report:
-        return Report.objects.get(pk=arena.report(reporter="olga", accused=list(accused), reason="other",
-                                                  description="alts")["id"])
+        return Report.objects.get(
+            pk=arena.report(reporter="olga", accused=list(accused), reason="other", description="alts")["id"]
+        )
 
-    return {"tokaido": _flag("kim", "kim_alt", "tokaido"), "nile": _flag("kim", "kim_alt", "nile"),
-            "zed": _flag("zed", "zed_alt", "nile"), "alt": report("kim_alt"), "main": report("kim"),
-            "mixed": report("kim_alt", "zed")}
+    return {
+        "tokaido": _flag("kim", "kim_alt", "tokaido"),
+        "nile": _flag("kim", "kim_alt", "nile"),
+        "zed": _flag("zed", "zed_alt", "nile"),
+        "alt": report("kim_alt"),
+        "main": report("kim"),
+        "mixed": report("kim_alt", "zed"),
+    }
 
 
 def _login(username: str) -> Client:
@@ -57,10 +65,16 @@ def test_the_cases_a_ring_settles_are_its_other_flag_and_the_reports_about_it_al
 
 def test_confirming_closes_the_ticked_cases_in_the_same_step_as_resolved_by_it(case):
     mod = make_moderator("mod")
-    entry = multiple_accounts_confirm(moderator=mod, primary=player("kim"), flag=case["tokaido"], note="one person",
-                                      close_cases=[case["nile"], case["alt"], case["main"]])
-    nile, alt, main, mixed = (type(c).objects.get(pk=c.pk) for c in
-                              (case["nile"], case["alt"], case["main"], case["mixed"]))
+    entry = multiple_accounts_confirm(
+        moderator=mod,
+        primary=player("kim"),
+        flag=case["tokaido"],
+        note="one person",
+        close_cases=[case["nile"], case["alt"], case["main"]],
+    )
+    nile, alt, main, mixed = (
+        type(c).objects.get(pk=c.pk) for c in (case["nile"], case["alt"], case["main"], case["mixed"])
+    )
     assert (nile.status, alt.status, main.status, mixed.status) == ("confirmed", "upheld", "upheld", "open")
     assert nile.note == "Resolved with the confirmation of kim, kim_alt as one person. one person"
     assert nile.resolved_by == mod and alt.resolved_by == mod
@@ -72,8 +86,13 @@ def test_confirming_closes_the_ticked_cases_in_the_same_step_as_resolved_by_it(c
 def test_a_ticked_case_the_action_does_not_settle_refuses_the_whole_action(case):
     mod = make_moderator("mod")
     with pytest.raises(Conflict) as refused:
-        multiple_accounts_confirm(moderator=mod, primary=player("kim"), flag=case["tokaido"], note="x",
-                                  close_cases=[case["nile"], case["mixed"]])
+        multiple_accounts_confirm(
+            moderator=mod,
+            primary=player("kim"),
+            flag=case["tokaido"],
+            note="x",
+            close_cases=[case["nile"], case["mixed"]],
+        )
     assert refused.value.code == "related_case_not_covered"
     assert Flag.objects.get(pk=case["tokaido"].pk).status == "open"
     assert Flag.objects.get(pk=case["nile"].pk).status == "open"
@@ -87,8 +106,14 @@ def test_the_confirm_page_offers_them_ticked_and_closes_only_those_left_ticked(c
     ticked = set(re.findall(r'<input type="checkbox" name="close_cases" value="([^"]+)"[^>]*checked>', shown))
     assert ticked == {f"flag:{case['nile'].pk}", f"report:{case['alt'].pk}", f"report:{case['main'].pk}"}
     assert f'report:{case["mixed"].pk}"' not in shown and f'flag:{case["zed"].pk}"' not in shown
-    response = client.post(url, {"primary": player("kim").pk, "note": "one person",
-                                 "close_cases": [f"flag:{case['nile'].pk}", f"report:{case['alt'].pk}"]})
+    response = client.post(
+        url,
+        {
+            "primary": player("kim").pk,
+            "note": "one person",
+            "close_cases": [f"flag:{case['nile'].pk}", f"report:{case['alt'].pk}"],
+        },
+    )
     assert response.status_code == 302
     assert Flag.objects.get(pk=case["nile"].pk).status == "confirmed"
     assert Report.objects.get(pk=case["alt"].pk).status == "upheld"
@@ -100,8 +125,7 @@ def test_banning_an_account_closes_the_reports_about_it_alone(case):
     url = f"/admin/arena/player/{player('kim_alt').pk}/ban/"
     shown = client.get(url).content.decode()
     assert f'value="report:{case["alt"].pk}"' in shown and f'flag:{case["nile"].pk}"' not in shown
-    response = client.post(url, {"duration": 0, "note": "alt account",
-                                 "close_cases": [f"report:{case['alt'].pk}"]})
+    response = client.post(url, {"duration": 0, "note": "alt account", "close_cases": [f"report:{case['alt'].pk}"]})
     assert response.status_code == 302
     report = Report.objects.get(pk=case["alt"].pk)
     assert report.status == "upheld" and report.note == "Resolved with the ban of kim_alt. alt account"

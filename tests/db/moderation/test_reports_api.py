@@ -1,4 +1,5 @@
 """POST /api/v1/reports/ (docs/api.md "Reports")."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,7 +19,12 @@ URL = "/api/v1/reports/"
 
 @pytest.fixture
 def game(api) -> dict:
-    (body,) = record(api, [duel("alice", "bob"), ])
+    (body,) = record(
+        api,
+        [
+            duel("alice", "bob"),
+        ],
+    )
     record(api, [duel("carol", "dave")])
     return body
 
@@ -36,14 +42,22 @@ class TestKingmaking:
         assert set(error["fields"]) == {"game_id", "move", "description"}
 
     def test_a_blank_description_is_missing(self, api, game):
-        response = report(api, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=3,
-                          description="   ")
+        response = report(
+            api, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=3, description="   "
+        )
         assert response.status_code == 400
         assert set(response.json()["error"]["fields"]) == {"description"}
 
     def test_complete_report_goes_to_the_queue(self, api, game):
-        response = report(api, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=57,
-                          description="Threw the last round to carol.")
+        response = report(
+            api,
+            reporter="bob",
+            accused=["alice"],
+            reason="kingmaking",
+            game_id=game["id"],
+            move=57,
+            description="Threw the last round to carol.",
+        )
         assert response.status_code == 201, response.content
         body = response.json()
         assert (body["status"], body["reason"], body["move"], body["game_id"]) == ("open", "kingmaking", 57, game["id"])
@@ -53,8 +67,9 @@ class TestKingmaking:
         assert list(stored.accused.values_list("handle", flat=True)) == ["alice"]
 
     def test_the_accused_must_have_played_the_cited_game(self, api, game):
-        response = report(api, reporter="bob", accused=["carol"], reason="kingmaking", game_id=game["id"], move=1,
-                          description="x")
+        response = report(
+            api, reporter="bob", accused=["carol"], reason="kingmaking", game_id=game["id"], move=1, description="x"
+        )
         assert response.status_code == 400
         assert set(response.json()["error"]["fields"]) == {"accused"}
 
@@ -84,17 +99,25 @@ class TestRefusals:
     def test_a_server_cites_only_its_own_games(self, api, game, db):
         other = APIClient()
         other.credentials(HTTP_AUTHORIZATION=f"Api-Key {game_server_create(name='other').key}")
-        response = report(other, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"],
-                          move=1, description="x")
+        response = report(
+            other, reporter="bob", accused=["alice"], reason="kingmaking", game_id=game["id"], move=1, description="x"
+        )
         assert response.status_code == 404
         assert response.json()["error"]["fields"] == {"game_id": "Unknown game."}
 
     def test_bad_types_are_named(self, api, game):
-        response = report(api, reporter="bob", accused="not a list!", reason="rude", move=-1, game_id="7",
-                          description=5, extra=1)
+        response = report(
+            api, reporter="bob", accused="not a list!", reason="rude", move=-1, game_id="7", description=5, extra=1
+        )
         assert response.status_code == 400
-        assert set(response.json()["error"]["fields"]) == {"accused.0", "reason", "move", "game_id", "description",
-                                                           "extra"}
+        assert set(response.json()["error"]["fields"]) == {
+            "accused.0",
+            "reason",
+            "move",
+            "game_id",
+            "description",
+            "extra",
+        }
 
     def test_an_unpaired_surrogate_in_the_description_is_400_not_500(self, api, game):
         raw = '{"reporter": "bob", "accused": ["alice"], "reason": "other", "description": "bad \\ud800 text"}'
@@ -127,10 +150,15 @@ class TestTrackRecord:
         assert queue == [(reliable, 10.0), (fresh, 5.0), (unreliable, 0.0)]
 
 
-@pytest.mark.parametrize(("text", "storable"), [
-    ("plain", True), ("élan, 東京, 🎲", True), ("nul \x00 inside", False),
-    ("bad \ud800 half", False),
-])
+@pytest.mark.parametrize(
+    ("text", "storable"),
+    [
+        ("plain", True),
+        ("élan, 東京, 🎲", True),
+        ("nul \x00 inside", False),
+        ("bad \ud800 half", False),
+    ],
+)
 def test_storable_text_is_the_one_public_check_both_doors_use(text, storable):
     """The reports door imports the game door's check by its public name (not a private alias), so a change to
     what PostgreSQL can store is made once and both doors refuse the same strings."""
@@ -141,13 +169,16 @@ def test_storable_text_is_the_one_public_check_both_doors_use(text, storable):
 class TestReasonMessages:
     CHOICES = "kingmaking, multiple_accounts, other, same_ip"
 
-    @pytest.mark.parametrize(("reason", "fields"), [
-        ("rude", {"reason": f"Unknown reason 'rude'; one of {CHOICES}."}),
-        (["other", "rude"], {"reason.1": f"Unknown reason 'rude'; one of {CHOICES}."}),
-        ([], {"reason": f"Must be one of {CHOICES}, or a list of 1 to 4 of them."}),
-        (7, {"reason": f"Must be a reason's name: one of {CHOICES}."}),
-        (None, {"reason": f"Required: one of {CHOICES}, or a list of them."}),
-    ])
+    @pytest.mark.parametrize(
+        ("reason", "fields"),
+        [
+            ("rude", {"reason": f"Unknown reason 'rude'; one of {CHOICES}."}),
+            (["other", "rude"], {"reason.1": f"Unknown reason 'rude'; one of {CHOICES}."}),
+            ([], {"reason": f"Must be one of {CHOICES}, or a list of 1 to 4 of them."}),
+            (7, {"reason": f"Must be a reason's name: one of {CHOICES}."}),
+            (None, {"reason": f"Required: one of {CHOICES}, or a list of them."}),
+        ],
+    )
     def test_an_invalid_reason_says_what_is_wrong_with_it(self, api, game, reason, fields):
         response = report(api, reporter="bob", accused="alice", reason=reason)
         assert response.status_code == 400

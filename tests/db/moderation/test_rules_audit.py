@@ -1,4 +1,5 @@
 """Every superuser edit of a table rating or detection reads is audited, before and after (issue 20 §6)."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,14 @@ def test_a_hanabot_edit_is_audited_with_before_and_after(root):
     response = root.post(f"/admin/ratings/hanabotrating/{row.pk}/change/", {"elo": "1475.5"})
     assert response.status_code == 302
     (entry,) = edits()
-    assert entry == {"model": "ratings.hanabotrating", "object": row.pk, "object_repr": "Hanabot 50/3p/22: 1475.5",
-                     "operation": "change", "changes": {"elo": {"before": 1468.0, "after": 1475.5}}, "who": "root"}
+    assert entry == {
+        "model": "ratings.hanabotrating",
+        "object": row.pk,
+        "object_repr": "Hanabot 50/3p/22: 1475.5",
+        "operation": "change",
+        "changes": {"elo": {"before": 1468.0, "after": 1475.5}},
+        "who": "root",
+    }
     # Saving it unchanged writes nothing more.
     root.post(f"/admin/ratings/hanabotrating/{row.pk}/change/", {"elo": "1475.5"})
     assert len(edits()) == 1
@@ -67,20 +74,26 @@ def public_dns(monkeypatch) -> None:
 
 def test_a_callback_is_audited_without_its_secret(root, public_dns):
     server = game_server_create(name="tables").server
-    response = root.post("/admin/matchmaking/servercallback/add/",
-                         {"server": server.pk, "url": "https://tables.example.com/push", "enabled": "on"})
+    response = root.post(
+        "/admin/matchmaking/servercallback/add/",
+        {"server": server.pk, "url": "https://tables.example.com/push", "enabled": "on"},
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     secret = ServerCallback.objects.get().secret
-    root.post(f"/admin/matchmaking/servercallback/{server.pk}/change/",
-              {"server": server.pk, "url": "https://tables.example.com/v2", "enabled": ""})
+    root.post(
+        f"/admin/matchmaking/servercallback/{server.pk}/change/",
+        {"server": server.pk, "url": "https://tables.example.com/v2", "enabled": ""},
+    )
     added, changed = edits()
     assert added["operation"] == "add" and added["changes"]["secret"] == {"before": HIDDEN, "after": HIDDEN}
     # Issue 25 §1.8: where a server's tables go is recorded as changed, never as the URL.
     assert added["changes"]["url"] == {"before": HIDDEN, "after": HIDDEN}
     # The rotation's fields (previous_secret and its expiry) are secret-named too: recorded only as changed.
     assert all(v == {"before": HIDDEN, "after": HIDDEN} for k, v in added["changes"].items() if "secret" in k)
-    assert changed["changes"] == {"url": {"before": HIDDEN, "after": HIDDEN},
-                                  "enabled": {"before": True, "after": False}}
+    assert changed["changes"] == {
+        "url": {"before": HIDDEN, "after": HIDDEN},
+        "enabled": {"before": True, "after": False},
+    }
     root.post(f"/admin/matchmaking/servercallback/{server.pk}/delete/", {"post": "yes"})
     deleted = edits()[-1]
     assert deleted["operation"] == "delete" and deleted["changes"]["url"]["after"] == HIDDEN
@@ -101,7 +114,11 @@ def test_an_admin_action_on_game_servers_is_audited_per_row(root):
 
 def test_changes_hide_secret_fields_and_keep_new_ones():
     """A field the model gains later (a server's scopes) is compared like any other, with no change here."""
-    diff = changes({"name": "a", "key_hash": "x", "scopes": ["games"]}, {"name": "a", "key_hash": "y",
-                                                                       "scopes": ["games", "reports"]})
-    assert diff == {"key_hash": {"before": HIDDEN, "after": HIDDEN},
-                    "scopes": {"before": ["games"], "after": ["games", "reports"]}}
+    diff = changes(
+        {"name": "a", "key_hash": "x", "scopes": ["games"]},
+        {"name": "a", "key_hash": "y", "scopes": ["games", "reports"]},
+    )
+    assert diff == {
+        "key_hash": {"before": HIDDEN, "after": HIDDEN},
+        "scopes": {"before": ["games"], "after": ["games", "reports"]},
+    }

@@ -1,4 +1,5 @@
 """The panel's reads: linked accounts without raw values, and the warnings a confirmation shows before it bans."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,8 +24,11 @@ def test_linked_accounts_show_kind_counts_dates_and_crowding(api):
     by_handle = {r["handle"]: (r["kind"], r["keys"], r["crowd"], r["crowded"]) for r in rows}
     # Everyone at the café within 30 days of a's visit is linked to a, through a hash 7 accounts used: a café, not
     # widely shared (the crowded rule is more than 50).
-    assert by_handle == {"b": ("device", 1, 2, False), "c": ("ip", 1, 7, False),
-                         **{f"guest{i}": ("ip", 1, 7, False) for i in range(5)}}
+    assert by_handle == {
+        "b": ("device", 1, 2, False),
+        "c": ("ip", 1, 7, False),
+        **{f"guest{i}": ("ip", 1, 7, False) for i in range(5)},
+    }
     assert rows[-1]["handle"] == "b"  # the oldest link last
     assert "laptop" not in repr(rows) and "10." not in repr(rows)
 
@@ -34,16 +38,20 @@ def test_confirm_warns_once_per_crowded_hash_and_about_missing_links(api):
     line for the hash, naming the three, not one per pair; a and b share a home: no warning for them."""
     cafe = "198.51.100.9"
     bodies = link("a", "b", key="home")
-    bodies += [duel("a", "c", days_ago=3, ips={"a": cafe, "c": cafe}), duel("c", "d", days_ago=3, ips={"c": cafe,
-                                                                                                   "d": cafe})]
+    bodies += [
+        duel("a", "c", days_ago=3, ips={"a": cafe, "c": cafe}),
+        duel("c", "d", days_ago=3, ips={"c": cafe, "d": cafe}),
+    ]
     bodies += [duel("a", "d", days_ago=3, ips={"a": cafe, "d": cafe})]
     bodies += [seen(f"guest{i}", days_ago=4, ip=cafe) for i in range(51)]
     record(api, bodies + link("x", "y"))
     detect()
     assert multiple_accounts_warnings(accounts=[p("a"), p("b")]) == []
     (crowded,) = multiple_accounts_warnings(accounts=[p("a"), p("c"), p("d")])
-    assert crowded == ("a, c and d are tied only through an address 51 other accounts used within 30 days (a school, "
-                       "a café?): weak evidence on its own.")
+    assert crowded == (
+        "a, c and d are tied only through an address 51 other accounts used within 30 days (a school, "
+        "a café?): weak evidence on its own."
+    )
     (alone,) = multiple_accounts_warnings(accounts=[p("a"), p("b"), p("x")])
     assert alone.startswith("x shares no address")
 

@@ -5,6 +5,7 @@ as in production (the commit hooks run: embedded mode's in-process tasks), over 
 coincidences that later games undo must not be left in the queue. The default mix (households, a café) must flag
 no household member at all.
 """
+
 from __future__ import annotations
 
 import io
@@ -48,9 +49,17 @@ def measured(truth: dict) -> tuple[float, float, set, set]:
     return precision, recall, flagged, planted
 
 
-@pytest.mark.parametrize("options", [
-    {"seed": 1}, {"seed": 2}, {"seed": 3}, {"seed": 4, **SMALL}, {"seed": 5, **LARGE},
-], ids=["default-1", "default-2", "default-3", "small-4", "large-5"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"seed": 1},
+        {"seed": 2},
+        {"seed": 3},
+        {"seed": 4, **SMALL},
+        {"seed": 5, **LARGE},
+    ],
+    ids=["default-1", "default-2", "default-3", "small-4", "large-5"],
+)
 def test_precision_and_recall_at_least_90_percent(options, simulate):
     truth = simulate(**options)
     assert truth["posted"] == {"201": truth["games"]}
@@ -60,8 +69,11 @@ def test_precision_and_recall_at_least_90_percent(options, simulate):
     assert recall >= 0.9, f"missed rings: {sorted(planted - flagged)}"
     # The feeders the open flags name are planted alts of that main, and nearly all of them are named.
     alts = {(r["main"], a) for r in truth["rings"] for a in r["alts"]}
-    found = set(FlagFeeder.objects.filter(flag__status=Flag.Status.OPEN).values_list("flag__beneficiary__handle",
-                                                                                    "feeder__handle"))
+    found = set(
+        FlagFeeder.objects.filter(flag__status=Flag.Status.OPEN).values_list(
+            "flag__beneficiary__handle", "feeder__handle"
+        )
+    )
     assert len(found & alts) >= 0.9 * len(found) and len(found & alts) >= 0.9 * len(alts)
     # No household member and no café regular is a beneficiary or a feeder of any flag, open or withdrawn.
     members = {h for house in truth["households"] for h in house} | {h for cafe in truth["cafes"] for h in cafe}

@@ -1,4 +1,5 @@
 """Timed bans lifted by the beat, warnings, moderator notes, and the confirm pages' rating previews (issue 20 §5)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -98,7 +99,7 @@ def test_the_ban_page_offers_durations_and_the_player_page_shows_when_it_ends(mo
     assert response.status_code == 302
     until = BanTerm.objects.get(player=kim).until
     shown = page(mod_client, f"/admin/arena/player/{kim.pk}/change/")
-    assert f"Banned until <strong><time datetime=\"{until.isoformat()}\">{until:%Y-%m-%d %H:%M} UTC" in shown
+    assert f'Banned until <strong><time datetime="{until.isoformat()}">{until:%Y-%m-%d %H:%M} UTC' in shown
     olga = player("olga")
     mod_client.post(f"/admin/arena/player/{olga.pk}/ban/", {"note": "alt", "duration": "0"})
     assert "Banned <strong>until lifted</strong>" in page(mod_client, f"/admin/arena/player/{olga.pk}/change/")
@@ -107,12 +108,15 @@ def test_the_ban_page_offers_durations_and_the_player_page_shows_when_it_ends(mo
 def test_warnings_and_notes_are_recorded_listed_and_audited(mod, mod_client, duel):
     kim = player("kim")
     assert mod_client.post(f"/admin/arena/player/{kim.pk}/warn/", {"note": "  "}).status_code == 200  # refused
-    assert mod_client.post(f"/admin/arena/player/{kim.pk}/warn/", {"note": "stalling <b>again</b>"}
-                           ).status_code == 302
-    assert mod_client.post(f"/admin/arena/player/{kim.pk}/note/", {"note": "talked to them on the forum"}
-                           ).status_code == 302
+    assert mod_client.post(f"/admin/arena/player/{kim.pk}/warn/", {"note": "stalling <b>again</b>"}).status_code == 302
+    assert (
+        mod_client.post(f"/admin/arena/player/{kim.pk}/note/", {"note": "talked to them on the forum"}).status_code
+        == 302
+    )
     assert list(AuditEntry.objects.order_by("pk").values_list("action", "note", "moderator_name")) == [
-        ("warn", "stalling <b>again</b>", "mod"), ("note", "talked to them on the forum", "mod")]
+        ("warn", "stalling <b>again</b>", "mod"),
+        ("note", "talked to them on the forum", "mod"),
+    ]
     shown = page(mod_client, f"/admin/arena/player/{kim.pk}/change/")
     assert "Warnings (1)" in shown and "stalling &lt;b&gt;again&lt;/b&gt;" in shown
     assert "Moderator notes (1)" in shown and "talked to them on the forum" in shown
@@ -144,8 +148,9 @@ def test_no_view_site_link_and_a_favicon_that_exists(mod_client, duel):
 def test_the_reset_page_shows_each_titles_rating_before_and_after(mod_client, duel):
     """Reset follows the policy (R0 in every title): olga's 1470 goes up to 1500, kim's 1530 down to 1500."""
     olga = page(mod_client, f"/admin/arena/player/{player('olga').pk}/reset/")
-    assert ('<tr data-title="tokaido"><td>tokaido</td><td class="num before">1470.00</td>'
-            '<td class="num after">1500.00</td>') in olga
+    assert (
+        '<tr data-title="tokaido"><td>tokaido</td><td class="num before">1470.00</td><td class="num after">1500.00</td>'
+    ) in olga
     assert '<td class="num delta up">+30.00</td>' in olga
     kim = page(mod_client, f"/admin/arena/player/{player('kim').pk}/reset/")
     assert '<td class="num delta down">-30.00</td>' in kim

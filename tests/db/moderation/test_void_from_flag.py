@@ -1,5 +1,6 @@
 """Voiding a ring in one step from its confirmed flag; the games list's several-id search, prefix and "has a
 banned player" filter; a bulk void of innocent games refused before its form, by table id (issue 20 §2)."""
+
 from __future__ import annotations
 
 import pytest
@@ -87,10 +88,12 @@ def test_a_bulk_void_without_a_banned_player_is_refused_before_the_form_by_table
     arena.game([("kim", fresh_ip()), ("olga", fresh_ip())])
     settle()
     game = Game.objects.get()
-    response = mod_client.post("/admin/arena/game/", {"action": "void_selected",
-                                                      helpers.ACTION_CHECKBOX_NAME: [game.pk]}, follow=True)
+    response = mod_client.post(
+        "/admin/arena/game/", {"action": "void_selected", helpers.ACTION_CHECKBOX_NAME: [game.pk]}, follow=True
+    )
     page = text(response)
     assert "Void the selected games" not in page.split("<title>")[1].split("</title>")[0]
-    assert f"Only games played with a banned account can be voided (ban the account first): game {game.table_id}." \
-        in page
+    assert (
+        f"Only games played with a banned account can be voided (ban the account first): game {game.table_id}." in page
+    )
     assert Game.objects.get().status == Game.Status.RATED

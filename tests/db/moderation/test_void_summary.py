@@ -8,6 +8,7 @@ Worked by hand (Tokaido duels, K 60, everyone new at 1500, ``docs/ratings.md``):
 players at 1500: hal 1530, kim 1470. So kim gives back 27.42 (his win over his alt is gone) and hal 2.58 (his win
 over kim is worth less now kim is rebuilt lower); kim_alt (banned) is left out; nobody is refunded.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,10 +31,16 @@ def voided(embedded_mode) -> dict:
     arena.game([("hal", fresh_ip()), ("kim", fresh_ip())])
     mod = make_moderator("mod")
     first, second = Game.objects.order_by("pk")
-    flag = Flag.objects.create(beneficiary=player("kim"), title="tokaido", score=5.0, game_ids=[first.pk],
-                               evidence={"elo_gained": 30.0, "game_ids": [first.pk]})
-    FlagFeeder.objects.create(flag=flag, feeder=player("kim_alt"), shared_games=1, wins=1, win_share=1.0,
-                              concentration=1.0, elo_gained=30.0)
+    flag = Flag.objects.create(
+        beneficiary=player("kim"),
+        title="tokaido",
+        score=5.0,
+        game_ids=[first.pk],
+        evidence={"elo_gained": 30.0, "game_ids": [first.pk]},
+    )
+    FlagFeeder.objects.create(
+        flag=flag, feeder=player("kim_alt"), shared_games=1, wins=1, win_share=1.0, concentration=1.0, elo_gained=30.0
+    )
     player_ban(moderator=mod, player=player("kim_alt"), note="alt")
     entry = games_void(moderator=mod, games=[first], note="the alt's game")
     client = Client()
@@ -57,7 +64,7 @@ def test_the_flag_lists_its_voids_and_a_closed_flag_shows_todays_figure_beside_t
     flag = voided["flag"]
     flag_dismiss(moderator=voided["mod"], flag=flag, note="judged on the old figures")
     page = voided["client"].get(f"/admin/moderation/flag/{flag.pk}/change/").content.decode()
-    assert f'/admin/moderation/auditentry/{voided["entry"].pk}/change/' in page
+    assert f"/admin/moderation/auditentry/{voided['entry'].pk}/change/" in page
     assert "1 game voided by mod" in page
     # Judged: +30.00; today kim holds nothing from game 1 (voided: its rating change is gone).
     assert "<strong>30.00</strong> Elo gained in them (as judged)" in page

@@ -1,5 +1,6 @@
 """A void whose rebuild message was lost (a killed worker had prefetched it) is found in the database and rebuilt
 by the sweep, with the refund a replay without the game gives (worked by hand, as in test_penalties)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -15,8 +16,10 @@ from moderation.services.penalties import void_rebuilds_overdue
 from ratings.models import Rating
 from tests.db.moderation.helpers import duel, record
 
-pytestmark = [pytest.mark.django_db,
-              pytest.mark.skipif(not settings.CELERY_TASK_ALWAYS_EAGER, reason="embedded: the sweep runs in-process")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(not settings.CELERY_TASK_ALWAYS_EAGER, reason="embedded: the sweep runs in-process"),
+]
 
 
 def elo(a: float, b: float) -> float:
@@ -56,6 +59,7 @@ def test_the_sweep_rebuilds_a_void_whose_message_was_lost(api, django_capture_on
 def test_only_void_entries_with_titles_pending_are_owed(api, settings):
     AuditEntry.objects.create(action=AuditEntry.Action.BAN, details={"pending_titles": ["tokaido"]})
     AuditEntry.objects.create(action=AuditEntry.Action.VOID_GAMES, details={"pending_titles": []})
-    owed = AuditEntry.objects.create(action=AuditEntry.Action.VOID_GAMES,
-                                     details={"pending_titles": ["nile", "wizard"], "refunds": {}})
+    owed = AuditEntry.objects.create(
+        action=AuditEntry.Action.VOID_GAMES, details={"pending_titles": ["nile", "wizard"], "refunds": {}}
+    )
     assert void_rebuilds_overdue(older_than=0) == [(owed.pk, "nile"), (owed.pk, "wizard")]

@@ -1,6 +1,7 @@
 """A warning reaches the player: after its commit the game servers that recorded the player's games get a signed
 ``player.warned`` event (issue 27 §4; docs/moderation.md, "Warnings reach the player"). Moderation announces
 ``PlayerWarned``; the back office, which may import matchmaking, pushes it (``backoffice/listeners.py``)."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,8 +24,11 @@ def test_a_warning_is_pushed_to_the_players_game_server_signed(embedded_mode, se
         answer = arena.client.put("/api/v1/callback/", {"url": box.url}, format="json")
         assert answer.status_code in (200, 201), answer.content
         secret = answer.json()["secret"]
-        entry = player_warn(moderator=make_moderator("mod"), player=Player.objects.get(handle="kim"),
-                            note="Please stop stalling lost games.")
+        entry = player_warn(
+            moderator=make_moderator("mod"),
+            player=Player.objects.get(handle="kim"),
+            note="Please stop stalling lost games.",
+        )
         (got,) = box.wait_for(1)
     assert got.headers["Arena-Event"] == "player.warned" and got.json["type"] == "player.warned"
     data = got.json["data"]

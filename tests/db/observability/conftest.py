@@ -1,4 +1,5 @@
 """The observability tests' shared fixture: the log lines as production's JSON formatter writes them."""
+
 from __future__ import annotations
 
 import io
@@ -15,8 +16,9 @@ from config import logs
 def lines():
     """The JSON lines logged during the test, as production's formatter writes them."""
     spec = logs.configure(log_format="json", level="INFO")["formatters"]["structured"]
-    formatter = structlog.stdlib.ProcessorFormatter(processors=spec["processors"],
-                                                    foreign_pre_chain=spec["foreign_pre_chain"])
+    formatter = structlog.stdlib.ProcessorFormatter(
+        processors=spec["processors"], foreign_pre_chain=spec["foreign_pre_chain"]
+    )
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(formatter)

@@ -2,6 +2,7 @@
 receiver), one request whose view raises, sent with a key, a client address, forwarded addresses and a body of
 raw player addresses (all given in PROBE_* variables); then the events are flushed. ``pii`` as argument
 re-initialises sentry-sdk with personal data on, the test's guard that the receiver would see them."""
+
 from __future__ import annotations
 
 import io
@@ -38,13 +39,27 @@ if sys.argv[1:] == ["pii"]:
     sentry_sdk.init(dsn=os.environ["SENTRY_DSN"], send_default_pii=True, max_request_body_size="always")
 
 body = f'{{"players": [{{"player": "a", "ip": "{PLAYER}"}}]}}'.encode()
-environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/api/v1/games/", "SERVER_NAME": "testserver", "SERVER_PORT": "80",
-           "HTTP_HOST": "testserver", "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body),
-           "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
-           "HTTP_AUTHORIZATION": f"Api-Key {KEY}", "REMOTE_ADDR": CLIENT, "HTTP_X_FORWARDED_FOR": FORWARDED,
-           "HTTP_X_REAL_IP": FORWARDED,
-           "HTTP_X_FORWARDED_PROTO": "https", "wsgi.errors": sys.stderr, "wsgi.multithread": False,
-           "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.version": (1, 0)}
+environ = {
+    "REQUEST_METHOD": "POST",
+    "PATH_INFO": "/api/v1/games/",
+    "SERVER_NAME": "testserver",
+    "SERVER_PORT": "80",
+    "HTTP_HOST": "testserver",
+    "wsgi.url_scheme": "http",
+    "wsgi.input": io.BytesIO(body),
+    "CONTENT_TYPE": "application/json",
+    "CONTENT_LENGTH": str(len(body)),
+    "HTTP_AUTHORIZATION": f"Api-Key {KEY}",
+    "REMOTE_ADDR": CLIENT,
+    "HTTP_X_FORWARDED_FOR": FORWARDED,
+    "HTTP_X_REAL_IP": FORWARDED,
+    "HTTP_X_FORWARDED_PROTO": "https",
+    "wsgi.errors": sys.stderr,
+    "wsgi.multithread": False,
+    "wsgi.multiprocess": False,
+    "wsgi.run_once": False,
+    "wsgi.version": (1, 0),
+}
 statuses = []
 with override_settings(ROOT_URLCONF="probe_urls"):
     # The WSGI application gunicorn serves, called as gunicorn calls it.

@@ -1,5 +1,6 @@
 """Log lines (docs/observability.md): one JSON line per request and per task run, errors with their stack, and
 never a key, a body or a raw address. The records go through the JSON formatter production uses (LOG_FORMAT=json)."""
+
 from __future__ import annotations
 
 import uuid

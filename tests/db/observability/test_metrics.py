@@ -1,5 +1,6 @@
 """/metrics (docs/observability.md): the bearer token, the scrape-time gauges read from the database, and the
 counters and histograms the services observe. Embedded mode: tasks and pushes run in-process."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -51,8 +52,7 @@ def test_with_no_token_configured_even_an_empty_bearer_is_404(settings):
 
 def test_rating_lag_gauges_read_the_database_at_scrape(api):
     for _ in range(3):
-        assert api.post("/api/v1/games/", wizard(),
-                        format="json").status_code == 201
+        assert api.post("/api/v1/games/", wizard(), format="json").status_code == 201
     # A stuck Elo worker, as the gauges must see it: two games pending, the older accepted 90 s ago.
     first, second, _ = Game.objects.order_by("id")
     now = timezone.now()
@@ -88,8 +88,7 @@ def test_trueskill_and_detection_gauges(api):
 
 def test_batches_are_counted_once_each_with_their_games(api):
     before = scrape(Client())
-    assert api.post("/api/v1/games/batch/", {"games": [
-        wizard() for _ in range(4)]}, format="json").status_code == 200
+    assert api.post("/api/v1/games/batch/", {"games": [wizard() for _ in range(4)]}, format="json").status_code == 200
     after = scrape(Client())
     # Embedded: one Elo run after the batch's commit rates the 4 games in one batch (the empty look is not counted).
     assert value(after, "arena_rating_batch_games_count") - value(before, "arena_rating_batch_games_count") == 1
@@ -130,9 +129,16 @@ def test_beat_heartbeat_is_read_from_the_cache():
 def test_request_metrics_by_route_and_status(api):
     api.get("/api/v1/games/999999/")
     samples = scrape(Client())
-    by_status = [(name, labels, v) for (name, labels), v in samples.items()
-                 if name == "django_http_responses_total_by_status_view_method_total"
-                 and dict(labels).get("view") == "games-detail" and dict(labels).get("status") == "404"]
+    by_status = [
+        (name, labels, v)
+        for (name, labels), v in samples.items()
+        if name == "django_http_responses_total_by_status_view_method_total"
+        and dict(labels).get("view") == "games-detail"
+        and dict(labels).get("status") == "404"
+    ]
     assert by_status and by_status[0][2] >= 1
-    assert any(name == "django_http_requests_latency_seconds_by_view_status_count"
-               and dict(labels) == {"view": "games-detail", "status": "404"} for (name, labels) in samples)
+    assert any(
+        name == "django_http_requests_latency_seconds_by_view_status_count"
+        and dict(labels) == {"view": "games-detail", "status": "404"}
+        for (name, labels) in samples
+    )

@@ -1,5 +1,6 @@
 """ops/alerts.yml and ops/grafana-dashboard.json name only metrics /metrics exposes: a renamed metric would leave
 an alert that never fires, silently. Checked after one game recorded, one pass, one push (embedded mode)."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,14 @@ from tests.db.observability.metrics_text import TOKEN, scrape
 
 OPS = Path(__file__).resolve().parents[3] / "ops"
 METRIC = re.compile(r"\b((?:arena|django)_[a-z0-9_]+)\b")
-ALERTS = {"ArenaRatingLag", "ArenaServerErrors", "ArenaPushFailures", "ArenaSlowMatchmakingPass", "ArenaBeatStopped",
-          "ArenaRatingDrift"}
+ALERTS = {
+    "ArenaRatingLag",
+    "ArenaServerErrors",
+    "ArenaPushFailures",
+    "ArenaSlowMatchmakingPass",
+    "ArenaBeatStopped",
+    "ArenaRatingDrift",
+}
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,8 +58,12 @@ def _embedded(embedded_mode, settings):
 
 
 def test_every_metric_in_the_rules_and_the_dashboard_is_exposed(_embedded, api, server_key):
-    assert api.post("/api/v1/games/", game_body("wizard", [player("a", 30), player("b", 20), player("c", 10)]),
-                    format="json").status_code == 201
+    assert (
+        api.post(
+            "/api/v1/games/", game_body("wizard", [player("a", 30), player("b", 20), player("c", 10)]), format="json"
+        ).status_code
+        == 201
+    )
     with receiver() as box:
         ServerCallback.objects.create(server=server_key[0], url=box.url)
         for name in ("p1", "p2", "p3", "p4"):

@@ -1,6 +1,7 @@
 """SENTRY_DSN: an error reaches Sentry without a raw address or a key (docs/observability.md). The DSN points at
 a local HTTP receiver standing in for Sentry; a real Django process (a subprocess configured from the
 environment, as production is) serves a request whose view raises."""
+
 from __future__ import annotations
 
 import gzip
@@ -52,12 +53,22 @@ def _receive(mode: list[str]) -> bytes:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        env = {**os.environ, "SENTRY_DSN": f"http://public@127.0.0.1:{server.server_address[1]}/1",
-               "DEBUG": "false", "SECRET_KEY": "s" * 50, "IP_HASH_KEY": "h" * 50, "ALLOWED_HOSTS": "testserver",
-               # Production redirects plain http to https; the probe comes as the TLS proxy forwards (https).
-               "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto,https",
-               "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "config.settings",
-               "PROBE_KEY": KEY, "PROBE_CLIENT": CLIENT, "PROBE_FORWARDED": FORWARDED, "PROBE_PLAYER": PLAYER}
+        env = {
+            **os.environ,
+            "SENTRY_DSN": f"http://public@127.0.0.1:{server.server_address[1]}/1",
+            "DEBUG": "false",
+            "SECRET_KEY": "s" * 50,
+            "IP_HASH_KEY": "h" * 50,
+            "ALLOWED_HOSTS": "testserver",
+            # Production redirects plain http to https; the probe comes as the TLS proxy forwards (https).
+            "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto,https",
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PROBE_KEY": KEY,
+            "PROBE_CLIENT": CLIENT,
+            "PROBE_FORWARDED": FORWARDED,
+            "PROBE_PLAYER": PLAYER,
+        }
         env.pop("DATABASE_URL", None)
         env.pop("REDIS_URL", None)
         probe = str(Path(__file__).with_name("sentry_probe.py"))

@@ -5,6 +5,7 @@ The failures here are real psycopg errors (a connection to a closed local port, 
 SQLSTATE) raised where the database would raise them; the whole outage against a real PostgreSQL that is
 stopped and started is tests/services/test_postgres_outage.py.
 """
+
 from __future__ import annotations
 
 import socket
@@ -25,8 +26,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # The fake outage is Django's execute wrapper; on PostgreSQL the per-request key lookup runs through a raw
 # server-binding cursor (infra/db.py's fetch_one), which that wrapper never sees. The real outage on PostgreSQL,
 # with the database actually stopped, is tests/services/test_postgres_outage.py.
-_ORM_OUTAGE_ONLY = pytest.mark.skipif(settings.IS_POSTGRES, reason="the raw key lookup bypasses the fake outage; "
-                                                                    "tests/services/test_postgres_outage.py")
+_ORM_OUTAGE_ONLY = pytest.mark.skipif(
+    settings.IS_POSTGRES, reason="the raw key lookup bypasses the fake outage; tests/services/test_postgres_outage.py"
+)
 
 
 def _refused() -> OperationalError:
@@ -87,10 +89,18 @@ def outage():
         yield
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("post", "/api/v1/games/"), ("post", "/api/v1/games/batch/"), ("get", "/api/v1/games/7/"),
-    ("get", "/api/v1/players/alice/"), ("get", "/api/v1/players/alice/history/wizard/"),
-    ("get", "/api/v1/leaderboards/wizard/"), ("post", "/api/v1/matchmaking/tickets/")])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("post", "/api/v1/games/"),
+        ("post", "/api/v1/games/batch/"),
+        ("get", "/api/v1/games/7/"),
+        ("get", "/api/v1/players/alice/"),
+        ("get", "/api/v1/players/alice/history/wizard/"),
+        ("get", "/api/v1/leaderboards/wizard/"),
+        ("post", "/api/v1/matchmaking/tickets/"),
+    ],
+)
 @_ORM_OUTAGE_ONLY
 def test_every_api_request_answers_503_unavailable(outage, method, path):
     client = APIClient()
@@ -116,8 +126,9 @@ def test_the_panel_shows_a_plain_503_page(settings, path, debug):
     assert b"database is not answering" in answer.content and b"<html" not in answer.content.lower()
 
 
-@pytest.mark.parametrize(("path", "kind"), [("/admin/login/", "text/plain"), ("/api/v1/leaderboards/wizard/",
-                                                                         "application/json")])
+@pytest.mark.parametrize(
+    ("path", "kind"), [("/admin/login/", "text/plain"), ("/api/v1/leaderboards/wizard/", "application/json")]
+)
 def test_a_failure_inside_a_middleware_is_still_503_not_500(monkeypatch, settings, path, kind):
     """Past every view's handler (a header set on the way out, say), Django's handler500 tells it apart."""
     settings.DEBUG = False

@@ -4,6 +4,7 @@ One generator serves both: it asks a ``Picker`` for numbers, and the two pickers
 ``draw`` or from ``random.Random``. Scores come from small ranges on purpose, so ties, shared places and
 everyone-tied games happen often; player pools are small so one player meets another many times in a batch.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -74,15 +75,22 @@ def _entry(handle: str, score: int | None, **extra: Any) -> dict[str, Any]:
 def body(p: Picker, handles: Sequence[str], title: str | None = None) -> dict[str, Any]:
     """One valid game body of ``title`` (random title if None) among ``handles``."""
     title = title or p.choice(TITLES)
-    low, high = {"wizard": (3, 6), "hanabi": (2, 5), "tokaido": (2, 5), "spades": (4, 4),
-                 "railroad_ink": (1, 6), "nile": (2, 6)}[title]
+    low, high = {
+        "wizard": (3, 6),
+        "hanabi": (2, 5),
+        "tokaido": (2, 5),
+        "spades": (4, 4),
+        "railroad_ink": (1, 6),
+        "nile": (2, 6),
+    }[title]
     count = p.int(low, min(high, len(handles)))
     names = p.sample(handles, count)
     variant: dict[str, Any] = {}
     details: dict[str, Any] = {}
     if title == "wizard":
-        variant["rounds"] = p.choice(["standard", "five_rounds", "amigo"] if count in AMIGO_CARDS
-                                     else ["standard", "five_rounds"])
+        variant["rounds"] = p.choice(
+            ["standard", "five_rounds", "amigo"] if count in AMIGO_CARDS else ["standard", "five_rounds"]
+        )
         players = [_entry(n, p.choice([-20, 0, 40, 60, 100])) for n in names]
     elif title == "tokaido":
         players = [_entry(n, p.int(30, 32), achievements=p.int(0, 2)) for n in names]
@@ -113,7 +121,9 @@ def body(p: Picker, handles: Sequence[str], title: str | None = None) -> dict[st
     if count > 1 and p.int(0, 6) == 0:
         players[p.int(0, count - 1)]["quit"] = True
     out: dict[str, Any] = {
-        "table_id": f"R-{next(_tables)}", "game": title, "players": players,
+        "table_id": f"R-{next(_tables)}",
+        "game": title,
+        "players": players,
         "finished_at": (EPOCH + timedelta(minutes=p.int(0, 500_000))).isoformat().replace("+00:00", "Z"),
     }
     if variant:
@@ -130,8 +140,9 @@ def handles(count: int, prefix: str = "p") -> list[str]:
 
 
 @st.composite
-def bodies(draw: Any, *, min_size: int = 1, max_size: int = 30, titles: Sequence[str] = TITLES,
-           pool: int = 9) -> list[dict[str, Any]]:
+def bodies(
+    draw: Any, *, min_size: int = 1, max_size: int = 30, titles: Sequence[str] = TITLES, pool: int = 9
+) -> list[dict[str, Any]]:
     """A list of game bodies over a small pool of players, titles mixed."""
     picker = DrawPicker(draw)
     names = handles(pool)
@@ -139,8 +150,9 @@ def bodies(draw: Any, *, min_size: int = 1, max_size: int = 30, titles: Sequence
     return [body(picker, names, picker.choice(titles)) for _ in range(size)]
 
 
-def random_bodies(rnd: random.Random, count: int, *, titles: Sequence[str] = TITLES, pool: int = 40,
-                  prefix: str = "p") -> list[dict[str, Any]]:
+def random_bodies(
+    rnd: random.Random, count: int, *, titles: Sequence[str] = TITLES, pool: int = 40, prefix: str = "p"
+) -> list[dict[str, Any]]:
     picker = RandomPicker(rnd)
     names = handles(pool, prefix)
     return [body(picker, names, picker.choice(titles)) for _ in range(count)]

@@ -1,4 +1,5 @@
 """Builders for the player-read tests: players, ratings and history rows written directly (no rating batch)."""
+
 from __future__ import annotations
 
 import itertools
@@ -27,20 +28,44 @@ def make_rating(player: Player, title: str, elo: float, games: int = 1) -> Ratin
 
 def make_game(server: GameServer, title: str, finished_at: datetime) -> Game:
     return Game.objects.create(
-        server=server, table_id=f"T-{next(_ids)}", title=title, rated=True, finished_at=finished_at,
-        status=Game.Status.RATED, fingerprint="x",
+        server=server,
+        table_id=f"T-{next(_ids)}",
+        title=title,
+        rated=True,
+        finished_at=finished_at,
+        status=Game.Status.RATED,
+        fingerprint="x",
     )
 
 
 def make_change(
-    player: Player, title: str, seq: int, before: float, after: float, *, game: Game | None = None,
-    kind: str = RatingChange.Kind.GAME, place: int | None = None, finished_at: datetime | None = None,
-    games_before: int = 0, **extra: Any,
+    player: Player,
+    title: str,
+    seq: int,
+    before: float,
+    after: float,
+    *,
+    game: Game | None = None,
+    kind: str = RatingChange.Kind.GAME,
+    place: int | None = None,
+    finished_at: datetime | None = None,
+    games_before: int = 0,
+    **extra: Any,
 ) -> RatingChange:
     return RatingChange.objects.create(
-        player=player, title=title, seq=seq, game=game, kind=kind, before=before, after=after,
-        delta=after - before, k=None if kind == RatingChange.Kind.RESET else 60, games_before=games_before,
-        place=place, finished_at=finished_at or (game.finished_at if game else T0), **extra,
+        player=player,
+        title=title,
+        seq=seq,
+        game=game,
+        kind=kind,
+        before=before,
+        after=after,
+        delta=after - before,
+        k=None if kind == RatingChange.Kind.RESET else 60,
+        games_before=games_before,
+        place=place,
+        finished_at=finished_at or (game.finished_at if game else T0),
+        **extra,
     )
 
 

@@ -1,4 +1,5 @@
 """Helpers for the rating-stage tests: post bodies through the API, run the stages to the end."""
+
 from __future__ import annotations
 
 import importlib
@@ -17,7 +18,7 @@ def post(api: Any, bodies: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Record bodies through the batch endpoint, in order; every one must be accepted."""
     out = []
     for start in range(0, len(bodies), 500):
-        response = api.post("/api/v1/games/batch/", {"games": list(bodies[start:start + 500])}, format="json")
+        response = api.post("/api/v1/games/batch/", {"games": list(bodies[start : start + 500])}, format="json")
         assert response.status_code == 200, response.content
         for result in response.json()["results"]:
             assert result["status_code"] == 201, result

@@ -14,6 +14,7 @@ Floats are compared to within ``TOLERANCE``: this loop adds the same terms in it
 a double may differ from the batch's. Any real disagreement (a K of 41 instead of 40, a wrong place, a missed
 penalty) is many orders of magnitude larger.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,16 +31,16 @@ from arena.models import Game
 from ratings.models import HanabotRating, Rating, RatingChange
 
 # --- docs/ratings.md, typed in --------------------------------------------------------------------------------
-R0 = 1500.0                  # a new player's rating
+R0 = 1500.0  # a new player's rating
 K_BY_GAMES = ((10, 60), (20, 40), (None, 20))  # rated games before this one: < 10 -> 60, < 20 -> 40, else 20
-QUIT_PENALTY = 10.0          # the quitter's extra loss, after its delta
-FLOOR: float | None = None   # no floor by default
+QUIT_PENALTY = 10.0  # the quitter's extra loss, after its delta
+FLOOR: float | None = None  # no floor by default
 # Recommended number of sides (docs/games.md); Spades in partnerships counts its two teams.
 REC = {"wizard": 4, "tokaido": 4, "spades": 4, "railroad_ink": 4, "nile": 4}
 SPADES_PARTNERSHIP_REC = 2
 # Hanabi: deck -> (variant class, perfect score, threshold).
 HANABI_DECKS = {"normal": ("50", 25, 18), "tricky": ("60", 30, 21), "very_difficult": ("60m", 30, 21)}
-HANABOT_BELOW = 1000.0       # the bot's rating below the threshold (the default rule: still a tie)
+HANABOT_BELOW = 1000.0  # the bot's rating below the threshold (the default rule: still a tie)
 TIE_WITH_1000, LOSE_TO_WEAKEST = "tie_with_1000", "lose_to_weakest"
 # TrueSkill: the package's documented defaults.
 TS_ENV = trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=25.0 / 300, draw_probability=0.10)
@@ -68,11 +69,11 @@ def multiplier(n: int, rec: int) -> float:
 def rank_key(title: str, entry: Mapping[str, Any]) -> tuple:
     """What makes a result better in docs/games.md, as a tuple where higher is better."""
     if title == "tokaido":
-        return (entry["score"], entry["achievements"])   # then more achievement cards
+        return (entry["score"], entry["achievements"])  # then more achievement cards
     if title == "railroad_ink":
-        return (entry["score"], -entry["errors"])         # then fewer errors
+        return (entry["score"], -entry["errors"])  # then fewer errors
     if title == "nile":
-        return tuple(sorted(entry["crops"]))              # smallest pile first, then the next, ...
+        return tuple(sorted(entry["crops"]))  # smallest pile first, then the next, ...
     return (entry["score"],)
 
 
@@ -88,14 +89,17 @@ def sides_and_places(title: str, players: Sequence[Mapping[str, Any]]) -> tuple[
         groups = [[p] for p in players]
     quitting = [i for i, group in enumerate(groups) if any(p.get("quit") for p in group)]
     keys = {i: rank_key(title, group[0]) for i, group in enumerate(groups) if i not in quitting}
-    places = [len(groups) if i in quitting else 1 + sum(1 for other in keys.values() if other > keys[i])
-              for i in range(len(groups))]
+    places = [
+        len(groups) if i in quitting else 1 + sum(1 for other in keys.values() if other > keys[i])
+        for i in range(len(groups))
+    ]
     return [[p["player"] for p in group] for group in groups], places
 
 
 def db_table() -> dict[tuple[str, int, int], float]:
-    return {(c, n, s): e for c, n, s, e in HanabotRating.objects.values_list("variant_class", "team_size", "score",
-                                                                           "elo")}
+    return {
+        (c, n, s): e for c, n, s, e in HanabotRating.objects.values_list("variant_class", "team_size", "score", "elo")
+    }
 
 
 def ratable(body: Mapping[str, Any]) -> bool:
@@ -122,8 +126,9 @@ class Replay:
     # title -> history rows (handle, table_id or None, kind, before, after, delta, k, games_before, place)
     history: dict[str, list[tuple]] = field(default_factory=lambda: defaultdict(list))
 
-    def play(self, bodies: Iterable[Mapping[str, Any]], table: Mapping[tuple[str, int, int], float] | None = None
-             ) -> None:
+    def play(
+        self, bodies: Iterable[Mapping[str, Any]], table: Mapping[tuple[str, int, int], float] | None = None
+    ) -> None:
         table = db_table() if table is None else table
         for body in bodies:
             if ratable(body):
@@ -189,9 +194,10 @@ class Replay:
         e = expected(team, bot)
         if score == perfect and 0.5 - e < 0:
             outcome = 1.0
-        return {p["player"]: self._change(p["player"], "hanabi",
-                                          k_for(self._now(p["player"], "hanabi")[1]) * (outcome - e))
-                for p in players}
+        return {
+            p["player"]: self._change(p["player"], "hanabi", k_for(self._now(p["player"], "hanabi")[1]) * (outcome - e))
+            for p in players
+        }
 
     def _game(self, body: Mapping[str, Any], table: Mapping[tuple[str, int, int], float]) -> None:
         title = body["game"]
@@ -203,11 +209,25 @@ class Replay:
         for p in body["players"]:
             handle = p["player"]
             ch = changes[handle]
-            self.history[title].append((handle, body["table_id"], "game", ch.before, ch.after, ch.delta, ch.k,
-                                        ch.games_before, place_of.get(handle)))
+            self.history[title].append(
+                (
+                    handle,
+                    body["table_id"],
+                    "game",
+                    ch.before,
+                    ch.after,
+                    ch.delta,
+                    ch.k,
+                    ch.games_before,
+                    place_of.get(handle),
+                )
+            )
             _, games, last = self.ratings.get((handle, title), (None, 0, None))
-            self.ratings[(handle, title)] = [ch.after, games + 1,
-                                             finished_at if last is None else max(last, finished_at)]
+            self.ratings[(handle, title)] = [
+                ch.after,
+                games + 1,
+                finished_at if last is None else max(last, finished_at),
+            ]
 
     def reset(self, handle: str) -> None:
         """A moderator's reset in every title the player has a rating in: back to R0, games kept."""
@@ -218,23 +238,40 @@ class Replay:
 
 
 def stored_ratings() -> dict[tuple[str, str], list[Any]]:
-    return {(h, t): [e, g, at] for h, t, e, g, at in Rating.objects.values_list("player__handle", "title", "elo",
-                                                                              "games", "last_game_at")}
+    return {
+        (h, t): [e, g, at]
+        for h, t, e, g, at in Rating.objects.values_list("player__handle", "title", "elo", "games", "last_game_at")
+    }
 
 
 def stored_skills() -> dict[tuple[str, str], tuple[float, float]]:
-    return {(h, t): (mu, sigma) for h, t, mu, sigma in Rating.objects.filter(ts_mu__isnull=False)
-            .values_list("player__handle", "title", "ts_mu", "ts_sigma")}
+    return {
+        (h, t): (mu, sigma)
+        for h, t, mu, sigma in Rating.objects.filter(ts_mu__isnull=False).values_list(
+            "player__handle", "title", "ts_mu", "ts_sigma"
+        )
+    }
 
 
 def stored_history() -> dict[str, list[tuple]]:
     """History per title in seq order, each game's rows in seat order (as the replay lists them)."""
     history: dict[str, list[tuple]] = defaultdict(list)
-    position = {(g, p): pos for g, p, pos in
-                Game.objects.values_list("id", "seats__player_id", "seats__position")}
-    rows = RatingChange.objects.values_list("title", "seq", "game_id", "player_id", "player__handle",
-                                            "game__table_id", "kind", "before", "after", "delta", "k",
-                                            "games_before", "place")
+    position = {(g, p): pos for g, p, pos in Game.objects.values_list("id", "seats__player_id", "seats__position")}
+    rows = RatingChange.objects.values_list(
+        "title",
+        "seq",
+        "game_id",
+        "player_id",
+        "player__handle",
+        "game__table_id",
+        "kind",
+        "before",
+        "after",
+        "delta",
+        "k",
+        "games_before",
+        "place",
+    )
     for title, _, _, _, *row in sorted(rows, key=lambda r: (r[0], r[1], position.get((r[2], r[3]), 0), r[4])):
         history[title].append(tuple(row))
     return history
@@ -243,8 +280,11 @@ def stored_history() -> dict[str, list[tuple]]:
 def close(a: Any, b: Any) -> bool:
     """Equal, floats to within TOLERANCE; tuples and lists element by element."""
     if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, int | float) and isinstance(b, int | float) and math.isclose(
-            a, b, rel_tol=0.0, abs_tol=TOLERANCE)
+        return (
+            isinstance(a, int | float)
+            and isinstance(b, int | float)
+            and math.isclose(a, b, rel_tol=0.0, abs_tol=TOLERANCE)
+        )
     if isinstance(a, tuple | list) and isinstance(b, tuple | list):
         return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b, strict=True))
     return a == b
@@ -277,8 +317,11 @@ def assert_skills_match(replay: Replay) -> None:
 def game_order_ok() -> None:
     """Order of arrival: within each title, rating_seq grows with the id (the order Arena accepted games)."""
     for title in set(Game.objects.values_list("title", flat=True)):
-        seqs = list(Game.objects.filter(title=title, rating_seq__isnull=False).order_by("id")
-                    .values_list("rating_seq", flat=True))
+        seqs = list(
+            Game.objects.filter(title=title, rating_seq__isnull=False)
+            .order_by("id")
+            .values_list("rating_seq", flat=True)
+        )
         assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), title
 
 

@@ -3,6 +3,7 @@
 Games go in through the API (so recording's places and sides are part of what is checked) and are rated by
 calling the services directly: with the ``db`` fixture nothing commits, so on-commit hand-offs never fire.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,12 @@ def _elo(handle: str, title: str) -> float:
 
 # --- properties over random games ------------------------------------------------------------------------------
 
-@settings(max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(games=bodies(max_size=25), limit=st.integers(1, 4), skill_limit=st.integers(1, 5))
 def test_batches_equal_sequential_replay(api, games, limit, skill_limit):
     """Any batch size, any mix of titles: every rating, history row and TrueSkill belief equals the replay's."""
@@ -55,8 +60,9 @@ def test_batches_equal_sequential_replay(api, games, limit, skill_limit):
         assert not Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).exists()
 
 
-@settings(max_examples=10, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(first=bodies(max_size=12), second=bodies(max_size=12), limit=st.integers(1, 3))
 def test_games_arriving_while_rating_are_rated_after_the_earlier_ones(api, first, second, limit):
     """Order of arrival: games recorded between two batches come after everything recorded before them."""
@@ -83,23 +89,50 @@ def test_long_random_run_with_large_batches(api):
 
 # --- the spec's worked examples, through the API and the batch -------------------------------------------------
 
+
 def test_worked_examples_through_the_batch(api):
-    post(api, [
-        {"table_id": "ex1", "game": "tokaido", "players": [
-            _entry("a", 30, achievements=1), _entry("b", 20, achievements=1)]},
-        {"table_id": "ex2", "game": "wizard", "players": [
-            _entry("w1", 100), _entry("w2", 60), _entry("w3", 40), _entry("w4", 0)]},
-        {"table_id": "ex7", "game": "nile", "players": [
-            _entry("n1", 3, crops=[3] * 5), _entry("n2", 2, crops=[2] * 5), _entry("n3", 1, crops=[1] * 5),
-            _entry("n4", 0, crops=[0] * 5, quit=True)]},
-        {"table_id": "ex8", "game": "railroad_ink", "players": [
-            _entry(f"r{i}", 50 - i, errors=0) for i in range(5)]},
-        {"table_id": "ex9", "game": "spades", "players": [
-            _entry("sa", 300, team="x"), _entry("sc", 100, team="y"), _entry("sb", 300, team="x"),
-            _entry("sd", 100, team="y")]},
-        {"table_id": "ex4", "game": "hanabi", "players": [_entry(f"h{i}", 22) for i in range(3)]},
-        {"table_id": "ex5", "game": "hanabi", "players": [_entry(f"k{i}", 12) for i in range(2)]},
-    ])
+    post(
+        api,
+        [
+            {
+                "table_id": "ex1",
+                "game": "tokaido",
+                "players": [_entry("a", 30, achievements=1), _entry("b", 20, achievements=1)],
+            },
+            {
+                "table_id": "ex2",
+                "game": "wizard",
+                "players": [_entry("w1", 100), _entry("w2", 60), _entry("w3", 40), _entry("w4", 0)],
+            },
+            {
+                "table_id": "ex7",
+                "game": "nile",
+                "players": [
+                    _entry("n1", 3, crops=[3] * 5),
+                    _entry("n2", 2, crops=[2] * 5),
+                    _entry("n3", 1, crops=[1] * 5),
+                    _entry("n4", 0, crops=[0] * 5, quit=True),
+                ],
+            },
+            {
+                "table_id": "ex8",
+                "game": "railroad_ink",
+                "players": [_entry(f"r{i}", 50 - i, errors=0) for i in range(5)],
+            },
+            {
+                "table_id": "ex9",
+                "game": "spades",
+                "players": [
+                    _entry("sa", 300, team="x"),
+                    _entry("sc", 100, team="y"),
+                    _entry("sb", 300, team="x"),
+                    _entry("sd", 100, team="y"),
+                ],
+            },
+            {"table_id": "ex4", "game": "hanabi", "players": [_entry(f"h{i}", 22) for i in range(3)]},
+            {"table_id": "ex5", "game": "hanabi", "players": [_entry(f"k{i}", 12) for i in range(2)]},
+        ],
+    )
     rate_all()
     assert (_elo("a", "tokaido"), _elo("b", "tokaido")) == (1530.0, 1470.0)
     assert [_elo(f"w{i}", "wizard") for i in range(1, 5)] == [1545.0, 1515.0, 1485.0, 1455.0]
@@ -120,11 +153,18 @@ def test_everyone_tied_counts_as_played(api):
 
 
 def test_unrated_and_solo_games_are_never_rated(api):
-    post(api, [
-        {"table_id": "u1", "game": "wizard", "rated": False, "players": [_entry(n, 40 + i) for i, n in
-                                                                         enumerate("xyz")]},
-        {"table_id": "u2", "game": "railroad_ink", "players": [_entry("solo", 30, errors=0)]},
-    ])
+    post(
+        api,
+        [
+            {
+                "table_id": "u1",
+                "game": "wizard",
+                "rated": False,
+                "players": [_entry(n, 40 + i) for i, n in enumerate("xyz")],
+            },
+            {"table_id": "u2", "game": "railroad_ink", "players": [_entry("solo", 30, errors=0)]},
+        ],
+    )
     assert rate_all() == 0
     assert not Rating.objects.exists() and not RatingChange.objects.exists()
     assert set(Game.objects.values_list("status", flat=True)) == {"unrated"}
@@ -132,9 +172,14 @@ def test_unrated_and_solo_games_are_never_rated(api):
 
 # --- exactly once --------------------------------------------------------------------------------------------
 
+
 def _snapshot():
-    return (stored_ratings(), stored_history(), list(Game.objects.order_by("id").values_list("status", "rating_seq")),
-            list(RatingStage.objects.order_by("id").values_list("title", "stage", "last_seq")))
+    return (
+        stored_ratings(),
+        stored_history(),
+        list(Game.objects.order_by("id").values_list("status", "rating_seq")),
+        list(RatingStage.objects.order_by("id").values_list("title", "stage", "last_seq")),
+    )
 
 
 def test_running_the_same_batch_twice_changes_nothing(api):
@@ -174,14 +219,23 @@ def test_a_batch_costs_the_same_queries_whatever_its_size(api):
 
 
 def test_a_player_banned_after_recording_is_rated_as_recorded(api):
-    post(api, [{"table_id": "b1", "game": "tokaido", "players": [
-        _entry("good", 30, achievements=0), _entry("cheat", 20, achievements=0)]}])
+    post(
+        api,
+        [
+            {
+                "table_id": "b1",
+                "game": "tokaido",
+                "players": [_entry("good", 30, achievements=0), _entry("cheat", 20, achievements=0)],
+            }
+        ],
+    )
     Player.objects.filter(handle="cheat").update(status=Player.Status.BANNED)
     rate_all()
     assert (_elo("good", "tokaido"), _elo("cheat", "tokaido")) == (1530.0, 1470.0)
 
 
 # --- TrueSkill stage -----------------------------------------------------------------------------------------
+
 
 def test_trueskill_stage_skips_hanabi_and_follows_rating_order(api):
     games = random_bodies(random.Random(6), 120, pool=10)
@@ -201,13 +255,18 @@ def test_trueskill_stage_skips_hanabi_and_follows_rating_order(api):
 
 # --- Hanabot table edits ---------------------------------------------------------------------------------------
 
+
 def test_hanabot_edit_applies_to_games_rated_afterwards_and_survives_a_rebuild(api):
     from ratings.models import HanabotRating
     from tests.db.ratings.replay import db_table
 
     def hanabi_game(table_id: str):
-        return {"table_id": table_id, "game": "hanabi", "players": [_entry("x", 22), _entry("y", 22)],
-                "finished_at": "2025-06-01T12:00:00Z"}
+        return {
+            "table_id": table_id,
+            "game": "hanabi",
+            "players": [_entry("x", 22), _entry("y", 22)],
+            "finished_at": "2025-06-01T12:00:00Z",
+        }
 
     before_edit = [hanabi_game("h1"), hanabi_game("h2")]
     post(api, before_edit)
@@ -222,8 +281,11 @@ def test_hanabot_edit_applies_to_games_rated_afterwards_and_survives_a_rebuild(a
     replay.play(before_edit, table=old_table)
     replay.play(after_edit)
     assert_matches(replay)
-    assert list(RatingChange.objects.filter(player__handle="x").order_by("seq").values_list("opponent", flat=True)) \
-        == [old_table[("50", 2, 22)], old_table[("50", 2, 22)], 1900.0]
+    assert list(RatingChange.objects.filter(player__handle="x").order_by("seq").values_list("opponent", flat=True)) == [
+        old_table[("50", 2, 22)],
+        old_table[("50", 2, 22)],
+        1900.0,
+    ]
     # The rebuild replays each game against the bot it met, not today's table.
     assert title_replay(title="hanabi", check=True).mismatches == []
     title_replay(title="hanabi")

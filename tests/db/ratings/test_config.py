@@ -1,4 +1,5 @@
 """The rating constants: defined once in the rules modules, overridden only by a setting that is set."""
+
 from __future__ import annotations
 
 import os

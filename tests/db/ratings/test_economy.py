@@ -1,4 +1,5 @@
 """arena_rating_active_median (docs/observability.md): the median Elo of each title's active players, by hand."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -14,8 +15,13 @@ from tests.db.ratings.builders import make_player
 
 
 def _rate(handle: str, title: str, elo: float, days_ago: int) -> None:
-    Rating.objects.create(player=make_player(handle), title=title, elo=elo, games=7,
-                          last_game_at=timezone.now() - timedelta(days=days_ago))
+    Rating.objects.create(
+        player=make_player(handle),
+        title=title,
+        elo=elo,
+        games=7,
+        last_game_at=timezone.now() - timedelta(days=days_ago),
+    )
 
 
 @pytest.mark.parametrize("vendor", ["native", "python"])

@@ -1,5 +1,6 @@
 """GET /api/v1/titles/{game}/economy/ (docs/api.md, "The rating economy"): the small season of docs/ratings.md read
 back by an operator's key, the population by hand, the refusals, and the schema."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -35,8 +36,7 @@ def test_the_small_season_read_back(api, staff, settings, clock):  # noqa: F811
     rate_all(titles=["tokaido"])
     rating_reset(player=Player.objects.get(handle="A"), titles=["tokaido"])
     # Day 1's population as beat took it that evening: both players active at 1530 and 1470 → mean = median 1500.
-    PopulationDay.objects.create(title="tokaido", day=DAY1.date(), active=2, mean=1500.0, median=1500.0,
-                                 taken_at=DAY1)
+    PopulationDay.objects.create(title="tokaido", day=DAY1.date(), active=2, mean=1500.0, median=1500.0, taken_at=DAY1)
     Rating.objects.filter(title="tokaido").update(last_game_at=clock.at)
     response = staff.get(URL + "?days=3")
     assert response.status_code == 200, response.content
@@ -45,12 +45,19 @@ def test_the_small_season_read_back(api, staff, settings, clock):  # noqa: F811
     day0, day1, day2 = body["entries"]
     assert (day0["day"], day0["active_players"], day0["created"], day0["net"]) == ("2026-10-31", None, {}, 0.0)
     assert (day1["day"], day1["median"], day1["created"], day1["destroyed"]) == (
-        "2026-11-01", 1500.0, {"duel": 30.0}, {"duel": -30.0})
+        "2026-11-01",
+        1500.0,
+        {"duel": 30.0},
+        {"duel": -30.0},
+    )
     # Today (day 2) is taken live: A 1500 after the reset, B 1440 at the floor → mean = median 1470.
     assert (day2["active_players"], day2["mean"], day2["median"]) == (2, 1470.0, 1470.0)
     assert {s: round(v, 4) for s, v in day2["created"].items()} == {"duel": 24.8701, "floor": 4.8701}
-    assert {s: round(v, 4) for s, v in day2["destroyed"].items()} == {"duel": -24.8701, "quit_penalty": -10.0,
-                                                                      "reset": -54.8701}
+    assert {s: round(v, 4) for s, v in day2["destroyed"].items()} == {
+        "duel": -24.8701,
+        "quit_penalty": -10.0,
+        "reset": -54.8701,
+    }
     # The pool lost 60 points: both players are at 1500 + 0 and 1500 − 60.
     assert body["totals"]["net"] == pytest.approx(-60.0, abs=1e-9)
     assert day2["net"] == pytest.approx(-60.0, abs=1e-9)
@@ -89,12 +96,14 @@ def test_the_points_metric_is_the_ledgers_net_of_all_time_and_the_drift_threshol
     settings.METRICS_TOKEN = TOKEN
     settings.PROMETHEUS_MULTIPROC_DIR = ""
     settings.RATING_DRIFT_POINTS = 40.0
-    LedgerDay.objects.bulk_create([
-        LedgerDay(title="wizard", day=DAY1.date(), source="quit_penalty", created=0.0, destroyed=-20.0),
-        LedgerDay(title="wizard", day=DAY1.date() + timedelta(days=1), source="quit_penalty", destroyed=-10.0),
-        LedgerDay(title="wizard", day=DAY1.date(), source="floor", created=4.5),
-        LedgerDay(title="nile", day=DAY1.date(), source="duel", created=30.0, destroyed=-30.0),
-    ])
+    LedgerDay.objects.bulk_create(
+        [
+            LedgerDay(title="wizard", day=DAY1.date(), source="quit_penalty", created=0.0, destroyed=-20.0),
+            LedgerDay(title="wizard", day=DAY1.date() + timedelta(days=1), source="quit_penalty", destroyed=-10.0),
+            LedgerDay(title="wizard", day=DAY1.date(), source="floor", created=4.5),
+            LedgerDay(title="nile", day=DAY1.date(), source="duel", created=30.0, destroyed=-30.0),
+        ]
+    )
     samples = scrape(anon)
     # quit_penalty: −20 − 10 = −30 over the two days; a duel that created as much as it destroyed nets 0.
     assert value(samples, "arena_rating_points_total", title="wizard", source="quit_penalty") == -30.0

@@ -3,6 +3,7 @@
 The property: for every rated game of every title, each seat's terms plus its quit penalty (plus the floor, when
 one is set) add up to the stored delta to 1e-9. The spec's worked examples go through the API too, by hand.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,8 +28,10 @@ EXAMPLES = int(os.environ.get("RATING_EXAMPLES", "30"))
 
 def _check_every_game_adds_up() -> int:
     """Every rated game's explanation against its stored history rows; returns how many seats were checked."""
-    stored = {(g, h): d for g, h, d in RatingChange.objects.filter(kind="game").values_list(
-        "game_id", "player__handle", "delta")}
+    stored = {
+        (g, h): d
+        for g, h, d in RatingChange.objects.filter(kind="game").values_list("game_id", "player__handle", "delta")
+    }
     rated = list(Game.objects.filter(status=Game.Status.RATED).values_list("pk", flat=True))
     checked = 0
     for pk, explained in game_explanations(game_ids=rated).items():
@@ -47,8 +50,11 @@ def _check_every_game_adds_up() -> int:
     return checked
 
 
-@settings(max_examples=EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(games=bodies(max_size=25))
 def test_terms_add_up_to_the_stored_delta_for_every_title(api, games):
     with rolled_back():
@@ -83,24 +89,31 @@ def _rated(api, body):
 
 def test_example_2_through_the_api(api):
     # docs/ratings.md example 2: four new players, P(4) = 0.5, every E = 0.5, each duel ±15.
-    pk = _rated(api, game_body("wizard", [player(n, s) for n, s in
-                                          (("w1", 100), ("w2", 60), ("w3", 40), ("w4", 0))]))
+    pk = _rated(api, game_body("wizard", [player(n, s) for n, s in (("w1", 100), ("w2", 60), ("w3", 40), ("w4", 0))]))
     body = APIClient().get(f"/api/v1/games/{pk}/explain/").json()
     assert (body["game"], body["title"], body["status"], body["multiplier"]) == (pk, "wizard", "rated", 0.5)
     seats = {s["player"]: s for s in body["seats"]}
     assert [(t["against"], t["rating"], t["expected"], t["score"], t["term"]) for t in seats["w2"]["terms"]] == [
-        ("w1", 1500.0, 0.5, 0.0, -15.0), ("w3", 1500.0, 0.5, 1.0, 15.0), ("w4", 1500.0, 0.5, 1.0, 15.0)]
+        ("w1", 1500.0, 0.5, 0.0, -15.0),
+        ("w3", 1500.0, 0.5, 1.0, 15.0),
+        ("w4", 1500.0, 0.5, 1.0, 15.0),
+    ]
     assert [seats[n]["delta"] for n in ("w1", "w2", "w3", "w4")] == [45.0, 15.0, -15.0, -45.0]
     assert seats["w1"]["k"] == 60 and "fewer than 10" in seats["w1"]["k_reason"] and seats["w1"]["place"] == 1
 
 
 def test_example_7_quit_through_the_api(api):
     # Example 7: the fourth quits: its duels −45, the penalty −10.
-    pk = _rated(api, game_body("wizard", [player("q1", 100), player("q2", 60), player("q3", 40),
-                                          player("q4", 0, quit=True)]))
+    pk = _rated(
+        api, game_body("wizard", [player("q1", 100), player("q2", 60), player("q3", 40), player("q4", 0, quit=True)])
+    )
     seats = {s["player"]: s for s in APIClient().get(f"/api/v1/games/{pk}/explain/").json()["seats"]}
     assert (seats["q4"]["quit"], seats["q4"]["terms_sum"], seats["q4"]["quit_penalty"], seats["q4"]["delta"]) == (
-        True, -45.0, -10.0, -55.0)
+        True,
+        -45.0,
+        -10.0,
+        -55.0,
+    )
     # docs/ratings.md, "Where rating points come from": each part named by its source.
     assert seats["q4"]["sources"] == {"duel": -45.0, "quit_penalty": -10.0}
     assert seats["q1"]["sources"] == {"duel": 45.0}
@@ -109,22 +122,32 @@ def test_example_7_quit_through_the_api(api):
 def test_example_7_with_a_floor_names_the_floors_part(api, settings):
     # With ELO_FLOOR 1450 the quitter's 1500 − 55 = 1445 stops at 1450: delta −50, the floor gave back +5.
     settings.ELO_FLOOR = 1450.0
-    pk = _rated(api, game_body("wizard", [player("f1", 100), player("f2", 60), player("f3", 40),
-                                          player("f4", 0, quit=True)]))
+    pk = _rated(
+        api, game_body("wizard", [player("f1", 100), player("f2", 60), player("f3", 40), player("f4", 0, quit=True)])
+    )
     seats = {s["player"]: s for s in APIClient().get(f"/api/v1/games/{pk}/explain/").json()["seats"]}
-    assert (seats["f4"]["delta"], seats["f4"]["sources"]) == (-50.0, {"duel": -45.0, "quit_penalty": -10.0,
-                                                                      "floor": 5.0})
+    assert (seats["f4"]["delta"], seats["f4"]["sources"]) == (
+        -50.0,
+        {"duel": -45.0, "quit_penalty": -10.0, "floor": 5.0},
+    )
 
 
 def test_example_4_hanabi_through_the_api(api):
     # Example 4: three new players, score 22, class 50 → Hanabot 1468; E = 0.545922; 60 · (0.5 − 0.545922).
-    pk = _rated(api, game_body("hanabi", [player(n, 22) for n in ("h1", "h2", "h3")],
-                               variant={"deck": "normal"}))
+    pk = _rated(api, game_body("hanabi", [player(n, 22) for n in ("h1", "h2", "h3")], variant={"deck": "normal"}))
     body = APIClient().get(f"/api/v1/games/{pk}/explain/").json()
     assert body["team_rating"] == 1500.0
-    assert body["hanabot"] == {"variant": "normal", "variant_class": "50", "team_size": 3, "score": 22,
-                               "threshold": 18, "max_score": 25, "rule": "table", "rating": 1468.0,
-                               "perfect_score_rule": False}
+    assert body["hanabot"] == {
+        "variant": "normal",
+        "variant_class": "50",
+        "team_size": 3,
+        "score": 22,
+        "threshold": 18,
+        "max_score": 25,
+        "rule": "table",
+        "rating": 1468.0,
+        "perfect_score_rule": False,
+    }
     (term,) = body["seats"][0]["terms"]
     assert term["against"] == "Hanabot" and term["score"] == 0.5
     assert term["expected"] == pytest.approx(0.545922, abs=1e-6)
@@ -134,8 +157,7 @@ def test_example_4_hanabi_through_the_api(api):
 
 
 def test_history_inlines_each_change_explained(api):
-    pk = _rated(api, game_body("wizard", [player(n, s) for n, s in
-                                          (("x1", 100), ("x2", 60), ("x3", 40), ("x4", 0))]))
+    pk = _rated(api, game_body("wizard", [player(n, s) for n, s in (("x1", 100), ("x2", 60), ("x3", 40), ("x4", 0))]))
     plain = APIClient().get("/api/v1/players/x2/history/wizard/").json()
     assert "explanation" not in plain["entries"][0]
     explained = APIClient().get("/api/v1/players/x2/history/wizard/?explain=true").json()
@@ -201,14 +223,15 @@ def test_explain_is_public_and_throttled(api, settings):
     assert refused.status_code == 429 and refused.json()["error"]["code"] == "throttled"
 
 
-
 def test_the_explanation_shows_the_games_two_decimals_beside_the_unrounded_numbers_that_add_up(api):
     """docs/ratings.md, "Two precisions". Worked by hand: after a first Tokaido duel (two new players, K 60,
     P(2) = 1, ±30), t6 (1470) beats t5 (1530): E = 1 / (1 + 10^(60/400)) = 0.4145013213281905, so t6 gains
     60 × 1 × (1 − E) = 35.12992072030857, and the game and the explanation's ``shown`` both say 35.13."""
+
     def duel(first: str, second: str) -> int:
-        return _rated(api, game_body("tokaido", [player(first, 60, achievements=1),
-                                                 player(second, 50, achievements=1)]))
+        return _rated(
+            api, game_body("tokaido", [player(first, 60, achievements=1), player(second, 50, achievements=1)])
+        )
 
     duel("t5", "t6")
     second = duel("t6", "t5")
@@ -216,7 +239,9 @@ def test_the_explanation_shows_the_games_two_decimals_beside_the_unrounded_numbe
     seats = {s["player"]: s for s in APIClient().get(f"/api/v1/games/{second}/explain/").json()["seats"]}
     assert abs(seats["t6"]["delta"] - 35.12992072030857) <= 1e-9
     assert seats["t6"]["shown"] == {"before": 1470.0, "delta": 35.13} and seats["t5"]["shown"] == {
-        "before": 1530.0, "delta": -35.13}
+        "before": 1530.0,
+        "delta": -35.13,
+    }
     for handle, seat in seats.items():
         assert seat["shown"] == {"before": changes[handle]["before"], "delta": changes[handle]["delta"]}
         assert abs(seat["terms_sum"] + seat["quit_penalty"] + seat["floor"] - seat["delta"]) <= 1e-9

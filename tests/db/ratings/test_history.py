@@ -1,4 +1,5 @@
 """GET /api/v1/players/{player}/history/{game}/ (docs/api.md, Players; docs/ratings.md, Order and history)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -19,22 +20,59 @@ def test_entries_newest_first_with_rounded_values_and_resets(db, anon, server):
     make_change(alice, "wizard", 1, 1500.0, 1530.0, game=g1, place=1)
     make_change(bob, "wizard", 1, 1500.0, 1470.0, game=g1, place=2)
     make_change(alice, "wizard", 2, 1530.0, 1497.4141, game=g2, place=2, games_before=1)
-    make_change(alice, "wizard", 3, 1497.4141, 1500.0, kind=RatingChange.Kind.RESET,
-                finished_at=T0 + timedelta(days=2, minutes=5), games_before=2)
+    make_change(
+        alice,
+        "wizard",
+        3,
+        1497.4141,
+        1500.0,
+        kind=RatingChange.Kind.RESET,
+        finished_at=T0 + timedelta(days=2, minutes=5),
+        games_before=2,
+    )
 
     response = anon.get(URL.format("alice", "wizard"))
 
     assert response.status_code == 200
     assert response.json() == {
         "entries": [
-            {"game_id": None, "finished_at": "2026-11-03T12:05:00Z", "before": 1497.41, "after": 1500.0,
-             "delta": 2.59, "place": None, "kind": "reset",
-             # docs/ratings.md, "How settled is a rating": a reset keeps the 2 games played, K 60 → band 180.
-             "provisional": True, "band": 180.0, "games_to_settle": 18},
-            {"game_id": g2.pk, "finished_at": "2026-11-02T12:00:00Z", "before": 1530.0, "after": 1497.41,
-             "delta": -32.59, "place": 2, "kind": "game", "provisional": True, "band": 180.0, "games_to_settle": 18},
-            {"game_id": g1.pk, "finished_at": "2026-11-01T12:00:00Z", "before": 1500.0, "after": 1530.0,
-             "delta": 30.0, "place": 1, "kind": "game", "provisional": True, "band": 180.0, "games_to_settle": 19},
+            {
+                "game_id": None,
+                "finished_at": "2026-11-03T12:05:00Z",
+                "before": 1497.41,
+                "after": 1500.0,
+                "delta": 2.59,
+                "place": None,
+                "kind": "reset",
+                # docs/ratings.md, "How settled is a rating": a reset keeps the 2 games played, K 60 → band 180.
+                "provisional": True,
+                "band": 180.0,
+                "games_to_settle": 18,
+            },
+            {
+                "game_id": g2.pk,
+                "finished_at": "2026-11-02T12:00:00Z",
+                "before": 1530.0,
+                "after": 1497.41,
+                "delta": -32.59,
+                "place": 2,
+                "kind": "game",
+                "provisional": True,
+                "band": 180.0,
+                "games_to_settle": 18,
+            },
+            {
+                "game_id": g1.pk,
+                "finished_at": "2026-11-01T12:00:00Z",
+                "before": 1500.0,
+                "after": 1530.0,
+                "delta": 30.0,
+                "place": 1,
+                "kind": "game",
+                "provisional": True,
+                "band": 180.0,
+                "games_to_settle": 19,
+            },
         ],
         "next": None,
     }
@@ -81,8 +119,17 @@ def test_next_is_null_when_the_page_ends_exactly_at_the_oldest_entry(db, anon, s
 def test_default_limit_is_50_and_200_is_allowed(db, anon, server):
     ned = make_player("ned")
     RatingChange.objects.bulk_create(
-        RatingChange(player=ned, title="wizard", seq=seq, kind="reset", before=1500.0, after=1500.0, delta=0.0,
-                     games_before=0, finished_at=T0)
+        RatingChange(
+            player=ned,
+            title="wizard",
+            seq=seq,
+            kind="reset",
+            before=1500.0,
+            after=1500.0,
+            delta=0.0,
+            games_before=0,
+            finished_at=T0,
+        )
         for seq in range(1, 211)
     )
     default = anon.get(URL.format("ned", "wizard")).json()
@@ -109,9 +156,18 @@ def test_hanabi_entries_have_no_place(db, anon, server):
     # Worked example 4: class 50, three new players, score 22: -2.76 each.
     make_change(quinn, "hanabi", 1, 1500.0, 1497.244680, game=game, place=1)  # a stray place is never shown
     (entry,) = anon.get(URL.format("quinn", "hanabi")).json()["entries"]
-    assert entry == {"game_id": game.pk, "finished_at": "2026-11-01T12:00:00Z", "before": 1500.0,
-                     "after": 1497.24, "delta": -2.76, "place": None, "kind": "game", "provisional": True,
-                     "band": 180.0, "games_to_settle": 19}
+    assert entry == {
+        "game_id": game.pk,
+        "finished_at": "2026-11-01T12:00:00Z",
+        "before": 1500.0,
+        "after": 1497.24,
+        "delta": -2.76,
+        "place": None,
+        "kind": "game",
+        "provisional": True,
+        "band": 180.0,
+        "games_to_settle": 19,
+    }
 
 
 def test_entries_show_how_settled_the_rating_was_right_after_each_change(db, anon, server):

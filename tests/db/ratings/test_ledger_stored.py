@@ -2,6 +2,7 @@
 the docs, through the API, the Elo stage, a reset and a void; then the property: over random games with quits,
 floors, resets and voids, every day's ledger adds up to how far the stored ratings moved that day, and the
 sources that can be counted from outside (quit penalties, resets, refunds) are exactly what was counted."""
+
 from __future__ import annotations
 
 import random
@@ -40,8 +41,10 @@ def _tokaido(*entries: tuple[str, int, bool]) -> dict:
 
 def _ledger(title: str) -> dict[tuple[int, str], tuple[float, float]]:
     """(day of November, source) -> (created, destroyed), rounded to 4 decimals as the docs write them."""
-    return {(row.day.day, row.source): (round(row.created, 4), round(row.destroyed, 4))
-            for row in LedgerDay.objects.filter(title=title)}
+    return {
+        (row.day.day, row.source): (round(row.created, 4), round(row.destroyed, 4))
+        for row in LedgerDay.objects.filter(title=title)
+    }
 
 
 def test_the_small_season_of_the_docs_by_hand(api, settings, clock):
@@ -57,7 +60,9 @@ def test_the_small_season_of_the_docs_by_hand(api, settings, clock):
     # floor (+4.8701); A reset 1554.8701 → 1500 (−54.8701).
     assert _ledger("tokaido") == {
         (1, "duel"): (30.0, -30.0),
-        (2, "duel"): (24.8701, -24.8701), (2, "quit_penalty"): (0.0, -10.0), (2, "floor"): (4.8701, 0.0),
+        (2, "duel"): (24.8701, -24.8701),
+        (2, "quit_penalty"): (0.0, -10.0),
+        (2, "floor"): (4.8701, 0.0),
         (2, "reset"): (0.0, -54.8701),
     }
     # Day 3: day 1's game voided. The replay: B's quit against a new A gives A +30 (reset later) and B −40 → 1460.
@@ -72,7 +77,9 @@ def test_the_small_season_of_the_docs_by_hand(api, settings, clock):
     day3 = {source: flow for (day, source), flow in _ledger("tokaido").items() if day == 3}
     assert day3 == {"void_refund": (30.0, -30.0), "rebuild": (30.0, -10.0)}
     assert dict(Rating.objects.filter(title="tokaido").values_list("player__handle", "elo")) == {
-        "A": 1500.0, "B": 1460.0}
+        "A": 1500.0,
+        "B": 1460.0,
+    }
     # Over the three days the pool lost exactly what the two ratings are below 1500: 40 points.
     net = sum(row.created + row.destroyed for row in LedgerDay.objects.filter(title="tokaido"))
     assert net == pytest.approx(-40.0, abs=1e-9)
@@ -86,8 +93,9 @@ def _moved(title: str, initial: float) -> float:
     return sum(elo - initial for elo in Rating.objects.filter(title=title).values_list("elo", flat=True))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(seed=st.integers(0, 2**32 - 1), floor=st.sampled_from([None, 1450.0, 1480.0]))
 def test_every_day_the_stored_ledger_adds_up(api, settings, clock, seed, floor):
     settings.ELO_FLOOR = floor

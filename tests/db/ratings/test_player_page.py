@@ -1,4 +1,5 @@
 """GET /api/v1/players/{player}/ (docs/api.md, Players; levels from docs/ratings.md)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -24,19 +25,43 @@ def test_player_page_shape_with_hand_worked_values(db, anon):
 
     assert response.status_code == 200
     assert response.json() == {
-        "player": "alice", "status": "active",
-        "ratings": {"wizard": {"elo": 1530.0, "level": "Apprentice", "games": 1, "rank": None,
-                               # docs/ratings.md, "How settled is a rating": K 60 → band 180, 20 − 1 games to go.
-                               "provisional": True, "band": 180.0, "games_to_settle": 19, "not_ranked": {
-            "reason": "too_few_games", "message": "1 rated Wizard game so far; 5 are needed to be ranked (4 more).",
-            "games": 1, "games_needed": 5, "last_rated_game_at": None, "window_days": 90}}},
+        "player": "alice",
+        "status": "active",
+        "ratings": {
+            "wizard": {
+                "elo": 1530.0,
+                "level": "Apprentice",
+                "games": 1,
+                "rank": None,
+                # docs/ratings.md, "How settled is a rating": K 60 → band 180, 20 − 1 games to go.
+                "provisional": True,
+                "band": 180.0,
+                "games_to_settle": 19,
+                "not_ranked": {
+                    "reason": "too_few_games",
+                    "message": "1 rated Wizard game so far; 5 are needed to be ranked (4 more).",
+                    "games": 1,
+                    "games_needed": 5,
+                    "last_rated_game_at": None,
+                    "window_days": 90,
+                },
+            }
+        },
         # Ratings made by hand, no game went through the Elo stage: no reputation yet, no cool-down.
-        "reputation": {"percent": None, "games": 0, "quits": 0}, "cooldown": None,
+        "reputation": {"percent": None, "games": 0, "quits": 0},
+        "cooldown": None,
     }
     bob_wizard = anon.get(URL.format("bob")).json()["ratings"]["wizard"]
     assert bob_wizard.pop("not_ranked")["reason"] == "too_few_games"
-    assert bob_wizard == {"elo": 1470.0, "level": "Beginner", "games": 1, "rank": None, "provisional": True,
-                          "band": 180.0, "games_to_settle": 19}
+    assert bob_wizard == {
+        "elo": 1470.0,
+        "level": "Beginner",
+        "games": 1,
+        "rank": None,
+        "provisional": True,
+        "band": 180.0,
+        "games_to_settle": 19,
+    }
 
 
 def test_one_entry_per_rated_title_and_nothing_else(db, anon):
@@ -50,31 +75,49 @@ def test_one_entry_per_rated_title_and_nothing_else(db, anon):
     assert [entry.pop("not_ranked")["reason"] for entry in ratings.values()] == ["too_few_games"] * 2
 
     assert ratings == {
-        "tokaido": {"elo": 1485.12, "level": "Beginner", "games": 2, "rank": None, "provisional": True, "band": 180.0,
-                    "games_to_settle": 18},
-        "wizard": {"elo": 1545.0, "level": "Apprentice", "games": 3, "rank": None, "provisional": True, "band": 180.0,
-                   "games_to_settle": 17},
+        "tokaido": {
+            "elo": 1485.12,
+            "level": "Beginner",
+            "games": 2,
+            "rank": None,
+            "provisional": True,
+            "band": 180.0,
+            "games_to_settle": 18,
+        },
+        "wizard": {
+            "elo": 1545.0,
+            "level": "Apprentice",
+            "games": 3,
+            "rank": None,
+            "provisional": True,
+            "band": 180.0,
+            "games_to_settle": 17,
+        },
     }
 
 
 def test_player_without_ratings_and_banned_status(db, anon):
     make_player("mallory", status=Player.Status.BANNED)
-    assert anon.get(URL.format("mallory")).json() == {"player": "mallory", "status": "banned", "ratings": {},
-                                                      "reputation": {"percent": None, "games": 0, "quits": 0},
-                                                      "cooldown": None}
+    assert anon.get(URL.format("mallory")).json() == {
+        "player": "mallory",
+        "status": "banned",
+        "ratings": {},
+        "reputation": {"percent": None, "games": 0, "quits": 0},
+        "cooldown": None,
+    }
 
 
 @pytest.mark.parametrize(
     ("elo", "shown", "level"),
     [
-        (1500.0, 1500.0, "Beginner"),        # d = 0: Beginner (d <= 0)
+        (1500.0, 1500.0, "Beginner"),  # d = 0: Beginner (d <= 0)
         (1499.0, 1499.0, "Beginner"),
         (1100.0, 1100.0, "Beginner"),
-        (1500.5, 1500.5, "Apprentice"),      # 0 < d < 100
-        (1500.004, 1500.0, "Apprentice"),    # the level uses the unrounded rating: d = 0.004 > 0
+        (1500.5, 1500.5, "Apprentice"),  # 0 < d < 100
+        (1500.004, 1500.0, "Apprentice"),  # the level uses the unrounded rating: d = 0.004 > 0
         (1599.99, 1599.99, "Apprentice"),
-        (1599.996, 1600.0, "Apprentice"),    # shown rounded, but floor(99.996) = 99
-        (1600.0, 1600.0, "Average"),         # floor(d) = 100
+        (1599.996, 1600.0, "Apprentice"),  # shown rounded, but floor(99.996) = 99
+        (1600.0, 1600.0, "Average"),  # floor(d) = 100
         (1699.999, 1700.0, "Average"),
         (1700.0, 1700.0, "Good"),
         (1800.0, 1800.0, "Strong"),
@@ -130,11 +173,11 @@ def test_rank_is_the_real_leaderboard_rank(db, anon):
     recent = timezone.now() - timedelta(days=1)
     handles = {"ann": (1600.0, 5), "ben": (1600.0, 12), "cid": (1550.0, 30), "dot": (1700.0, 4)}
     for handle, (rating, games) in handles.items():
-        Rating.objects.create(player=make_player(handle), title="wizard", elo=rating, games=games,
-                              last_game_at=recent)
+        Rating.objects.create(player=make_player(handle), title="wizard", elo=rating, games=games, last_game_at=recent)
     stale = make_player("eve")
-    Rating.objects.create(player=stale, title="wizard", elo=1800.0, games=50,
-                          last_game_at=timezone.now() - timedelta(days=91))
+    Rating.objects.create(
+        player=stale, title="wizard", elo=1800.0, games=50, last_game_at=timezone.now() - timedelta(days=91)
+    )
     banned = make_player("fay", status=Player.Status.BANNED)
     Rating.objects.create(player=banned, title="wizard", elo=1900.0, games=50, last_game_at=recent)
 
@@ -176,7 +219,12 @@ def test_player_page_query_count_with_real_ranks_is_bounded(db, anon, django_ass
     with django_assert_max_num_queries(2 + 2 * 5):
         response = anon.get(URL.format("kay"))
     assert {t: e["rank"] for t, e in response.json()["ratings"].items()} == {
-        "hanabi": None, "nile": 1, "railroad_ink": 1, "spades": 1, "tokaido": 1, "wizard": 1,
+        "hanabi": None,
+        "nile": 1,
+        "railroad_ink": 1,
+        "spades": 1,
+        "tokaido": 1,
+        "wizard": 1,
     }
 
 
@@ -201,7 +249,13 @@ def test_inactivity_grows_the_band_when_read_and_writes_nothing(db, anon, monkey
     with django_assert_num_queries(1):  # the one read of the page: no write
         ratings = anon.get(URL.format("vera")).json()["ratings"]
     assert {k: ratings["wizard"][k] for k in ("provisional", "band", "games_to_settle")} == {
-        "provisional": True, "band": 112.81, "games_to_settle": 1}
+        "provisional": True,
+        "band": 112.81,
+        "games_to_settle": 1,
+    }
     assert {k: ratings["nile"][k] for k in ("provisional", "band", "games_to_settle")} == {
-        "provisional": False, "band": 60.0, "games_to_settle": 0}
+        "provisional": False,
+        "band": 60.0,
+        "games_to_settle": 0,
+    }
     assert Rating.objects.get(player=vera, title="wizard").last_game_at == away

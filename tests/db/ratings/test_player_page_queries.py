@@ -6,6 +6,7 @@ the ranks (``leaderboards.selectors.ranks_of``): the database board answers ever
 query, the Redis board with no query at all (a round trip of its own per board). Hanabi has no board and costs
 nothing. No transaction, no savepoint: the page only reads.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -72,8 +73,7 @@ def test_hanabi_beside_the_boards_costs_nothing(db, anon, database_board, django
 
 
 def test_only_hanabi_asks_no_board(db, anon, database_board, django_assert_num_queries):
-    Rating.objects.create(player=make_player("bea"), title="hanabi", elo=1550.0, games=10,
-                          last_game_at=timezone.now())
+    Rating.objects.create(player=make_player("bea"), title="hanabi", elo=1550.0, games=10, last_game_at=timezone.now())
     with django_assert_num_queries(PAGE):
         assert page(anon, "bea")["ratings"]["hanabi"]["rank"] is None
 
@@ -85,8 +85,9 @@ def test_no_rating_at_all(db, anon, database_board, django_assert_num_queries):
 
 
 @pytest.mark.parametrize("played", [1, 30])
-def test_the_number_of_rated_games_played_changes_nothing(db, anon, server, database_board,
-                                                         django_assert_num_queries, played):
+def test_the_number_of_rated_games_played_changes_nothing(
+    db, anon, server, database_board, django_assert_num_queries, played
+):
     # The history rows are the history page's (tests/db/ratings/test_history.py); this page reads the ratings
     # alone. Ranked nowhere: the board's query runs and finds no eligible rating (too few games, or none recent).
     dee = make_player("dee")

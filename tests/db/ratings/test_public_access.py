@@ -1,4 +1,5 @@
 """The player reads are public (no key), throttled per client IP, and documented in the schema."""
+
 from __future__ import annotations
 
 import pytest
@@ -67,12 +68,29 @@ def test_schema_documents_the_player_reads(db, anon):
     assert history["security"] == [{}]  # OpenAPI for "no key needed"
     components = schema["components"]["schemas"]
     assert set(components["HistoryEntryOut"]["properties"]) == {
-        "game_id", "finished_at", "before", "after", "delta", "place", "kind", "explanation",
-        "provisional", "band", "games_to_settle",  # docs/ratings.md, "How settled is a rating"
+        "game_id",
+        "finished_at",
+        "before",
+        "after",
+        "delta",
+        "place",
+        "kind",
+        "explanation",
+        "provisional",
+        "band",
+        "games_to_settle",  # docs/ratings.md, "How settled is a rating"
     }
     assert set(components["PlayerOut"]["properties"]) == {"player", "status", "ratings", "reputation", "cooldown"}
-    assert set(components["PlayerRatingOut"]["properties"]) == {"elo", "level", "games", "rank", "not_ranked",
-                                                            "provisional", "band", "games_to_settle"}
+    assert set(components["PlayerRatingOut"]["properties"]) == {
+        "elo",
+        "level",
+        "games",
+        "rank",
+        "not_ranked",
+        "provisional",
+        "band",
+        "games_to_settle",
+    }
     assert set(components["HistoryOut"]["properties"]) == {"entries", "next"}
     ok = paths["/api/v1/players/{player}/"]["get"]["responses"]
     assert {"200", "404", "429"} <= set(ok)

@@ -1,5 +1,6 @@
 """The public reads behind a CDN and in a browser (issue 19 #9): Cache-Control, ETag and 304, CORS for the
 public reads only, never for a key-authenticated endpoint."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,7 @@ def alice(db):
     return rate("alice", 1530, games=5, days_ago=1)
 
 
-@pytest.mark.parametrize(("url", "max_age", "swr"), [
-    (PUBLIC[0], 5, 30), (PUBLIC[1], 10, 60), (PUBLIC[2], 5, 30)])
+@pytest.mark.parametrize(("url", "max_age", "swr"), [(PUBLIC[0], 5, 30), (PUBLIC[1], 10, 60), (PUBLIC[2], 5, 30)])
 def test_each_public_read_is_cacheable_briefly_with_an_etag(anon, alice, url, max_age, swr):
     response = anon.get(url)
     assert response.status_code == 200
@@ -68,10 +68,17 @@ def test_an_allowed_origin_may_read_the_public_reads(anon, alice, url):
 
 
 @override_settings(CORS_ALLOWED_ORIGINS=[SITE])
-@pytest.mark.parametrize(("method", "url"), [
-    ("get", "/api/v1/players/alice/preferences/"), ("post", "/api/v1/games/"), ("get", "/api/v1/games/1/"),
-    ("post", "/api/v1/matchmaking/tickets/"), ("post", "/api/v1/reports/"), ("post", "/api/v1/games/batch/"),
-])
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("get", "/api/v1/players/alice/preferences/"),
+        ("post", "/api/v1/games/"),
+        ("get", "/api/v1/games/1/"),
+        ("post", "/api/v1/matchmaking/tickets/"),
+        ("post", "/api/v1/reports/"),
+        ("post", "/api/v1/games/batch/"),
+    ],
+)
 def test_key_authenticated_endpoints_never_answer_cors(api, method, url):
     response = getattr(api, method)(url, {}, format="json", HTTP_ORIGIN=SITE)
     assert "Access-Control-Allow-Origin" not in response

@@ -1,4 +1,5 @@
 """Moderator resets, the rebuild from stored games, and the rebuild_ratings command."""
+
 from __future__ import annotations
 
 import io

@@ -1,5 +1,6 @@
 """The rating store's seam: one interface, both backends keep it, and on PostgreSQL (where both can run) they read
 and write exactly the same rows."""
+
 from __future__ import annotations
 
 import inspect
@@ -40,8 +41,23 @@ def _stored() -> tuple:
     """Everything the stages write, keyed by what does not depend on sequences (ids of rolled-back rows)."""
     return (
         sorted(Rating.objects.values_list("player_id", "title", "elo", "games", "last_game_at", "ts_mu", "ts_sigma")),
-        sorted(RatingChange.objects.values_list("title", "seq", "player_id", "game_id", "kind", "before", "after",
-                                                "delta", "k", "games_before", "place", "finished_at", "opponent")),
+        sorted(
+            RatingChange.objects.values_list(
+                "title",
+                "seq",
+                "player_id",
+                "game_id",
+                "kind",
+                "before",
+                "after",
+                "delta",
+                "k",
+                "games_before",
+                "place",
+                "finished_at",
+                "opponent",
+            )
+        ),
         sorted(Game.objects.values_list("id", "status", "rating_seq", "trueskill_done")),
     )
 

@@ -1,4 +1,5 @@
 """The Celery doors in embedded mode (tasks run in-process on commit); the real worker is in tests/services."""
+
 from __future__ import annotations
 
 import random
@@ -17,8 +18,10 @@ from tests.db.ratings.replay import Replay, assert_matches
 
 # Committed transactions, so on-commit hand-offs fire (tests/db/ratings/conftest.py re-seeds the Hanabot table).
 pytestmark = pytest.mark.django_db(transaction=True)
-embedded_only = pytest.mark.skipif(not settings.CELERY_TASK_ALWAYS_EAGER,
-                                   reason="embedded mode: with a broker the real worker tests are in tests/services")
+embedded_only = pytest.mark.skipif(
+    not settings.CELERY_TASK_ALWAYS_EAGER,
+    reason="embedded mode: with a broker the real worker tests are in tests/services",
+)
 
 
 @embedded_only

@@ -6,6 +6,7 @@ How a player gets to 10 or 20 games without moving: an everyone-tied game change
 
 Arithmetic in the comments: E(a, b) = 1 / (1 + 10^((b - a) / 400)); powers of ten to 6+ digits.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -34,10 +35,10 @@ def wizard(table_id: str, *results: tuple[str, int]) -> dict:
 
 
 def test_the_tenth_game_is_at_k_60_and_the_eleventh_at_k_40(api):
-    games = [tokaido(f"tie-{i}", ("a", 30), ("b", 30)) for i in range(9)]   # 9 ties: a, b at 1500, 9 games
-    games.append(tokaido("g10", ("a", 40), ("b", 30)))                      # a's and b's 10th game
-    games.append(tokaido("g11", ("a", 40), ("c", 30)))                      # a's 11th, c's 1st
-    games.append(tokaido("g12", ("b", 40), ("a", 30)))                      # b's 11th, a's 12th
+    games = [tokaido(f"tie-{i}", ("a", 30), ("b", 30)) for i in range(9)]  # 9 ties: a, b at 1500, 9 games
+    games.append(tokaido("g10", ("a", 40), ("b", 30)))  # a's and b's 10th game
+    games.append(tokaido("g11", ("a", 40), ("c", 30)))  # a's 11th, c's 1st
+    games.append(tokaido("g12", ("b", 40), ("a", 30)))  # b's 11th, a's 12th
     post(api, games)
     rate_all()
 
@@ -72,7 +73,7 @@ def test_the_tenth_game_is_at_k_60_and_the_eleventh_at_k_40(api):
 
 def test_the_twentieth_game_is_at_k_40_and_the_twenty_first_at_k_20_in_a_four_player_wizard(api):
     three = (("w1", 40), ("w2", 40), ("w3", 40))
-    games = [wizard(f"tie-{i}", *three) for i in range(19)]                 # w1..w3: 1500, 19 games
+    games = [wizard(f"tie-{i}", *three) for i in range(19)]  # w1..w3: 1500, 19 games
     games.append(wizard("g20", ("w1", 100), ("w2", 60), ("w3", 40), ("w4", 0)))
     games.append(wizard("g21", ("w4", 100), ("w3", 60), ("w2", 40), ("w1", 0)))
     post(api, games)
@@ -113,9 +114,12 @@ def test_the_twentieth_game_is_at_k_40_and_the_twenty_first_at_k_20_in_a_four_pl
 
 
 def test_a_settled_quitter_pays_k_20_and_the_ten_points(api):
-    games = [tokaido(f"tie-{i}", ("q", 30), ("r", 30)) for i in range(20)]   # q, r: 1500, 20 games
-    games.append(game_body("tokaido", [player("q", 50, achievements=1, quit=True), player("r", 10, achievements=1)],
-                           table_id="quit"))
+    games = [tokaido(f"tie-{i}", ("q", 30), ("r", 30)) for i in range(20)]  # q, r: 1500, 20 games
+    games.append(
+        game_body(
+            "tokaido", [player("q", 50, achievements=1, quit=True), player("r", 10, achievements=1)], table_id="quit"
+        )
+    )
     post(api, games)
     rate_all()
     # q quit: placed last whatever the score. K 20, P 1, E 0.5: q 20 * (0 - 0.5) - 10 = -20 -> 1480; r +10 -> 1510.

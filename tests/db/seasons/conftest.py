@@ -1,4 +1,5 @@
 """Season tests read the database (no Redis), with a clean throttle count and the Hanabot table seeded."""
+
 from __future__ import annotations
 
 import pytest

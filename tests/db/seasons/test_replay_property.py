@@ -1,5 +1,6 @@
 """The live standings equal a replay of the season from scratch at every moment (docs/seasons.md "Exactness"):
 random seasons of every title, rated in random batch sizes, with voids (the title rebuilt) and bans in between."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -20,10 +21,14 @@ from tests.db.seasons.helpers import live_rows, live_state, replayed_rows, repla
 NOW = datetime(2025, 3, 1, tzinfo=UTC)
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(games=bodies(max_size=30), steps=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 5)), min_size=1,
-                                                 max_size=12), data=st.data())
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    games=bodies(max_size=30),
+    steps=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 5)), min_size=1, max_size=12),
+    data=st.data(),
+)
 def test_live_standings_equal_the_replay_at_every_moment(api, settings, games, steps, data):
     settings.SEASON_LENGTH_DAYS = 200
     with rolled_back():

@@ -1,4 +1,5 @@
 """The season reads (docs/seasons.md), with docs/seasons.md's numbers worked by hand."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -20,8 +21,7 @@ def four(settings) -> dict[str, Player]:
     settings.SEASON_PLACEMENT_GAMES = 0
     players = {h: Player.objects.create(handle=h) for h in "abcd"}
     season_open(title="wizard", now=NOW)
-    rated_game("wizard", [(players["a"], 0, 1), (players["b"], 1, 2), (players["c"], 2, 2), (players["d"], 3, 4)],
-               NOW)
+    rated_game("wizard", [(players["a"], 0, 1), (players["b"], 1, 2), (players["c"], 2, 2), (players["d"], 3, 4)], NOW)
     assert season_follow(title="wizard") == 1
     return players
 
@@ -29,13 +29,23 @@ def four(settings) -> dict[str, Player]:
 def test_the_open_season_and_its_standings(client, four):
     body = client.get("/api/v1/seasons/wizard/").json()
     assert (body["season"], body["starts_at"], body["ends_at"], body["next_reset"]) == (
-        1, "2026-10-05T00:00:00Z", "2027-01-04T00:00:00Z", "2027-01-04T00:00:00Z")
+        1,
+        "2026-10-05T00:00:00Z",
+        "2027-01-04T00:00:00Z",
+        "2027-01-04T00:00:00Z",
+    )
     assert body["leagues"][0] == {"name": "bronze", "threshold": 0, "size": 4}
     assert [lg["name"] for lg in body["leagues"]] == ["bronze", "silver", "gold", "platinum", "diamond", "elite"]
     # Everyone weighs 5 (bronze): a 3 x 10 = 30; b and c 5 (tie) + 10 = 15; d 0.
-    assert [(r["player"], r["rank"], r["league"], r["points"], r["games"], r["placement_left"], r["season_elo"])
-            for r in body["standings"]] == [("a", 1, "bronze", 30, 1, 0, None), ("b", 2, "bronze", 15, 1, 0, None),
-                                            ("c", 2, "bronze", 15, 1, 0, None), ("d", 4, "bronze", 0, 1, 0, None)]
+    assert [
+        (r["player"], r["rank"], r["league"], r["points"], r["games"], r["placement_left"], r["season_elo"])
+        for r in body["standings"]
+    ] == [
+        ("a", 1, "bronze", 30, 1, 0, None),
+        ("b", 2, "bronze", 15, 1, 0, None),
+        ("c", 2, "bronze", 15, 1, 0, None),
+        ("d", 4, "bronze", 0, 1, 0, None),
+    ]
     window = client.get("/api/v1/seasons/wizard/?around=d&limit=3").json()["standings"]
     assert [r["player"] for r in window] == ["b", "c", "d"]
     page = client.get("/api/v1/seasons/wizard/?offset=1&limit=2").json()
@@ -53,9 +63,11 @@ def test_the_players_season_explains_each_game(client, four):
     assert (body["league"], body["points"], body["rank"], body["games"]) == ("bronze", 15, 2, 1)
     (result,) = body["results"]
     assert (result["place"], result["sides"], result["points"]) == (2, 4, 15)
-    assert result["opponents"] == [{"league": "bronze", "outcome": "loss", "points": 0},
-                                   {"league": "bronze", "outcome": "tie", "points": 5},
-                                   {"league": "bronze", "outcome": "win", "points": 10}]
+    assert result["opponents"] == [
+        {"league": "bronze", "outcome": "loss", "points": 0},
+        {"league": "bronze", "outcome": "tie", "points": 5},
+        {"league": "bronze", "outcome": "win", "points": 10},
+    ]
 
 
 def test_errors_and_caching(client, four):
@@ -78,7 +90,11 @@ def test_a_closed_season_reads_only_the_archive(client, four):
     with CaptureQueriesContext(connection) as queries:
         body = client.get("/api/v1/seasons/wizard/1/").json()
     assert [(r["player"], r["rank"], r["points"]) for r in body["standings"]] == [
-        ("a", 1, 30), ("b", 2, 15), ("c", 2, 15), ("d", 4, 0)]
+        ("a", 1, 30),
+        ("b", 2, 15),
+        ("c", 2, 15),
+        ("d", 4, 0),
+    ]
     assert body["corrections"] == [] and body["closed_at"] == "2027-01-04T00:00:01Z"
     sql = " ".join(q["sql"] for q in queries.captured_queries)
     assert "seasons_seasonfinal" in sql
@@ -88,6 +104,9 @@ def test_a_closed_season_reads_only_the_archive(client, four):
 
 def test_schema_lists_the_season_reads(client):
     schema = client.get("/api/schema/?format=json").json()
-    for route in ("/api/v1/seasons/{game}/", "/api/v1/seasons/{game}/{season}/",
-                  "/api/v1/players/{player}/seasons/{game}/"):
+    for route in (
+        "/api/v1/seasons/{game}/",
+        "/api/v1/seasons/{game}/{season}/",
+        "/api/v1/players/{player}/seasons/{game}/",
+    ):
         assert "examples" in str(schema["paths"][route]["get"]["responses"]["200"]), route

@@ -1,5 +1,6 @@
 """Tournament tests: the embedded mode (tasks in-process, pushes to a loopback receiver), a server with every
 scope, and the helpers a game server would write."""
+
 from __future__ import annotations
 
 import itertools
@@ -45,8 +46,11 @@ def _embedded_tournaments(embedded_mode, settings, monkeypatch):
 def tokaido_game(table: dict[str, Any], scores: dict[str, int], **extra: Any) -> dict[str, Any]:
     """The game a server records for a pushed table: Tokaido, one score each, naming the table."""
     body: dict[str, Any] = {
-        "table_id": f"TT-{next(_tables)}", "game": "tokaido", "tournament_table": table["id"],
-        "players": [{"player": p, "ip": address(), "score": scores[p], "achievements": 0} for p in table["seats"]]}
+        "table_id": f"TT-{next(_tables)}",
+        "game": "tokaido",
+        "tournament_table": table["id"],
+        "players": [{"player": p, "ip": address(), "score": scores[p], "achievements": 0} for p in table["seats"]],
+    }
     body.update(extra)
     return body
 

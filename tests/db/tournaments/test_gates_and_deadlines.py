@@ -1,5 +1,6 @@
 """Organising a tournament (docs/tournaments.md): the gates at registration and again at the start, the scope, a
 game's link to its table refused when it does not fit, and a round closed at its deadline (no-shows lose)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -22,14 +23,19 @@ def _rating(handle: str, elo: float) -> None:
 
 def test_create_takes_the_titles_sizes_and_refuses_what_cannot_be_played(organiser):
     assert create(organiser, table_size=None)["table_size"] == 4  # Tokaido's recommended 4 (range 2-5)
-    too_big = organiser.post(TOURNAMENTS, {"name": "x", "game": "tokaido", "rounds": 3, "table_size": 6,
-                                           "starts_at": "2030-01-01T00:00:00Z"}, format="json")
+    too_big = organiser.post(
+        TOURNAMENTS,
+        {"name": "x", "game": "tokaido", "rounds": 3, "table_size": 6, "starts_at": "2030-01-01T00:00:00Z"},
+        format="json",
+    )
     assert too_big.status_code == 400 and "table_size" in too_big.json()["error"]["fields"]
-    coop = organiser.post(TOURNAMENTS, {"name": "x", "game": "hanabi", "rounds": 3,
-                                        "starts_at": "2030-01-01T00:00:00Z"}, format="json")
+    coop = organiser.post(
+        TOURNAMENTS, {"name": "x", "game": "hanabi", "rounds": 3, "starts_at": "2030-01-01T00:00:00Z"}, format="json"
+    )
     assert coop.status_code == 400 and coop.json()["error"]["code"] == "cooperative_game"
-    typo = organiser.post(TOURNAMENTS, {"name": "x", "game": "tokaido", "round": 3,
-                                        "starts_at": "2030-01-01T00:00:00Z"}, format="json")
+    typo = organiser.post(
+        TOURNAMENTS, {"name": "x", "game": "tokaido", "round": 3, "starts_at": "2030-01-01T00:00:00Z"}, format="json"
+    )
     assert typo.status_code == 400 and set(typo.json()["error"]["fields"]) == {"round", "rounds"}
 
 

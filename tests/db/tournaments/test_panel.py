@@ -1,5 +1,6 @@
 """The Tournament page of the panel (docs/tournaments.md#cancelling): a moderator reads a running tournament and
 cancels it with a reason; who and why stay on the tournament, and the game server sees it cancelled."""
+
 from __future__ import annotations
 
 from django.test import Client

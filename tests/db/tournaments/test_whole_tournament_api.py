@@ -7,6 +7,7 @@ never against the code's own answer: points 2·(n−place), Buchholz as the sum 
 (12 = 4+4+4) with no bye, first seats within one of each other, and the void's rule: a player who finished ahead
 of the voided player at a shared table loses 2 points for it, a player behind keeps theirs.
 """
+
 from __future__ import annotations
 
 import random
@@ -88,8 +89,9 @@ def test_thirteen_players_five_rounds_pushed_recorded_voided(organiser):
                 response = organiser.post("/api/v1/games/", tokaido_game(table, scores), format="json")
                 assert response.status_code == 201, response.json()
                 places = {h: sorted(scores.values(), reverse=True).index(s) + 1 for h, s in scores.items()}
-                played.append({"round": number, "seats": table["seats"], "places": places,
-                               "game": response.json()["id"]})
+                played.append(
+                    {"round": number, "seats": table["seats"], "places": places, "game": response.json()["id"]}
+                )
             if number == 2:  # a ring: p05 banned, their round-1 game voided
                 victim = "p05"
                 game = next(t for t in played if t["round"] == 1 and victim in t["seats"])
@@ -103,8 +105,11 @@ def test_thirteen_players_five_rounds_pushed_recorded_voided(organiser):
                 assert void["players"] == [victim] and void["game"] == game["game"]
                 expected_changes = []
                 for p in sorted(set(after)):
-                    lost = 2 * sum(1 for t in played if victim in t["seats"] and p in t["seats"]
-                                   and t["places"][p] < t["places"][victim])
+                    lost = 2 * sum(
+                        1
+                        for t in played
+                        if victim in t["seats"] and p in t["seats"] and t["places"][p] < t["places"][victim]
+                    )
                     assert after[p] == before[p] - lost
                     if lost:
                         expected_changes.append({"player": p, "before": before[p], "after": after[p]})

@@ -1,4 +1,5 @@
 """Tiny builders so each test states only the numbers it is about."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -9,13 +10,15 @@ from arena.games import get_game
 from arena.games.results import Entry, Ranking, Result, RuleViolation
 
 
-def entry(player: str, score: int | None = None, *, quit: bool = False, team: str | None = None,
-          **fields: Any) -> Entry:
+def entry(
+    player: str, score: int | None = None, *, quit: bool = False, team: str | None = None, **fields: Any
+) -> Entry:
     return Entry(player=player, score=score, quit=quit, team=team, fields=fields)
 
 
-def result(*entries: Entry, variant: dict[str, Any] | None = None, rated: bool = True,
-           details: dict[str, Any] | None = None) -> Result:
+def result(
+    *entries: Entry, variant: dict[str, Any] | None = None, rated: bool = True, details: dict[str, Any] | None = None
+) -> Result:
     return Result(variant=variant or {}, rated=rated, entries=tuple(entries), details=details or {})
 
 

@@ -1,4 +1,5 @@
 """The registry and the rules every game shares (variant, players, quitter, places)."""
+
 from __future__ import annotations
 
 import re
@@ -19,6 +20,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 
 
 # -- registry ------------------------------------------------------------------------------------------------
+
 
 def test_registry_lists_the_six_games_in_a_stable_order():
     titles = [game.title for game in all_games()]
@@ -45,14 +47,17 @@ def test_registry_is_read_only():
 
 
 # The table of docs/games.md, typed in by hand.
-@pytest.mark.parametrize(("title", "name", "low", "high", "recommended", "cooperative", "leaderboard"), [
-    ("wizard", "Wizard", 3, 6, 4, False, True),
-    ("hanabi", "Hanabi", 2, 5, None, True, False),
-    ("tokaido", "Tokaido", 2, 5, 4, False, True),
-    ("spades", "Spades", 4, 4, 4, False, True),
-    ("railroad_ink", "Railroad Ink", 1, 6, 4, False, True),
-    ("nile", "Nile DeLuxor", 2, 6, 4, False, True),
-])
+@pytest.mark.parametrize(
+    ("title", "name", "low", "high", "recommended", "cooperative", "leaderboard"),
+    [
+        ("wizard", "Wizard", 3, 6, 4, False, True),
+        ("hanabi", "Hanabi", 2, 5, None, True, False),
+        ("tokaido", "Tokaido", 2, 5, 4, False, True),
+        ("spades", "Spades", 4, 4, 4, False, True),
+        ("railroad_ink", "Railroad Ink", 1, 6, 4, False, True),
+        ("nile", "Nile DeLuxor", 2, 6, 4, False, True),
+    ],
+)
 def test_game_table(title, name, low, high, recommended, cooperative, leaderboard):
     game = get_game(title)
     assert (game.name, game.min_players, game.max_players, game.recommended_players) == (name, low, high, recommended)
@@ -70,6 +75,7 @@ def test_variant_options_default_first():
 
 # -- variant ---------------------------------------------------------------------------------------
 
+
 def three_wizards():
     return entry("a", 30), entry("b", 20), entry("c", 10)
 
@@ -82,23 +88,33 @@ def test_variant_defaults_are_filled_in():
 
 
 def test_unknown_variant_option():
-    refused("wizard", *three_wizards(), variant={"round": "standard"},
-            code="unknown_variant_option", field="variant.round")
-    refused("tokaido", entry("a", 1, achievements=0), entry("b", 2, achievements=0), variant={"x": 1},
-            code="unknown_variant_option", field="variant.x")
+    refused(
+        "wizard", *three_wizards(), variant={"round": "standard"}, code="unknown_variant_option", field="variant.round"
+    )
+    refused(
+        "tokaido",
+        entry("a", 1, achievements=0),
+        entry("b", 2, achievements=0),
+        variant={"x": 1},
+        code="unknown_variant_option",
+        field="variant.x",
+    )
 
 
-@pytest.mark.parametrize(("title", "variant", "field"), [
-    ("wizard", {"rounds": "ten_rounds"}, "variant.rounds"),
-    ("wizard", {"rounds": None}, "variant.rounds"),
-    ("spades", {"target": 400}, "variant.target"),
-    ("spades", {"target": "500"}, "variant.target"),
-    ("spades", {"target": 500.0}, "variant.target"),   # a float is not the integer option
-    ("spades", {"bags_penalty": 1}, "variant.bags_penalty"),   # 1 == True in Python, but not in the API
-    ("spades", {"bags_penalty": "true"}, "variant.bags_penalty"),
-    ("hanabi", {"deck": "Normal"}, "variant.deck"),
-    ("railroad_ink", {"expansion": "volcano"}, "variant.expansion"),
-])
+@pytest.mark.parametrize(
+    ("title", "variant", "field"),
+    [
+        ("wizard", {"rounds": "ten_rounds"}, "variant.rounds"),
+        ("wizard", {"rounds": None}, "variant.rounds"),
+        ("spades", {"target": 400}, "variant.target"),
+        ("spades", {"target": "500"}, "variant.target"),
+        ("spades", {"target": 500.0}, "variant.target"),  # a float is not the integer option
+        ("spades", {"bags_penalty": 1}, "variant.bags_penalty"),  # 1 == True in Python, but not in the API
+        ("spades", {"bags_penalty": "true"}, "variant.bags_penalty"),
+        ("hanabi", {"deck": "Normal"}, "variant.deck"),
+        ("railroad_ink", {"expansion": "volcano"}, "variant.expansion"),
+    ],
+)
 def test_invalid_variant_value(title, variant, field):
     with pytest.raises(RuleViolation) as caught:
         get_game(title).judge(result(variant=variant))
@@ -111,6 +127,7 @@ def test_variant_that_is_not_an_object():
 
 # -- players ---------------------------------------------------------------------------------------
 
+
 def test_player_count_bounds():
     refused("wizard", entry("a", 1), entry("b", 2), code="player_count", field="players")
     seven = [entry(name, 10) for name in "abcdefg"]
@@ -119,43 +136,76 @@ def test_player_count_bounds():
 
 
 def test_duplicate_player_points_at_the_second_occurrence():
-    refused("wizard", entry("a", 1), entry("b", 2), entry("a", 3),
-            code="duplicate_player", field="players.2.player")
+    refused("wizard", entry("a", 1), entry("b", 2), entry("a", 3), code="duplicate_player", field="players.2.player")
 
 
 def test_only_one_quitter_points_at_the_second():
-    refused("wizard", entry("a", 1, quit=True), entry("b", 2), entry("c", 3, quit=True), entry("d", 4),
-            code="too_many_quitters", field="players.2.quit")
+    refused(
+        "wizard",
+        entry("a", 1, quit=True),
+        entry("b", 2),
+        entry("c", 3, quit=True),
+        entry("d", 4),
+        code="too_many_quitters",
+        field="players.2.quit",
+    )
 
 
 def test_score_is_required_and_an_integer():
     refused("wizard", entry("a", 1), entry("b"), entry("c", 3), code="missing_field", field="players.1.score")
-    refused("wizard", entry("a", 1), entry("b", 2), entry("c", True),
-            code="invalid_field", field="players.2.score")
-    refused("wizard", entry("a", 1.5), entry("b", 2), entry("c", 3),
-            code="invalid_field", field="players.0.score")
+    refused("wizard", entry("a", 1), entry("b", 2), entry("c", True), code="invalid_field", field="players.2.score")
+    refused("wizard", entry("a", 1.5), entry("b", 2), entry("c", 3), code="invalid_field", field="players.0.score")
 
 
 def test_team_on_a_game_without_teams():
-    refused("wizard", entry("a", 1), entry("b", 2, team="x"), entry("c", 3),
-            code="teams_not_allowed", field="players.1.team")
+    refused(
+        "wizard",
+        entry("a", 1),
+        entry("b", 2, team="x"),
+        entry("c", 3),
+        code="teams_not_allowed",
+        field="players.1.team",
+    )
 
 
 def test_unknown_player_field():
-    refused("wizard", entry("a", 1), entry("b", 2, colour="red"), entry("c", 3),
-            code="unknown_field", field="players.1.colour")
+    refused(
+        "wizard",
+        entry("a", 1),
+        entry("b", 2, colour="red"),
+        entry("c", 3),
+        code="unknown_field",
+        field="players.1.colour",
+    )
 
 
 def test_a_missing_field_beside_an_unknown_one_names_both_with_the_likely_spelling():
     """The rules, not the API, know which fields a game has: they name every player's typo in one refusal."""
-    caught = refused("wizard", entry("a", 1), entry("b", scroe=2), entry("c", colour="red"),
-                     code="missing_field", field="players.1.score")
-    assert caught.fields == {"players.1.score": "Required.", "players.1.scroe": "Unknown field; did you mean score?",
-                             "players.2.score": "Required.", "players.2.colour": "Unknown field."}
-    caught = refused("tokaido", entry("a", 30, achievements=1), entry("b", 20, achievments=2),
-                     code="missing_field", field="players.1.achievements")
-    assert caught.fields == {"players.1.achievements": "Required.",
-                             "players.1.achievments": "Unknown field; did you mean achievements?"}
+    caught = refused(
+        "wizard",
+        entry("a", 1),
+        entry("b", scroe=2),
+        entry("c", colour="red"),
+        code="missing_field",
+        field="players.1.score",
+    )
+    assert caught.fields == {
+        "players.1.score": "Required.",
+        "players.1.scroe": "Unknown field; did you mean score?",
+        "players.2.score": "Required.",
+        "players.2.colour": "Unknown field.",
+    }
+    caught = refused(
+        "tokaido",
+        entry("a", 30, achievements=1),
+        entry("b", 20, achievments=2),
+        code="missing_field",
+        field="players.1.achievements",
+    )
+    assert caught.fields == {
+        "players.1.achievements": "Required.",
+        "players.1.achievments": "Unknown field; did you mean achievements?",
+    }
 
 
 def test_common_keys_left_in_fields_are_ignored():
@@ -166,11 +216,18 @@ def test_common_keys_left_in_fields_are_ignored():
 
 # -- details ---------------------------------------------------------------------------------------
 
+
 def test_details_must_be_an_object_with_known_keys():
     refused("wizard", *three_wizards(), details=["rounds"], code="invalid_details", field="details")
     refused("wizard", *three_wizards(), details={"round": []}, code="invalid_details", field="details.round")
-    refused("tokaido", entry("a", 1, achievements=0), entry("b", 2, achievements=0), details={"x": 1},
-            code="invalid_details", field="details.x")
+    refused(
+        "tokaido",
+        entry("a", 1, achievements=0),
+        entry("b", 2, achievements=0),
+        details={"x": 1},
+        code="invalid_details",
+        field="details.x",
+    )
 
 
 def test_empty_details_are_fine():
@@ -178,6 +235,7 @@ def test_empty_details_are_fine():
 
 
 # -- places ----------------------------------------------------------------------------------------
+
 
 def test_competition_places():
     assert competition_places([30, 20, 20, 10]) == [1, 2, 2, 4]
@@ -240,8 +298,9 @@ def test_ratable_needs_two_players_and_ignores_rated_false():
 
 
 def test_places_of_a_cooperative_ranking_are_empty():
-    ranking = Ranking(variant={}, sides=(Side(("a", "b"), None),), recommended_sides=None, quitter=None, ratable=True,
-                      coop_score=20)
+    ranking = Ranking(
+        variant={}, sides=(Side(("a", "b"), None),), recommended_sides=None, quitter=None, ratable=True, coop_score=20
+    )
     assert ranking.places == {}
 
 
@@ -249,7 +308,7 @@ def test_judge_is_pure_and_deterministic():
     res = result(entry("a", 90), entry("b", 120), entry("c", 90), variant={"rounds": "amigo"})
     game = get_game("wizard")
     assert game.judge(res) == game.judge(res)
-    assert res.variant == {"rounds": "amigo"}   # the input is not normalised in place
+    assert res.variant == {"rounds": "amigo"}  # the input is not normalised in place
 
 
 def test_is_int_rejects_bools():
@@ -259,8 +318,12 @@ def test_is_int_rejects_bools():
 
 def test_rule_violation_carries_code_message_field():
     error = RuleViolation("score_mismatch", "Bob says 3.", "players.1.score")
-    assert (error.code, error.message, error.field, str(error)) == ("score_mismatch", "Bob says 3.",
-                                                                    "players.1.score", "Bob says 3.")
+    assert (error.code, error.message, error.field, str(error)) == (
+        "score_mismatch",
+        "Bob says 3.",
+        "players.1.score",
+        "Bob says 3.",
+    )
     assert RuleViolation("player_count", "Too many.").field is None
 
 
@@ -278,6 +341,7 @@ def test_places_property_quitter_last_and_others_competition_ranked(scores, data
 
 
 # -- error codes -----------------------------------------------------------------------------------
+
 
 def codes_in(directory: Path, pattern: str) -> set[str]:
     text = "\n".join(p.read_text() for p in directory.glob("*.py"))

@@ -1,4 +1,5 @@
 """Hanabi: one cooperative team, a score range per deck, strikes, and the unrated hard deck."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,14 +31,12 @@ def test_three_strikes_is_rated_as_zero():
 
 @pytest.mark.parametrize("strikes", [-1, 4])
 def test_strikes_out_of_range(strikes):
-    refused("hanabi", *team(14), details={"strikes": strikes},
-            code="strikes_out_of_range", field="details.strikes")
+    refused("hanabi", *team(14), details={"strikes": strikes}, code="strikes_out_of_range", field="details.strikes")
 
 
 @pytest.mark.parametrize("strikes", ["3", True, 2.0, None])
 def test_strikes_must_be_an_integer(strikes):
-    refused("hanabi", *team(14), details={"strikes": strikes},
-            code="invalid_details", field="details.strikes")
+    refused("hanabi", *team(14), details={"strikes": strikes}, code="invalid_details", field="details.strikes")
 
 
 def test_unknown_details_key():
@@ -54,25 +53,25 @@ def test_hard_deck_cannot_be_rated():
 def test_score_range_per_deck(deck, top):
     assert judge("hanabi", *team(top), variant={"deck": deck}).coop_score == top
     assert judge("hanabi", *team(0), variant={"deck": deck}).coop_score == 0
-    refused("hanabi", *team(top + 1), variant={"deck": deck},
-            code="score_out_of_range", field="players.0.score")
+    refused("hanabi", *team(top + 1), variant={"deck": deck}, code="score_out_of_range", field="players.0.score")
     refused("hanabi", *team(-1), variant={"deck": deck}, code="score_out_of_range", field="players.0.score")
 
 
 def test_hard_deck_range_is_thirty():
-    refused("hanabi", *team(31), variant={"deck": "hard"}, rated=False,
-            code="score_out_of_range", field="players.0.score")
+    refused(
+        "hanabi", *team(31), variant={"deck": "hard"}, rated=False, code="score_out_of_range", field="players.0.score"
+    )
 
 
 def test_every_player_carries_the_team_score():
-    refused("hanabi", entry("a", 20), entry("b", 20), entry("c", 19),
-            code="team_score_mismatch", field="players.2.score")
+    refused(
+        "hanabi", entry("a", 20), entry("b", 20), entry("c", 19), code="team_score_mismatch", field="players.2.score"
+    )
 
 
 def test_one_shared_team_label_is_accepted_two_are_not():
     assert judge("hanabi", *team(20, team="us")).coop_score == 20
-    refused("hanabi", entry("a", 20, team="x"), entry("b", 20, team="y"),
-            code="invalid_teams", field="players.1.team")
+    refused("hanabi", entry("a", 20, team="x"), entry("b", 20, team="y"), code="invalid_teams", field="players.1.team")
     refused("hanabi", entry("a", 20), entry("b", 20, team="y"), code="invalid_teams", field="players.1.team")
 
 

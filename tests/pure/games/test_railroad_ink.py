@@ -1,4 +1,5 @@
 """Railroad Ink: score from the board, fewer errors break ties, solo games are not rated."""
+
 from __future__ import annotations
 
 import copy
@@ -14,11 +15,9 @@ from .builders import entry, judge, refused
 #   bob:   networks 12      -> 45;           + 2 + 3 + 9 - 10                               = 49
 #   carol: networks 4,4     -> 12+12 = 24;   + 7 + 5 + 5 - 1                                = 40
 BOARDS = {
-    "alice": {"networks": [3, 5, 2, 1], "longest_highway": 6, "longest_railway": 4, "central": 5,
-              "errors": 3},
+    "alice": {"networks": [3, 5, 2, 1], "longest_highway": 6, "longest_railway": 4, "central": 5, "errors": 3},
     "bob": {"networks": [12], "longest_highway": 2, "longest_railway": 3, "central": 9},
-    "carol": {"networks": [4, 4], "longest_highway": 7, "longest_railway": 5, "central": 5,
-              "expansion_points": 0},
+    "carol": {"networks": [4, 4], "longest_highway": 7, "longest_railway": 5, "central": 5, "expansion_points": 0},
 }
 ERRORS = {"alice": 3, "bob": 10, "carol": 1}
 SCORES = {"alice": 40, "bob": 49, "carol": 40}
@@ -51,8 +50,7 @@ def test_hand_worked_boards_and_the_fewer_errors_tie_break():
 
 
 def test_equal_score_and_errors_share():
-    ranking = judge("railroad_ink", entry("a", 30, errors=2), entry("b", 30, errors=2),
-                    entry("c", 31, errors=9))
+    ranking = judge("railroad_ink", entry("a", 30, errors=2), entry("b", 30, errors=2), entry("c", 31, errors=9))
     assert ranking.places == {"c": 1, "a": 2, "b": 2}
 
 
@@ -65,23 +63,40 @@ def test_solo_game_is_recorded_not_ratable():
 def test_expansion_points_and_six_rounds():
     # dave, river: network 6 -> 20; + 3 + 3 + 4 - 2 errors + 8 river points = 36
     board = {"networks": [6], "longest_highway": 3, "longest_railway": 3, "central": 4, "expansion_points": 8}
-    ranking = judge("railroad_ink", entry("dave", 36, errors=2), variant={"expansion": "river"},
-                    details={"rounds": 6, "players": {"dave": board}})
+    ranking = judge(
+        "railroad_ink",
+        entry("dave", 36, errors=2),
+        variant={"expansion": "river"},
+        details={"rounds": 6, "players": {"dave": board}},
+    )
     assert ranking.places == {"dave": 1}
-    refused("railroad_ink", entry("dave", 36, errors=2), details={"players": {"dave": board}},
-            code="expansion_points_not_allowed", field="details.players.dave.expansion_points")
+    refused(
+        "railroad_ink",
+        entry("dave", 36, errors=2),
+        details={"players": {"dave": board}},
+        code="expansion_points_not_allowed",
+        field="details.players.dave.expansion_points",
+    )
 
 
 @pytest.mark.parametrize(("expansion", "rounds"), [("none", 6), ("none", 8), ("lava", 7), ("meteor", 5)])
 def test_round_count(expansion, rounds):
-    refused("railroad_ink", entry("a", 10, errors=0), variant={"expansion": expansion},
-            details={"rounds": rounds}, code="round_count", field="details.rounds")
+    refused(
+        "railroad_ink",
+        entry("a", 10, errors=0),
+        variant={"expansion": expansion},
+        details={"rounds": rounds},
+        code="round_count",
+        field="details.rounds",
+    )
 
 
 @pytest.mark.parametrize("expansion", ["river", "lake", "meteor", "lava"])
 def test_every_expansion_lasts_six_rounds(expansion):
-    assert judge("railroad_ink", entry("a", 10, errors=0), variant={"expansion": expansion},
-                 details={"rounds": 6}).ratable is False
+    assert (
+        judge("railroad_ink", entry("a", 10, errors=0), variant={"expansion": expansion}, details={"rounds": 6}).ratable
+        is False
+    )
 
 
 def test_score_mismatch():
@@ -91,32 +106,32 @@ def test_score_mismatch():
 
 def test_details_errors_must_match_the_entry():
     entries, details = game(boards=edited("alice", errors=2))
-    refused("railroad_ink", *entries, details=details, code="errors_mismatch",
-            field="details.players.alice.errors")
+    refused("railroad_ink", *entries, details=details, code="errors_mismatch", field="details.players.alice.errors")
 
 
 def test_every_player_needs_a_board_and_no_stranger():
     boards = copy.deepcopy(BOARDS)
     del boards["carol"]
     entries, details = game(boards=boards)
-    refused("railroad_ink", *entries, details=details,
-            code="missing_player_in_details", field="details.players")
+    refused("railroad_ink", *entries, details=details, code="missing_player_in_details", field="details.players")
     boards = {**BOARDS, "zed": BOARDS["bob"]}
     entries, details = game(boards=boards)
-    refused("railroad_ink", *entries, details=details, code="unknown_player_in_details",
-            field="details.players.zed")
+    refused("railroad_ink", *entries, details=details, code="unknown_player_in_details", field="details.players.zed")
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"networks": [3, 13]}, "details.players.bob.networks.1"),
-    ({"networks": [0]}, "details.players.bob.networks.0"),
-    ({"networks": 12}, "details.players.bob.networks"),
-    ({"central": 10}, "details.players.bob.central"),
-    ({"longest_highway": -1}, "details.players.bob.longest_highway"),
-    ({"longest_railway": "3"}, "details.players.bob.longest_railway"),
-    ({"expansion_points": -2}, "details.players.bob.expansion_points"),
-    ({"bonus": 1}, "details.players.bob.bonus"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"networks": [3, 13]}, "details.players.bob.networks.1"),
+        ({"networks": [0]}, "details.players.bob.networks.0"),
+        ({"networks": 12}, "details.players.bob.networks"),
+        ({"central": 10}, "details.players.bob.central"),
+        ({"longest_highway": -1}, "details.players.bob.longest_highway"),
+        ({"longest_railway": "3"}, "details.players.bob.longest_railway"),
+        ({"expansion_points": -2}, "details.players.bob.expansion_points"),
+        ({"bonus": 1}, "details.players.bob.bonus"),
+    ],
+)
 def test_malformed_board(change, field):
     entries, details = game(boards=edited("bob", **change))
     refused("railroad_ink", *entries, details=details, code="invalid_details", field=field)
@@ -126,8 +141,7 @@ def test_board_missing_a_part():
     boards = copy.deepcopy(BOARDS)
     del boards["bob"]["central"]
     entries, details = game(boards=boards)
-    refused("railroad_ink", *entries, details=details,
-            code="invalid_details", field="details.players.bob.central")
+    refused("railroad_ink", *entries, details=details, code="invalid_details", field="details.players.bob.central")
 
 
 def test_errors_field():

@@ -1,4 +1,5 @@
 """Spades: contracts, bags, partnerships, and no tie for first."""
+
 from __future__ import annotations
 
 import copy
@@ -44,8 +45,10 @@ def individual(a=80, b=30, c=10, d=50, hands=None, **kwargs):
 
 
 def partners(n=-8, s=-26, *, quit_player=None, hands=None, **kwargs):
-    entries = tuple(entry(p, n if team == "N" else s, team=team, quit=(p == quit_player))
-                    for p, team in (("a", "N"), ("b", "S"), ("c", "N"), ("d", "S")))
+    entries = tuple(
+        entry(p, n if team == "N" else s, team=team, quit=(p == quit_player))
+        for p, team in (("a", "N"), ("b", "S"), ("c", "N"), ("d", "S"))
+    )
     return entries, {"details": {"hands": PARTNERS if hands is None else hands}, **kwargs}
 
 
@@ -57,8 +60,8 @@ def edited(hands, number, player, **change):
 
 def test_hand_score_examples_from_the_rules():
     assert hand_score(7, 7) == (70, 0)
-    assert hand_score(5, 8) == (53, 3)      # 50 for the bid, 3 overtricks
-    assert hand_score(4, 3) == (-40, 0)     # broken contract: no bags either
+    assert hand_score(5, 8) == (53, 3)  # 50 for the bid, 3 overtricks
+    assert hand_score(4, 3) == (-40, 0)  # broken contract: no bags either
 
 
 def test_side_total_bags_carry_over_and_drop_by_ten():
@@ -129,8 +132,9 @@ def test_quitter_drags_the_whole_team_to_last():
 
 
 def test_tie_for_first_is_refused():
-    refused("spades", entry("a", 50), entry("b", 50), entry("c", 10), entry("d", 0),
-            code="tie_not_allowed", field="players")
+    refused(
+        "spades", entry("a", 50), entry("b", 50), entry("c", 10), entry("d", 0), code="tie_not_allowed", field="players"
+    )
     entries, _ = partners(-8, -8)
     refused("spades", *entries, code="tie_not_allowed", field="players")
 
@@ -144,20 +148,22 @@ def test_spades_needs_exactly_four():
     refused("spades", entry("a", 3), entry("b", 2), entry("c", 1), code="player_count", field="players")
 
 
-@pytest.mark.parametrize(("teams", "field"), [
-    (("N", "S", None, "S"), "players.2.team"),      # some players without a team
-    (("N", "N", "N", "N"), "players"),              # one team of four
-    (("N", "S", "N", "E"), "players"),              # three teams
-    (("N", "S", "S", "S"), "players"),              # one and three
-])
+@pytest.mark.parametrize(
+    ("teams", "field"),
+    [
+        (("N", "S", None, "S"), "players.2.team"),  # some players without a team
+        (("N", "N", "N", "N"), "players"),  # one team of four
+        (("N", "S", "N", "E"), "players"),  # three teams
+        (("N", "S", "S", "S"), "players"),  # one and three
+    ],
+)
 def test_invalid_teams(teams, field):
     entries = [entry(p, 10, team=t) for p, t in zip("abcd", teams, strict=True)]
     refused("spades", *entries, code="invalid_teams", field=field)
 
 
 def test_partners_must_report_the_same_score():
-    entries = (entry("a", -8, team="N"), entry("b", -26, team="S"), entry("c", -9, team="N"),
-               entry("d", -26, team="S"))
+    entries = (entry("a", -8, team="N"), entry("b", -26, team="S"), entry("c", -9, team="N"), entry("d", -26, team="S"))
     refused("spades", *entries, code="team_score_mismatch", field="players.2.score")
 
 
@@ -195,12 +201,15 @@ def test_details_players():
     refused("spades", *entries, **kwargs, code="missing_player_in_details", field="details.hands.2")
 
 
-@pytest.mark.parametrize(("hands", "field"), [
-    ({"0": INDIVIDUAL[0]}, "details.hands"),
-    ([INDIVIDUAL[0], "hand"], "details.hands.1"),
-    (edited(INDIVIDUAL, 0, "a", bid=None), "details.hands.0.a.bid"),
-    (edited(INDIVIDUAL, 0, "a", nil=True), "details.hands.0.a.nil"),
-])
+@pytest.mark.parametrize(
+    ("hands", "field"),
+    [
+        ({"0": INDIVIDUAL[0]}, "details.hands"),
+        ([INDIVIDUAL[0], "hand"], "details.hands.1"),
+        (edited(INDIVIDUAL, 0, "a", bid=None), "details.hands.0.a.bid"),
+        (edited(INDIVIDUAL, 0, "a", nil=True), "details.hands.0.a.nil"),
+    ],
+)
 def test_malformed_hands(hands, field):
     entries, kwargs = individual(hands=hands)
     refused("spades", *entries, **kwargs, code="invalid_details", field=field)

@@ -1,4 +1,5 @@
 """Wizard: rounds per variant, bids, tricks and the score re-added from the details."""
+
 from __future__ import annotations
 
 import copy
@@ -32,8 +33,10 @@ FIVE = {"rounds": "five_rounds"}
 
 
 def five_rounds_game(rounds=None, alice=310, bob=180, carol=260):
-    return dict(entries=(entry("alice", alice), entry("bob", bob), entry("carol", carol)),
-                details={"rounds": FIVE_ROUNDS if rounds is None else rounds})
+    return dict(
+        entries=(entry("alice", alice), entry("bob", bob), entry("carol", carol)),
+        details={"rounds": FIVE_ROUNDS if rounds is None else rounds},
+    )
 
 
 def refused_rounds(rounds, code, field, **scores):
@@ -48,9 +51,9 @@ def edited(round_number, player, **change):
 
 
 def test_round_score():
-    assert round_score(2, 2) == 40      # 20 + 10*2
-    assert round_score(0, 0) == 20      # an exact zero bid still earns the bonus
-    assert round_score(3, 1) == -20     # two tricks off
+    assert round_score(2, 2) == 40  # 20 + 10*2
+    assert round_score(0, 0) == 20  # an exact zero bid still earns the bonus
+    assert round_score(3, 1) == -20  # two tricks off
     assert round_score(0, 2) == -20
     assert round_score(20, 20) == 220
 
@@ -83,8 +86,9 @@ def one_player_takes_all(deals, players):
 def test_standard_four_players_fifteen_rounds():
     # a: sum over k=1..15 of (20 + 10k) = 300 + 10*120 = 1500; b, c, d: 15 * 20 = 300 each.
     rounds = one_player_takes_all(range(1, 16), "abcd")
-    ranking = judge("wizard", entry("a", 1500), entry("b", 300), entry("c", 300), entry("d", 300),
-                    details={"rounds": rounds})
+    ranking = judge(
+        "wizard", entry("a", 1500), entry("b", 300), entry("c", 300), entry("d", 300), details={"rounds": rounds}
+    )
     assert ranking.places == {"a": 1, "b": 2, "c": 2, "d": 2}
 
 
@@ -92,8 +96,13 @@ def test_amigo_five_players():
     # cards 2,4,5,...,12 sum to 74: a = 10*20 + 10*74 = 940; the others 10 * 20 = 200 each.
     deals = (2, 4, 5, 6, 7, 8, 9, 10, 11, 12)
     rounds = one_player_takes_all(deals, "abcde")
-    ranking = judge("wizard", entry("a", 940), *(entry(p, 200) for p in "bcde"),
-                    variant={"rounds": "amigo"}, details={"rounds": rounds})
+    ranking = judge(
+        "wizard",
+        entry("a", 940),
+        *(entry(p, 200) for p in "bcde"),
+        variant={"rounds": "amigo"},
+        details={"rounds": rounds},
+    )
     assert ranking.places["a"] == 1
 
 
@@ -106,11 +115,18 @@ def test_amigo_is_not_played_by_six():
 def test_amigo_four_players_first_round_deals_one_card():
     rounds = one_player_takes_all((1, 3, 5, 7, 9, 11, 12, 13, 14, 15), "abcd")
     rounds[0]["a"] = bt(1, 0)
-    rounds[0]["b"] = bt(0, 1)        # a misses by one (-10) and b takes an unbid trick (-10)
+    rounds[0]["b"] = bt(0, 1)  # a misses by one (-10) and b takes an unbid trick (-10)
     # a: 9 exact rounds over 3+5+7+9+11+12+13+14+15 = 89 cards -> 9*20 + 890 = 1070, minus 10 -> 1060
     # b: 9 exact zero bids -> 180, minus 10 -> 170; c, d: 10 exact zero bids -> 200
-    ranking = judge("wizard", entry("a", 1060), entry("b", 170), entry("c", 200), entry("d", 200),
-                    variant={"rounds": "amigo"}, details={"rounds": rounds})
+    ranking = judge(
+        "wizard",
+        entry("a", 1060),
+        entry("b", 170),
+        entry("c", 200),
+        entry("d", 200),
+        variant={"rounds": "amigo"},
+        details={"rounds": rounds},
+    )
     assert ranking.places == {"a": 1, "c": 2, "d": 2, "b": 4}
 
 
@@ -151,15 +167,18 @@ def test_players_in_details_must_be_exactly_the_players():
     refused_rounds(rounds, "missing_player_in_details", "details.rounds.0")
 
 
-@pytest.mark.parametrize(("rounds", "field"), [
-    ("five", "details.rounds"),
-    ({"0": FIVE_ROUNDS[0]}, "details.rounds"),
-    ([*FIVE_ROUNDS[:4], [1, 2]], "details.rounds.4"),
-    (edited(0, "bob", bid="5"), "details.rounds.0.bob.bid"),
-    (edited(0, "bob", bid=True), "details.rounds.0.bob.bid"),
-    (edited(0, "bob", tricks=6.0), "details.rounds.0.bob.tricks"),
-    (edited(0, "bob", bet=5), "details.rounds.0.bob.bet"),
-])
+@pytest.mark.parametrize(
+    ("rounds", "field"),
+    [
+        ("five", "details.rounds"),
+        ({"0": FIVE_ROUNDS[0]}, "details.rounds"),
+        ([*FIVE_ROUNDS[:4], [1, 2]], "details.rounds.4"),
+        (edited(0, "bob", bid="5"), "details.rounds.0.bob.bid"),
+        (edited(0, "bob", bid=True), "details.rounds.0.bob.bid"),
+        (edited(0, "bob", tricks=6.0), "details.rounds.0.bob.tricks"),
+        (edited(0, "bob", bet=5), "details.rounds.0.bob.bet"),
+    ],
+)
 def test_malformed_rounds(rounds, field):
     refused_rounds(rounds, "invalid_details", field)
 
@@ -173,6 +192,5 @@ def test_record_without_tricks():
 def test_quitter_with_details_is_still_placed_last():
     game = five_rounds_game()
     _, bob, carol = game["entries"]
-    ranking = judge("wizard", entry("alice", 310, quit=True), bob, carol, variant=FIVE,
-                    details=game["details"])
+    ranking = judge("wizard", entry("alice", 310, quit=True), bob, carol, variant=FIVE, details=game["details"])
     assert ranking.places == {"carol": 1, "bob": 2, "alice": 3}

@@ -6,6 +6,7 @@ served ticket, a table this exhaustive search ranks first. Slow on purpose (ever
 package's own quality), so only for pools of a few tickets, where the engine's bounded candidate list (the
 compatible tickets nearest in Elo, docs/matchmaking.md) holds every other ticket.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ class Game:
 
 
 def tolerance(waited: float) -> float:
-    """"Within 150 + 10 x w of its own, at most 800" (a wait below zero counts as none)."""
+    """ "Within 150 + 10 x w of its own, at most 800" (a wait below zero counts as none)."""
     return min(WIDEST, BASE + PER_SECOND * max(0.0, waited))
 
 
@@ -177,8 +178,11 @@ def held_back_by_minimum(t: Ticket, pool: Sequence[Ticket], now: float) -> int:
         if gap > tolerance(now - t.queued_at) or gap > tolerance(now - other.queued_at):
             continue
         players_t, players_o = {p.player for p in seats(t)}, {p.player for p in seats(other)}
-        if players_t & players_o or any(p.blocked & players_o for p in seats(t)) or \
-                any(p.blocked & players_t for p in seats(other)):
+        if (
+            players_t & players_o
+            or any(p.blocked & players_o for p in seats(t))
+            or any(p.blocked & players_t for p in seats(other))
+        ):
             continue
         if meets(other, t) and not meets(t, other):
             count += 1

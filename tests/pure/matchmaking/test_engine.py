@@ -25,13 +25,30 @@ NOW = 10_000.0
 DEFAULT_SKILL = (25.0, 25.0 / 3)
 
 
-def ticket(name: str, *, elo: float = 1500.0, waited: float = 0.0, skill: tuple[float, float] = DEFAULT_SKILL,
-           players: tuple[int, int] = (2, 5), ip: str | None = None, refuses: bool = False,
-           blocked: Iterable[str] = ()) -> Ticket:
+def ticket(
+    name: str,
+    *,
+    elo: float = 1500.0,
+    waited: float = 0.0,
+    skill: tuple[float, float] = DEFAULT_SKILL,
+    players: tuple[int, int] = (2, 5),
+    ip: str | None = None,
+    refuses: bool = False,
+    blocked: Iterable[str] = (),
+) -> Ticket:
     """A ticket of player ``name`` (id ``t-<name>``) that has waited ``waited`` seconds at NOW; own IP by default."""
-    return Ticket(id=f"t-{name}", player=name, ip_hash=ip or f"ip-{name}", elo=elo, skill=skill,
-                  min_players=players[0], max_players=players[1], refuses_same_ip=refuses,
-                  queued_at=NOW - waited, blocked=frozenset(blocked))
+    return Ticket(
+        id=f"t-{name}",
+        player=name,
+        ip_hash=ip or f"ip-{name}",
+        elo=elo,
+        skill=skill,
+        min_players=players[0],
+        max_players=players[1],
+        refuses_same_ip=refuses,
+        queued_at=NOW - waited,
+        blocked=frozenset(blocked),
+    )
 
 
 def run(pool: Sequence[Ticket], rec: int = 3, low: int = 2, high: int = 5) -> list[Table]:
@@ -46,14 +63,17 @@ def seated(pool: Sequence[Ticket], rec: int = 3, low: int = 2, high: int = 5) ->
 # ---- Tolerance ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("waited", "gap"), [
-    (0, 150),      # 150 + 10·0
-    (10, 250),     # 150 + 10·10
-    (30, 450),     # 150 + 10·30
-    (65, 800),     # 150 + 10·65 = 800, exactly the cap
-    (100, 800),    # 150 + 10·100 = 1150, capped at 800
-    (600, 800),
-])
+@pytest.mark.parametrize(
+    ("waited", "gap"),
+    [
+        (0, 150),  # 150 + 10·0
+        (10, 250),  # 150 + 10·10
+        (30, 450),  # 150 + 10·30
+        (65, 800),  # 150 + 10·65 = 800, exactly the cap
+        (100, 800),  # 150 + 10·100 = 1150, capped at 800
+        (600, 800),
+    ],
+)
 def test_tolerance_grows_10_per_second_from_150_up_to_800(waited, gap):
     assert tolerance(waited) == gap
 
@@ -158,8 +178,7 @@ def test_recommended_size_outside_the_game_limits_is_refused():
 def test_ticket_with_max_2_waits_while_only_3_is_allowed():
     # a allows 2 only; nobody has waited 30 s, so only the recommended 3 can form and a cannot be seated. a does
     # not block the younger tickets: b is served next and b+c+d = 8 + 6 + 4 form the table.
-    pool = [ticket("a", waited=10, players=(2, 2)), ticket("b", waited=8), ticket("c", waited=6),
-            ticket("d", waited=4)]
+    pool = [ticket("a", waited=10, players=(2, 2)), ticket("b", waited=8), ticket("c", waited=6), ticket("d", waited=4)]
     assert seated(pool, rec=3) == [("b", "c", "d")]
 
 
@@ -207,8 +226,13 @@ def test_shared_ip_without_refusal_forms_with_a_warning():
 
 def test_one_warning_per_shared_ip():
     # a, b share "home"; c, d share "cafe": two warnings, each naming its own players; e is on its own IP.
-    pool = [ticket("a", waited=5, ip="home"), ticket("b", waited=4, ip="home"), ticket("c", waited=3, ip="cafe"),
-            ticket("d", waited=2, ip="cafe"), ticket("e", waited=1)]
+    pool = [
+        ticket("a", waited=5, ip="home"),
+        ticket("b", waited=4, ip="home"),
+        ticket("c", waited=3, ip="cafe"),
+        ticket("d", waited=2, ip="cafe"),
+        ticket("e", waited=1),
+    ]
     tables = run(pool, rec=5)
     assert [table.players for table in tables] == [("a", "b", "c", "d", "e")]
     assert set(tables[0].warnings) == {TableWarning("same_ip", ("a", "b")), TableWarning("same_ip", ("c", "d"))}
@@ -221,8 +245,10 @@ def test_no_warning_without_a_shared_ip():
 
 @pytest.mark.parametrize("refuser", ["a", "b"])
 def test_same_ip_refused_by_either_member(refuser):
-    pool = [ticket("a", waited=5, ip="home", refuses=refuser == "a"),
-            ticket("b", waited=4, ip="home", refuses=refuser == "b")]
+    pool = [
+        ticket("a", waited=5, ip="home", refuses=refuser == "a"),
+        ticket("b", waited=4, ip="home", refuses=refuser == "b"),
+    ]
     assert seated(pool, rec=2) == []
 
 
@@ -263,8 +289,17 @@ def test_an_unmatchable_oldest_ticket_does_not_block_younger_ones():
 
 def test_a_player_never_sits_with_themself():
     # One open ticket per player and game is the service's rule; should two slip into a pool, they never pair.
-    twin = Ticket(id="t-a2", player="a", ip_hash="ip-a", elo=1500.0, skill=DEFAULT_SKILL, min_players=2,
-                  max_players=5, refuses_same_ip=False, queued_at=NOW - 4)
+    twin = Ticket(
+        id="t-a2",
+        player="a",
+        ip_hash="ip-a",
+        elo=1500.0,
+        skill=DEFAULT_SKILL,
+        min_players=2,
+        max_players=5,
+        refuses_same_ip=False,
+        queued_at=NOW - 4,
+    )
     assert seated([ticket("a", waited=5), twin], rec=2) == []
 
 
@@ -280,8 +315,11 @@ def test_best_quality_beats_longer_wait():
     # a-b (mu 25 and 25): sqrt(34.72 / 52.72) · exp(0) = 0.8115.
     # a-c (mu 25 and 35): 0.8115 · exp(-100 / 105.44) = 0.8115 · 0.3874 = 0.3144.
     # a-c would have the longer total wait (20 + 15 = 35 > 20 + 5 = 25), but quality comes first.
-    pool = [ticket("a", waited=20, skill=(25, 3)), ticket("c", waited=15, skill=(35, 3)),
-            ticket("b", waited=5, skill=(25, 3))]
+    pool = [
+        ticket("a", waited=20, skill=(25, 3)),
+        ticket("c", waited=15, skill=(35, 3)),
+        ticket("b", waited=5, skill=(25, 3)),
+    ]
     assert seated(pool, rec=2) == [("a", "b")]
 
 
@@ -290,8 +328,11 @@ def test_equal_quality_broken_by_longest_total_wait(b_waited, c_waited, expected
     # b (mu 20) and c (mu 30) are both 5 from a (mu 25), sigmas all 3: both pairs have quality
     # 0.8115 · exp(-25 / 105.44) = 0.8115 · 0.7889 = 0.6402. The pair with the longer total wait wins:
     # a+c = 20 + 15 = 35 > a+b = 20 + 5 = 25 in the first case, and the other way round in the second.
-    pool = [ticket("a", waited=20, skill=(25, 3)), ticket("b", waited=b_waited, skill=(20, 3)),
-            ticket("c", waited=c_waited, skill=(30, 3))]
+    pool = [
+        ticket("a", waited=20, skill=(25, 3)),
+        ticket("b", waited=b_waited, skill=(20, 3)),
+        ticket("c", waited=c_waited, skill=(30, 3)),
+    ]
     assert seated(pool, rec=2) == [expected]
 
 
@@ -389,13 +430,20 @@ def random_pool(size: int, seed: int, *, elo_spread: float = 300, most: int = 5)
     pool = []
     for i, name in enumerate(names):
         least = rng.randint(2, 4)
-        pool.append(Ticket(
-            id=f"t{i}", player=name, ip_hash=f"ip{rng.randrange(size // 3)}", elo=rng.gauss(1500, elo_spread),
-            skill=(rng.gauss(25, 5), rng.uniform(1, 25 / 3)), min_players=least,
-            max_players=rng.randint(least, most), refuses_same_ip=rng.random() < 0.1,
-            queued_at=NOW - rng.uniform(0, 700),
-            blocked=frozenset(rng.sample(names, 3)) if rng.random() < 0.1 else frozenset(),
-        ))
+        pool.append(
+            Ticket(
+                id=f"t{i}",
+                player=name,
+                ip_hash=f"ip{rng.randrange(size // 3)}",
+                elo=rng.gauss(1500, elo_spread),
+                skill=(rng.gauss(25, 5), rng.uniform(1, 25 / 3)),
+                min_players=least,
+                max_players=rng.randint(least, most),
+                refuses_same_ip=rng.random() < 0.1,
+                queued_at=NOW - rng.uniform(0, 700),
+                blocked=frozenset(rng.sample(names, 3)) if rng.random() < 0.1 else frozenset(),
+            )
+        )
     return pool
 
 

@@ -3,6 +3,7 @@ docs/matchmaking.md ("Fairness"): the served ticket picks among the 8 compatible
 equally near, the lower), found by examining at most 200 tickets outward from its Elo. Mutation testing
 (docs/testing.md) found both figures and the tie unpinned: a pool of a few tickets never reaches them.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -17,10 +18,20 @@ EVEN = (25.0, 3.0)
 FAIR = (25.0, 25.0 / 3)
 
 
-def ticket(name: str, elo: float, *, waited: float = 0.0, skill: tuple[float, float] = FAIR,
-           players: tuple[int, int] = (2, 2)) -> Ticket:
-    return Ticket(id=f"t-{name}", player=name, ip_hash=f"ip-{name}", elo=elo, skill=skill, min_players=players[0],
-                  max_players=players[1], refuses_same_ip=False, queued_at=NOW - waited)
+def ticket(
+    name: str, elo: float, *, waited: float = 0.0, skill: tuple[float, float] = FAIR, players: tuple[int, int] = (2, 2)
+) -> Ticket:
+    return Ticket(
+        id=f"t-{name}",
+        player=name,
+        ip_hash=f"ip-{name}",
+        elo=elo,
+        skill=skill,
+        min_players=players[0],
+        max_players=players[1],
+        refuses_same_ip=False,
+        queued_at=NOW - waited,
+    )
 
 
 def pairs(pool: list[Ticket]) -> list[tuple[str, ...]]:
@@ -31,14 +42,18 @@ def pairs(pool: list[Ticket]) -> list[tuple[str, ...]]:
 def test_quality_favours_the_even_ticket():
     # The premise of the tests below, with nobody out of reach: "a" (served first, it waited 5 s) pairs with
     # "even" at 90 Elo rather than the nearer but less even "f0".
-    assert pairs([ticket("a", 1500, waited=5, skill=EVEN), ticket("f0", 1510), ticket("even", 1590, skill=EVEN)]) \
-        == [("a", "even")]
+    assert pairs([ticket("a", 1500, waited=5, skill=EVEN), ticket("f0", 1510), ticket("even", 1590, skill=EVEN)]) == [
+        ("a", "even")
+    ]
 
 
-@pytest.mark.parametrize(("nearer", "with_even"), [
-    (7, True),   # 7 nearer fair tickets: "even" is the 8th nearest, a candidate, and the best pair
-    (8, False),  # 8 nearer: "even" is the 9th, never considered; one of the fair ones is taken
-])
+@pytest.mark.parametrize(
+    ("nearer", "with_even"),
+    [
+        (7, True),  # 7 nearer fair tickets: "even" is the 8th nearest, a candidate, and the best pair
+        (8, False),  # 8 nearer: "even" is the 9th, never considered; one of the fair ones is taken
+    ],
+)
 @pytest.mark.parametrize("a_blocks", [False, True])  # a plain crowd, or one judged pair by pair
 def test_only_the_8_nearest_compatible_tickets_are_candidates(nearer, with_even, a_blocks):
     # "a" waited 5 s: tolerance 200; the others are fresh, 150, and every gap is at most 90.
@@ -50,22 +65,31 @@ def test_only_the_8_nearest_compatible_tickets_are_candidates(nearer, with_even,
     assert first[0] == "a" and (first[1] == "even") == with_even
 
 
-@pytest.mark.parametrize(("even_at", "with_even"), [
-    (1410, True),   # 90 below, level with "f-level" 90 above: the lower is taken first, as the 8th candidate
-    (1590, False),  # 90 above, level with "f-level" 90 below: "f-level" is the 8th; "even" is left out
-])
+@pytest.mark.parametrize(
+    ("even_at", "with_even"),
+    [
+        (1410, True),  # 90 below, level with "f-level" 90 above: the lower is taken first, as the 8th candidate
+        (1590, False),  # 90 above, level with "f-level" 90 below: "f-level" is the 8th; "even" is left out
+    ],
+)
 def test_of_two_equally_near_tickets_the_lower_is_the_candidate(even_at, with_even):
-    pool = [ticket("a", 1500, waited=5, skill=EVEN), ticket("even", even_at, skill=EVEN),
-            ticket("f-level", 3000 - even_at)]
+    pool = [
+        ticket("a", 1500, waited=5, skill=EVEN),
+        ticket("even", even_at, skill=EVEN),
+        ticket("f-level", 3000 - even_at),
+    ]
     pool += [ticket(f"f{i}", 1510 + 10 * i) for i in range(7)]
     first = pairs(pool)[0]
     assert first[0] == "a" and (first[1] == "even") == with_even
 
 
-@pytest.mark.parametrize(("in_between", "tables"), [
-    (199, [("a", "b")]),  # "b" is the 200th ticket examined: found
-    (200, []),            # the 201st: never reached, from "a" (above it) nor from "b" (below it)
-])
+@pytest.mark.parametrize(
+    ("in_between", "tables"),
+    [
+        (199, [("a", "b")]),  # "b" is the 200th ticket examined: found
+        (200, []),  # the 201st: never reached, from "a" (above it) nor from "b" (below it)
+    ],
+)
 def test_at_most_200_tickets_are_examined(in_between, tables):
     # Between "a" and "b" fresh tickets that want 3 to 5 players: incompatible with "a" and "b" (2 only), and
     # unable to sit together (a fresh ticket takes only the recommended size, 2). All within 150 Elo.
@@ -82,8 +106,17 @@ def test_quality_of_one_player_is_refused_with_the_count():
 
 def _ticket(name: str, elo: float, **fields) -> Ticket:
     """A fresh lone player who takes only tables of three, with the served ticket's rating unless told."""
-    base = {"id": f"t-{name}", "player": name, "ip_hash": f"ip-{name}", "elo": elo, "skill": EVEN,
-            "min_players": 3, "max_players": 3, "refuses_same_ip": False, "queued_at": NOW}
+    base = {
+        "id": f"t-{name}",
+        "player": name,
+        "ip_hash": f"ip-{name}",
+        "elo": elo,
+        "skill": EVEN,
+        "min_players": 3,
+        "max_players": 3,
+        "refuses_same_ip": False,
+        "queued_at": NOW,
+    }
     return Ticket(**{**base, **fields})
 
 
@@ -91,30 +124,43 @@ def threes(pool: list[Ticket]) -> list[set[str]]:
     return [set(table.players) for table in match(pool, NOW, recommended=3, game_min=3, game_max=3)]
 
 
-@pytest.mark.parametrize(("b_at", "c_at", "d_at"), [
-    (1450, 1600, 1525),  # "b" nearer to "a" than "c"
-    (1400, 1550, 1475),  # "c" nearer
-])
+@pytest.mark.parametrize(
+    ("b_at", "c_at", "d_at"),
+    [
+        (1450, 1600, 1525),  # "b" nearer to "a" than "c"
+        (1400, 1550, 1475),  # "c" nearer
+    ],
+)
 def test_two_table_mates_exactly_at_their_tolerance_fit(b_at, c_at, d_at):
     # "b" (fresh: tolerance 150) and "c" (waited 2 s: 170) are 150 apart: within both tolerances, so "a" (served
     # first, waited 10 s) gets a, b, c, the only table it has: it blocks "d". Were b and c refused, "c" (served
     # next) would take the more even c, b, d ("a" is a newcomer's rating). "b" blocks somebody absent, so that the
     # candidates' pairs are judged one by one, not as a plain crowd.
-    pool = [_ticket("a", 1500, queued_at=NOW - 10, skill=FAIR, blocked=frozenset({"d"})),
-            _ticket("b", b_at, blocked=frozenset({"zed"})), _ticket("c", c_at, queued_at=NOW - 2),
-            _ticket("d", d_at)]
+    pool = [
+        _ticket("a", 1500, queued_at=NOW - 10, skill=FAIR, blocked=frozenset({"d"})),
+        _ticket("b", b_at, blocked=frozenset({"zed"})),
+        _ticket("c", c_at, queued_at=NOW - 2),
+        _ticket("d", d_at),
+    ]
     assert threes(pool)[0] == {"a", "b", "c"}
 
 
-@pytest.mark.parametrize(("b_fields", "c_fields"), [
-    ({"reputation": 80.0}, {"min_reputation": 80.0}),
-    ({"min_reputation": 80.0}, {"reputation": 80.0}),
-])
+@pytest.mark.parametrize(
+    ("b_fields", "c_fields"),
+    [
+        ({"reputation": 80.0}, {"min_reputation": 80.0}),
+        ({"min_reputation": 80.0}, {"reputation": 80.0}),
+    ],
+)
 def test_a_reputation_equal_to_a_table_mates_minimum_meets_it(b_fields, c_fields):
     # "Never seated with a player whose reputation is below it": 80 is not below 80. "d" is a less even third
     # (a newcomer's sigma) who blocks somebody absent, so that every pair of candidates is judged one by one.
-    pool = [_ticket("a", 1500, queued_at=NOW - 1), _ticket("b", 1510, **b_fields), _ticket("c", 1520, **c_fields),
-            _ticket("d", 1530, skill=FAIR, blocked=frozenset({"zed"}))]
+    pool = [
+        _ticket("a", 1500, queued_at=NOW - 1),
+        _ticket("b", 1510, **b_fields),
+        _ticket("c", 1520, **c_fields),
+        _ticket("d", 1530, skill=FAIR, blocked=frozenset({"zed"})),
+    ]
     assert threes(pool)[0] == {"a", "b", "c"}
 
 
@@ -123,10 +169,23 @@ def test_tickets_a_same_ip_refusal_keeps_away_take_no_candidate_place(a_refuses,
     # Eight fresh tickets nearest to "a" share its address, and one side refuses that: none of them may sit with
     # "a", so they are not among its 8 candidates, and "x" (90 away, its own address) is.
     pool = [ticket("a", 1500, waited=5), ticket("x", 1590)]
-    pool[0] = Ticket(**{**{f: getattr(pool[0], f) for f in Ticket.__slots__}, "ip_hash": "shared",
-                        "refuses_same_ip": a_refuses})
-    pool += [Ticket(id=f"t-s{i}", player=f"s{i}", ip_hash="shared", elo=1510 + 10 * i, skill=FAIR, min_players=2,
-                    max_players=2, refuses_same_ip=others_refuse, queued_at=NOW) for i in range(8)]
+    pool[0] = Ticket(
+        **{**{f: getattr(pool[0], f) for f in Ticket.__slots__}, "ip_hash": "shared", "refuses_same_ip": a_refuses}
+    )
+    pool += [
+        Ticket(
+            id=f"t-s{i}",
+            player=f"s{i}",
+            ip_hash="shared",
+            elo=1510 + 10 * i,
+            skill=FAIR,
+            min_players=2,
+            max_players=2,
+            refuses_same_ip=others_refuse,
+            queued_at=NOW,
+        )
+        for i in range(8)
+    ]
     assert pairs(pool)[0] == ("a", "x")
 
 
@@ -136,10 +195,10 @@ def test_the_30s_rule_counts_an_older_ticket_seated_by_a_younger_one():
     # and takes "a" and an "f" to a table of 3, not the recommended 4: allowed because "a", one of its members,
     # has waited 30 s, though "x" has not.
     names = {f"f{i}" for i in range(8)}
-    pool = [_ticket("a", 1500, queued_at=NOW - 40, min_players=2, max_players=4),
-            _ticket("x", 1640, queued_at=NOW - 5)]
-    pool += [_ticket(f"f{i}", 1501 + i, min_players=3, max_players=4, blocked=frozenset(names - {f"f{i}"}))
-             for i in range(8)]
+    pool = [_ticket("a", 1500, queued_at=NOW - 40, min_players=2, max_players=4), _ticket("x", 1640, queued_at=NOW - 5)]
+    pool += [
+        _ticket(f"f{i}", 1501 + i, min_players=3, max_players=4, blocked=frozenset(names - {f"f{i}"})) for i in range(8)
+    ]
     formed = [set(table.players) for table in match(pool, NOW, recommended=4, game_min=2, game_max=4)]
     assert len(formed) == 1 and {"a", "x"} < formed[0] and len(formed[0]) == 3
 
@@ -148,8 +207,11 @@ def test_the_30s_rule_counts_an_older_ticket_seated_by_a_younger_one():
 def test_a_ticket_exactly_at_the_served_tickets_tolerance_is_a_candidate(b_at, c_at):
     # All fresh (tolerance 150), served in id order: "a" first, 150 from "b": within, so a and b pair. Were "b"
     # out of reach, "b" would take "c" (50 away; "a" blocks "c").
-    pool = [_ticket("a", 1500, min_players=2, max_players=2, blocked=frozenset({"c"})),
-            _ticket("b", b_at, min_players=2, max_players=2), _ticket("c", c_at, min_players=2, max_players=2)]
+    pool = [
+        _ticket("a", 1500, min_players=2, max_players=2, blocked=frozenset({"c"})),
+        _ticket("b", b_at, min_players=2, max_players=2),
+        _ticket("c", c_at, min_players=2, max_players=2),
+    ]
     assert [table.players for table in match(pool, NOW, recommended=2, game_min=2, game_max=2)] == [("a", "b")]
 
 

@@ -15,6 +15,7 @@ depend on the order the pool is listed in.
 Pools hold at most 9 tickets, so that the served ticket's 8 candidates nearest in Elo are every other ticket and
 the exhaustive reference sees what the engine sees; ``test_engine_edges.py`` pins that bound by hand.
 """
+
 from __future__ import annotations
 
 import random
@@ -26,8 +27,14 @@ from tests.pure.matchmaking import reference as ref
 
 NOW = 80_000.0
 # (recommended, game minimum, game maximum): a game allowing one player too (a table needs two all the same).
-GAMES = [ref.Game(3, 2, 5), ref.Game(4, 3, 5), ref.Game(4, 2, 6), ref.Game(2, 2, 4), ref.Game(3, 1, 6),
-         ref.Game(5, 3, 5)]
+GAMES = [
+    ref.Game(3, 2, 5),
+    ref.Game(4, 3, 5),
+    ref.Game(4, 2, 6),
+    ref.Game(2, 2, 4),
+    ref.Game(3, 1, 6),
+    ref.Game(5, 3, 5),
+]
 # Waits in whole seconds, each used once per pool so that the serving order is never a tie (the document does
 # not say how equal waits are served): around the 30 s rule, the 65 s widest tolerance and the 10-minute expiry.
 WAITS = [0, 1, 2, 3, 4, 5, 7, 9, 12, 15, 20, 25, 28, 29, 30, 31, 33, 40, 45, 60, 64, 65, 70, 120, 599, 600, 650]
@@ -48,12 +55,21 @@ def _skill(rnd: random.Random, few: bool | None) -> tuple[float, float]:
 def _reputations(rnd: random.Random, on: bool) -> dict:
     if not on:
         return {}
-    return {"reputation": rnd.choice([None, 60.0, 80.0, 90.0, 95.0]),
-            "min_reputation": rnd.choice([None, None, 70.0, 80.0, 90.0])}
+    return {
+        "reputation": rnd.choice([None, 60.0, 80.0, 90.0, 95.0]),
+        "min_reputation": rnd.choice([None, None, 70.0, 80.0, 90.0]),
+    }
 
 
-def random_pool(rnd: random.Random, count: int, game: ref.Game, *, equal_waits: bool = False,
-                reputations: bool | None = None, tight: bool = False) -> list[Ticket]:
+def random_pool(
+    rnd: random.Random,
+    count: int,
+    game: ref.Game,
+    *,
+    equal_waits: bool = False,
+    reputations: bool | None = None,
+    tight: bool = False,
+) -> list[Ticket]:
     few = rnd.random() < 0.6
     if tight:
         few = None
@@ -64,20 +80,36 @@ def random_pool(rnd: random.Random, count: int, game: ref.Game, *, equal_waits: 
     for i in range(count):
         party = ()
         if rnd.random() < 0.2:
-            party = tuple(Member(
-                # Now and then a friend who is another ticket's player: never seated with themself.
-                player=rnd.choice(names[:count]) if rnd.random() < 0.05 else f"f{i}{j}",
-                ip_hash=f"ip{rnd.randrange(3)}", elo=rnd.randrange(1300, 1700, 10), skill=_skill(rnd, few),
-                refuses_same_ip=rnd.random() < 0.15,
-                blocked=frozenset(rnd.sample(names, 1)) if rnd.random() < 0.15 else frozenset(),
-                **_reputations(rnd, reputations)) for j in range(rnd.choice([1, 1, 2])))
+            party = tuple(
+                Member(
+                    # Now and then a friend who is another ticket's player: never seated with themself.
+                    player=rnd.choice(names[:count]) if rnd.random() < 0.05 else f"f{i}{j}",
+                    ip_hash=f"ip{rnd.randrange(3)}",
+                    elo=rnd.randrange(1300, 1700, 10),
+                    skill=_skill(rnd, few),
+                    refuses_same_ip=rnd.random() < 0.15,
+                    blocked=frozenset(rnd.sample(names, 1)) if rnd.random() < 0.15 else frozenset(),
+                    **_reputations(rnd, reputations),
+                )
+                for j in range(rnd.choice([1, 1, 2]))
+            )
         least = rnd.randint(game.low, game.recommended)
-        pool.append(Ticket(
-            id=f"t{i}", player=f"p{i}", ip_hash=f"ip{rnd.randrange(3)}", elo=rnd.randrange(1300, 1700, 10),
-            skill=_skill(rnd, few), min_players=least, max_players=rnd.randint(least, game.high),
-            refuses_same_ip=rnd.random() < 0.2, queued_at=NOW - waits[i],
-            blocked=frozenset(rnd.sample(names, 1)) if rnd.random() < 0.15 else frozenset(), party=party,
-            **_reputations(rnd, reputations)))
+        pool.append(
+            Ticket(
+                id=f"t{i}",
+                player=f"p{i}",
+                ip_hash=f"ip{rnd.randrange(3)}",
+                elo=rnd.randrange(1300, 1700, 10),
+                skill=_skill(rnd, few),
+                min_players=least,
+                max_players=rnd.randint(least, game.high),
+                refuses_same_ip=rnd.random() < 0.2,
+                queued_at=NOW - waits[i],
+                blocked=frozenset(rnd.sample(names, 1)) if rnd.random() < 0.15 else frozenset(),
+                party=party,
+                **_reputations(rnd, reputations),
+            )
+        )
     return pool
 
 
@@ -94,8 +126,9 @@ def check_pass(pool: list[Ticket], game: ref.Game) -> int:
         if not options:
             assert table is None or table.tickets[0] is not served, f"{served.id} has no valid table"
             continue
-        assert table is not None and table.tickets[0] is served, \
+        assert table is not None and table.tickets[0] is served, (
             f"{served.id} waits longest and has a valid table, but the engine formed {table}"
+        )
         chosen = table.tickets
         assert {t.id for t in chosen} in [{t.id for t in o} for o in options], f"not a valid table: {chosen}"
         size, q, wait = ref.rank(chosen, NOW)
@@ -134,8 +167,10 @@ def test_pools_where_the_bound_is_tight(seed):
 
 
 def _formed(pool: list[Ticket], game: ref.Game) -> list[tuple[tuple[str, ...], tuple]]:
-    return [(tuple(t.id for t in table.tickets), table.warnings)
-            for table in match(pool, NOW, recommended=game.recommended, game_min=game.low, game_max=game.high)]
+    return [
+        (tuple(t.id for t in table.tickets), table.warnings)
+        for table in match(pool, NOW, recommended=game.recommended, game_min=game.low, game_max=game.high)
+    ]
 
 
 @pytest.mark.parametrize("seed", range(2))

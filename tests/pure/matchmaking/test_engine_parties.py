@@ -1,5 +1,6 @@
 """Parties in the engine (docs/matchmaking.md): one unit of several seats, mean Elo, rules between units only.
 Pure: no database. Every expected table is worked out by hand in the comments."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,18 +9,40 @@ from matchmaking.engine import Member, TableWarning, Ticket, match, quality
 from tests.pure.matchmaking.test_engine import DEFAULT_SKILL, NOW, ticket
 
 
-def friend(name: str, *, elo: float = 1500.0, ip: str | None = None, refuses: bool = False,
-           blocked: tuple[str, ...] = (), skill: tuple[float, float] = DEFAULT_SKILL) -> Member:
-    return Member(player=name, ip_hash=ip or f"ip-{name}", elo=elo, skill=skill, refuses_same_ip=refuses,
-                  blocked=frozenset(blocked))
+def friend(
+    name: str,
+    *,
+    elo: float = 1500.0,
+    ip: str | None = None,
+    refuses: bool = False,
+    blocked: tuple[str, ...] = (),
+    skill: tuple[float, float] = DEFAULT_SKILL,
+) -> Member:
+    return Member(
+        player=name,
+        ip_hash=ip or f"ip-{name}",
+        elo=elo,
+        skill=skill,
+        refuses_same_ip=refuses,
+        blocked=frozenset(blocked),
+    )
 
 
 def party(name: str, *friends: Member, **extra) -> Ticket:
     base = ticket(name, **extra)
-    return Ticket(id=base.id, player=base.player, ip_hash=base.ip_hash, elo=base.elo, skill=base.skill,
-                  min_players=base.min_players, max_players=base.max_players,
-                  refuses_same_ip=base.refuses_same_ip, queued_at=base.queued_at, blocked=base.blocked,
-                  party=tuple(friends))
+    return Ticket(
+        id=base.id,
+        player=base.player,
+        ip_hash=base.ip_hash,
+        elo=base.elo,
+        skill=base.skill,
+        min_players=base.min_players,
+        max_players=base.max_players,
+        refuses_same_ip=base.refuses_same_ip,
+        queued_at=base.queued_at,
+        blocked=base.blocked,
+        party=tuple(friends),
+    )
 
 
 def seated(pool, rec=3, low=2, high=5):
@@ -86,8 +109,11 @@ def test_same_ip_inside_the_party_is_allowed_even_when_someone_refuses():
 def test_a_refusal_in_the_party_keeps_out_others_sharing_an_ip():
     # f (in a's party) refuses same-IP tables; b and c share an IP between themselves: {a, f, b, c} is refused,
     # and before 30 s only the recommended 4 forms.
-    pool = [party("a", friend("f", refuses=True), waited=5), ticket("b", waited=4, ip="cafe"),
-            ticket("c", waited=3, ip="cafe")]
+    pool = [
+        party("a", friend("f", refuses=True), waited=5),
+        ticket("b", waited=4, ip="cafe"),
+        ticket("c", waited=3, ip="cafe"),
+    ]
     assert seated(pool, rec=4) == []
 
 
@@ -106,8 +132,12 @@ def test_total_wait_counts_every_seated_player():
     # x waited 40 s (any size allowed); recommended 3 with everyone a newcomer, so every table of 3 has the same
     # quality. {x, party p+g (10 s each)} waits 40 + 10 + 10 = 60 in total; {x, y (15 s), z (1 s)} waits 56.
     # The party's table wins: each of its players waited 10 s.
-    pool = [ticket("x", waited=40, players=(3, 3)), party("p", friend("g"), waited=10), ticket("y", waited=15),
-            ticket("z", waited=1)]
+    pool = [
+        ticket("x", waited=40, players=(3, 3)),
+        party("p", friend("g"), waited=10),
+        ticket("y", waited=15),
+        ticket("z", waited=1),
+    ]
     assert seated(pool, rec=3)[0] == ("x", "p", "g")
 
 
@@ -117,7 +147,9 @@ def test_quality_takes_every_party_member_as_a_player():
     even = quality([(25, 3), (25, 3), (25, 3)])
     uneven = quality([(25, 3), (25, 3), (35, 3)])
     assert even > uneven
-    pool = [ticket("a", waited=20, skill=(25, 3)),
-            party("c", friend("h", skill=(35, 3)), waited=15, skill=(25, 3)),
-            party("b", friend("g", skill=(25, 3)), waited=5, skill=(25, 3))]
+    pool = [
+        ticket("a", waited=20, skill=(25, 3)),
+        party("c", friend("h", skill=(35, 3)), waited=15, skill=(25, 3)),
+        party("b", friend("g", skill=(25, 3)), waited=5, skill=(25, 3)),
+    ]
     assert seated(pool, rec=3) == [("a", "b", "g")]

@@ -1,5 +1,6 @@
 """avoid_provisional (docs/matchmaking.md, "Avoiding provisional players"): hand-worked pools, then properties over
 random pools judged from the spec by a brute-force judge written here, not by the engine (as min_reputation's)."""
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -13,11 +14,34 @@ NOW = 10_000.0
 SKILL = (25.0, 25.0 / 3)
 
 
-def ticket(name, *, prov=False, avoid=False, elo=1500.0, waited=0.0, players=(2, 5), ip=None, blocked=(),
-           refuses=False, party=()):
-    return Ticket(id=f"t-{name}", player=name, ip_hash=ip or f"ip-{name}", elo=elo, skill=SKILL,
-                  min_players=players[0], max_players=players[1], refuses_same_ip=refuses, queued_at=NOW - waited,
-                  blocked=frozenset(blocked), party=tuple(party), provisional=prov, avoid_provisional=avoid)
+def ticket(
+    name,
+    *,
+    prov=False,
+    avoid=False,
+    elo=1500.0,
+    waited=0.0,
+    players=(2, 5),
+    ip=None,
+    blocked=(),
+    refuses=False,
+    party=(),
+):
+    return Ticket(
+        id=f"t-{name}",
+        player=name,
+        ip_hash=ip or f"ip-{name}",
+        elo=elo,
+        skill=SKILL,
+        min_players=players[0],
+        max_players=players[1],
+        refuses_same_ip=refuses,
+        queued_at=NOW - waited,
+        blocked=frozenset(blocked),
+        party=tuple(party),
+        provisional=prov,
+        avoid_provisional=avoid,
+    )
 
 
 def seated(pool, rec=2, low=2, high=5):
@@ -38,8 +62,12 @@ def test_settled_players_sit_together_and_provisional_ones_too():
 
 def test_the_avoider_leaves_others_free():
     # a (avoids) takes c (settled); b (provisional) then pairs with d.
-    pool = [ticket("a", avoid=True, waited=9), ticket("b", prov=True, waited=8), ticket("c", waited=7),
-            ticket("d", waited=6)]
+    pool = [
+        ticket("a", avoid=True, waited=9),
+        ticket("b", prov=True, waited=8),
+        ticket("c", waited=7),
+        ticket("d", waited=6),
+    ]
     assert seated(pool) == [("a", "c"), ("b", "d")]
 
 
@@ -78,16 +106,22 @@ def valid(members: tuple[Ticket, ...]) -> bool:
     return not (any(m.refuses_same_ip for m in members) and len({m.ip_hash for m in members}) < n)
 
 
-tickets = st.lists(st.fixed_dictionaries({
-    "elo": st.sampled_from([1500.0, 1550.0, 1700.0]),
-    "waited": st.sampled_from([0.0, 10.0, 40.0]),
-    "prov": st.booleans(),
-    "avoid": st.sampled_from([False, False, True]),
-    "ip": st.sampled_from(["ip-a", "ip-b", "ip-c", "ip-d", "ip-e"]),
-    "players": st.sampled_from([(2, 5), (2, 3), (3, 4), (3, 5)]),
-    "refuses": st.booleans(),
-    "blocked": st.lists(st.sampled_from(NAMES), max_size=1),
-}), min_size=2, max_size=9)
+tickets = st.lists(
+    st.fixed_dictionaries(
+        {
+            "elo": st.sampled_from([1500.0, 1550.0, 1700.0]),
+            "waited": st.sampled_from([0.0, 10.0, 40.0]),
+            "prov": st.booleans(),
+            "avoid": st.sampled_from([False, False, True]),
+            "ip": st.sampled_from(["ip-a", "ip-b", "ip-c", "ip-d", "ip-e"]),
+            "players": st.sampled_from([(2, 5), (2, 3), (3, 4), (3, 5)]),
+            "refuses": st.booleans(),
+            "blocked": st.lists(st.sampled_from(NAMES), max_size=1),
+        }
+    ),
+    min_size=2,
+    max_size=9,
+)
 
 
 @settings(max_examples=300, deadline=None)

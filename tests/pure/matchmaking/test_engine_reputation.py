@@ -1,5 +1,6 @@
 """min_reputation (docs/matchmaking.md, "Reputation"): hand-worked pools, then properties over random pools judged
 from the spec by a brute-force judge written here, not by the engine."""
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -13,11 +14,24 @@ NOW = 10_000.0
 SKILL = (25.0, 25.0 / 3)
 
 
-def ticket(name, *, rep=None, least=None, elo=1500.0, waited=0.0, players=(2, 5), ip=None, blocked=(), refuses=False,
-           party=()):
-    return Ticket(id=f"t-{name}", player=name, ip_hash=ip or f"ip-{name}", elo=elo, skill=SKILL,
-                  min_players=players[0], max_players=players[1], refuses_same_ip=refuses, queued_at=NOW - waited,
-                  blocked=frozenset(blocked), party=tuple(party), reputation=rep, min_reputation=least)
+def ticket(
+    name, *, rep=None, least=None, elo=1500.0, waited=0.0, players=(2, 5), ip=None, blocked=(), refuses=False, party=()
+):
+    return Ticket(
+        id=f"t-{name}",
+        player=name,
+        ip_hash=ip or f"ip-{name}",
+        elo=elo,
+        skill=SKILL,
+        min_players=players[0],
+        max_players=players[1],
+        refuses_same_ip=refuses,
+        queued_at=NOW - waited,
+        blocked=frozenset(blocked),
+        party=tuple(party),
+        reputation=rep,
+        min_reputation=least,
+    )
 
 
 def seated(pool, rec=2, low=2, high=5):
@@ -46,8 +60,12 @@ def test_the_minimum_holds_both_ways():
 
 def test_the_minimum_leaves_others_free():
     # c (95 %) is seated with a (asks 90); b (80 %) waits, then pairs with d who asks nothing.
-    pool = [ticket("a", least=90.0, waited=9), ticket("b", rep=80.0, waited=8), ticket("c", rep=95.0, waited=7),
-            ticket("d", rep=70.0, waited=6)]
+    pool = [
+        ticket("a", least=90.0, waited=9),
+        ticket("b", rep=80.0, waited=8),
+        ticket("c", rep=95.0, waited=7),
+        ticket("d", rep=70.0, waited=6),
+    ]
     assert seated(pool) == [("a", "c"), ("b", "d")]
 
 
@@ -66,8 +84,13 @@ def test_a_partys_reputation_is_its_least_known_member():
 
 def test_a_ticket_is_told_how_many_its_minimum_keeps_away():
     # a asks 90: b (80) and c (85) would otherwise fit; d (95) fits anyway; e is 1000 Elo away (no fit anyway).
-    pool = [ticket("a", least=90.0), ticket("b", rep=80.0), ticket("c", rep=85.0), ticket("d", rep=95.0),
-            ticket("e", rep=10.0, elo=2500.0)]
+    pool = [
+        ticket("a", least=90.0),
+        ticket("b", rep=80.0),
+        ticket("c", rep=85.0),
+        ticket("d", rep=95.0),
+        ticket("e", rep=10.0, elo=2500.0),
+    ]
     assert minimum_excludes(pool[0], pool, NOW) == 2
     assert minimum_excludes(pool[1], pool, NOW) == 0  # b asks no minimum
 
@@ -104,16 +127,22 @@ def valid(members: tuple[Ticket, ...]) -> bool:
     return not (any(m.refuses_same_ip for m in members) and len({m.ip_hash for m in members}) < n)
 
 
-tickets = st.lists(st.fixed_dictionaries({
-    "elo": st.sampled_from([1500.0, 1550.0, 1700.0]),
-    "waited": st.sampled_from([0.0, 10.0, 40.0]),
-    "rep": st.sampled_from([None, 40.0, 80.0, 95.0, 100.0]),
-    "least": st.sampled_from([None, None, 60.0, 90.0]),
-    "ip": st.sampled_from(["ip-a", "ip-b", "ip-c", "ip-d", "ip-e"]),
-    "players": st.sampled_from([(2, 5), (2, 3), (3, 4), (3, 5)]),
-    "refuses": st.booleans(),
-    "blocked": st.lists(st.sampled_from(NAMES), max_size=1),
-}), min_size=2, max_size=9)
+tickets = st.lists(
+    st.fixed_dictionaries(
+        {
+            "elo": st.sampled_from([1500.0, 1550.0, 1700.0]),
+            "waited": st.sampled_from([0.0, 10.0, 40.0]),
+            "rep": st.sampled_from([None, 40.0, 80.0, 95.0, 100.0]),
+            "least": st.sampled_from([None, None, 60.0, 90.0]),
+            "ip": st.sampled_from(["ip-a", "ip-b", "ip-c", "ip-d", "ip-e"]),
+            "players": st.sampled_from([(2, 5), (2, 3), (3, 4), (3, 5)]),
+            "refuses": st.booleans(),
+            "blocked": st.lists(st.sampled_from(NAMES), max_size=1),
+        }
+    ),
+    min_size=2,
+    max_size=9,
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -5,6 +5,7 @@ address at a table where anyone refuses them, sizes within the game's and every 
 The checker is written from the document, not from the engine (it does not call ``accepts`` or ``tolerance``);
 mutation testing (docs/testing.md) showed the engine's pair checks unpinned by the hand-worked cases alone.
 """
+
 from __future__ import annotations
 
 import random
@@ -23,8 +24,10 @@ def docs_tolerance(waited: float) -> float:
 
 def seats(t: Ticket) -> list[tuple[str, str, frozenset[str], bool]]:
     """(player, address, blocked, refuses) of every seat of a ticket."""
-    return [(t.player, t.ip_hash, t.blocked, t.refuses_same_ip),
-            *((m.player, m.ip_hash, m.blocked, m.refuses_same_ip) for m in t.party)]
+    return [
+        (t.player, t.ip_hash, t.blocked, t.refuses_same_ip),
+        *((m.player, m.ip_hash, m.blocked, m.refuses_same_ip) for m in t.party),
+    ]
 
 
 def strength(t: Ticket) -> float:
@@ -60,15 +63,32 @@ def random_pool(rnd: random.Random, size: int) -> list[Ticket]:
     for i in range(size):
         party = ()
         if rnd.random() < 0.15:
-            party = (Member(player=f"f{i}", ip_hash=f"ip{rnd.randrange(4)}", elo=rnd.gauss(1500, 200),
-                            skill=(rnd.uniform(20, 30), rnd.uniform(2, 8)), refuses_same_ip=rnd.random() < 0.2,
-                            blocked=frozenset(rnd.sample(names, 1) if rnd.random() < 0.2 else ())),)
+            party = (
+                Member(
+                    player=f"f{i}",
+                    ip_hash=f"ip{rnd.randrange(4)}",
+                    elo=rnd.gauss(1500, 200),
+                    skill=(rnd.uniform(20, 30), rnd.uniform(2, 8)),
+                    refuses_same_ip=rnd.random() < 0.2,
+                    blocked=frozenset(rnd.sample(names, 1) if rnd.random() < 0.2 else ()),
+                ),
+            )
         low = rnd.choice([2, 2, 3])
-        pool.append(Ticket(
-            id=f"t{i:03d}", player=f"p{i}", ip_hash=f"ip{rnd.randrange(4)}", elo=rnd.gauss(1500, 200),
-            skill=(rnd.uniform(20, 30), rnd.uniform(2, 8)), min_players=low, max_players=rnd.choice([low, 4, 5]),
-            refuses_same_ip=rnd.random() < 0.25, queued_at=NOW - rnd.choice([0, 3, 12, 29, 31, 45, 70]),
-            blocked=frozenset(rnd.sample(names, 2) if rnd.random() < 0.3 else ()), party=party))
+        pool.append(
+            Ticket(
+                id=f"t{i:03d}",
+                player=f"p{i}",
+                ip_hash=f"ip{rnd.randrange(4)}",
+                elo=rnd.gauss(1500, 200),
+                skill=(rnd.uniform(20, 30), rnd.uniform(2, 8)),
+                min_players=low,
+                max_players=rnd.choice([low, 4, 5]),
+                refuses_same_ip=rnd.random() < 0.25,
+                queued_at=NOW - rnd.choice([0, 3, 12, 29, 31, 45, 70]),
+                blocked=frozenset(rnd.sample(names, 2) if rnd.random() < 0.3 else ()),
+                party=party,
+            )
+        )
     return pool
 
 
@@ -89,18 +109,54 @@ def test_every_table_formed_is_allowed_by_the_document(seed):
             assert problem(members, 2, 5) is None, (problem(members, 2, 5), table)
             assert sorted(table.players) == sorted(p for t in members for p, *_ in seats(t))
         formed += len(tables)
-    assert formed > 40   # the pools are matchable: the property is not vacuous
+    assert formed > 40  # the pools are matchable: the property is not vacuous
 
 
 def test_the_checker_itself_refuses_what_the_document_forbids():
-    a = Ticket(id="a", player="a", ip_hash="x", elo=1500, skill=(25, 8), min_players=2, max_players=5,
-               refuses_same_ip=False, queued_at=NOW)
-    b = Ticket(id="b", player="b", ip_hash="x", elo=1600, skill=(25, 8), min_players=2, max_players=5,
-               refuses_same_ip=False, queued_at=NOW)
-    c = Ticket(id="c", player="c", ip_hash="y", elo=1500, skill=(25, 8), min_players=2, max_players=5,
-               refuses_same_ip=True, queued_at=NOW - 60)
+    a = Ticket(
+        id="a",
+        player="a",
+        ip_hash="x",
+        elo=1500,
+        skill=(25, 8),
+        min_players=2,
+        max_players=5,
+        refuses_same_ip=False,
+        queued_at=NOW,
+    )
+    b = Ticket(
+        id="b",
+        player="b",
+        ip_hash="x",
+        elo=1600,
+        skill=(25, 8),
+        min_players=2,
+        max_players=5,
+        refuses_same_ip=False,
+        queued_at=NOW,
+    )
+    c = Ticket(
+        id="c",
+        player="c",
+        ip_hash="y",
+        elo=1500,
+        skill=(25, 8),
+        min_players=2,
+        max_players=5,
+        refuses_same_ip=True,
+        queued_at=NOW - 60,
+    )
     assert problem([a, b], 2, 5) is None
     assert problem([a, b, c], 2, 5) == "a shared address at a table where someone refuses them"
-    far = Ticket(id="far", player="far", ip_hash="z", elo=1700, skill=(25, 8), min_players=2, max_players=5,
-                 refuses_same_ip=False, queued_at=NOW - 60)
-    assert problem([a, far], 2, 5) == "a and far are 200.0 apart"   # far accepts 750, a only 150
+    far = Ticket(
+        id="far",
+        player="far",
+        ip_hash="z",
+        elo=1700,
+        skill=(25, 8),
+        min_players=2,
+        max_players=5,
+        refuses_same_ip=False,
+        queued_at=NOW - 60,
+    )
+    assert problem([a, far], 2, 5) == "a and far are 200.0 apart"  # far accepts 750, a only 150

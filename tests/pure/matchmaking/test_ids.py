@@ -1,4 +1,5 @@
 """Ticket and table ids (matchmaking/ids.py): RFC 9562 version 7, led by the millisecond they were made."""
+
 from __future__ import annotations
 
 import time

@@ -1,5 +1,6 @@
 """Table sizes come from the games' own rules: docs/games.md's player counts, docs/matchmaking.md's table of two at
 least and Hanabi at 3, Wizard's amigo at 3 to 5 and Hanabi's hard deck unrated, written out here by hand."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,9 +10,14 @@ from matchmaking.sizes import Sizes, pool_sizes, table_name
 
 # (title, variant) -> (low, high, recommended), from the docs, not from the rules modules.
 EXPECTED = {
-    ("wizard", "standard"): (3, 6, 4), ("wizard", "five_rounds"): (3, 6, 4), ("wizard", "amigo"): (3, 5, 4),
-    ("hanabi", "normal"): (2, 5, 3), ("hanabi", "hard"): (2, 5, 3),
-    ("tokaido", None): (2, 5, 4), ("spades", None): (4, 4, 4), ("nile", None): (2, 6, 4),
+    ("wizard", "standard"): (3, 6, 4),
+    ("wizard", "five_rounds"): (3, 6, 4),
+    ("wizard", "amigo"): (3, 5, 4),
+    ("hanabi", "normal"): (2, 5, 3),
+    ("hanabi", "hard"): (2, 5, 3),
+    ("tokaido", None): (2, 5, 4),
+    ("spades", None): (4, 4, 4),
+    ("nile", None): (2, 6, 4),
     ("railroad_ink", None): (2, 6, 4),
 }
 
@@ -32,8 +38,13 @@ def test_every_game_has_its_sizes_here():
 
 
 def test_only_hanabis_hard_deck_is_unrated_and_only_amigo_renames_the_table():
-    unrated = {(rules.title, value) for rules in all_games() for name, values in rules.variants.items()
-               for value in values if not rules.rated_variant(rules.normalise_variant({name: value}))}
+    unrated = {
+        (rules.title, value)
+        for rules in all_games()
+        for name, values in rules.variants.items()
+        for value in values
+        if not rules.rated_variant(rules.normalise_variant({name: value}))
+    }
     assert unrated == {("hanabi", "hard")}
     assert table_name(get_game("wizard"), _variant("wizard", "amigo")) == "Wizard (rounds amigo)"
     assert table_name(get_game("wizard"), _variant("wizard", "standard")) == "Wizard"

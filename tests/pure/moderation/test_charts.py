@@ -2,6 +2,7 @@
 
 Canvas 640 x 220, padding left 52, right 16, top 18, bottom 34: x runs 52..624 (572 units), y 186 (bottom) to 18.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,11 +28,16 @@ def test_two_games_and_a_reset_by_hand():
     y(1560) = 30. The x axis is time (issue 27 §4): the entries at 0, 1 and 2 h span 2 h over 572 units, so
     x = 52, 338, 624. The line starts at the first game's time from 1500, rises to 1530 there, runs to 1560 at
     338, and the reset drops vertically at 624 from 1560 to R0 (1500)."""
-    svg = history_svg(HistoryPlot(title="tokaido", points=[
-        HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
-        HistoryPoint(at=_at(1), before=1530, after=1560, kind="game", game_id=2),
-        HistoryPoint(at=_at(2), before=1560, after=1500, kind="reset"),
-    ]))
+    svg = history_svg(
+        HistoryPlot(
+            title="tokaido",
+            points=[
+                HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
+                HistoryPoint(at=_at(1), before=1530, after=1560, kind="game", game_id=2),
+                HistoryPoint(at=_at(2), before=1560, after=1500, kind="reset"),
+            ],
+        )
+    )
     assert _polyline(svg) == "52.0,174.0 52.0,102.0 338.0,30.0 624.0,30.0 624.0,174.0"
     assert '<a href="/admin/arena/game/1/change/"><circle class="dot" cx="52.0" cy="102.0"' in svg  # a link
     assert svg.count('<g class="reset">') == 1
@@ -43,10 +49,16 @@ def test_two_games_and_a_reset_by_hand():
 def test_a_voided_game_sits_at_its_own_time():
     """Two remaining entries at 0 and 2 h (572 units); a void finished at 1 h sits half way: x = 52 + 286 = 338,
     its cross drawn from (334, 182)."""
-    svg = history_svg(HistoryPlot(title="tokaido", points=[
-        HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
-        HistoryPoint(at=_at(2), before=1530, after=1515, kind="game", game_id=3),
-    ], voids=[_at(1)]))
+    svg = history_svg(
+        HistoryPlot(
+            title="tokaido",
+            points=[
+                HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
+                HistoryPoint(at=_at(2), before=1530, after=1515, kind="game", game_id=3),
+            ],
+            voids=[_at(1)],
+        )
+    )
     assert '<g class="void" data-count="1"><path d="M334.0,182.0 l8,8 m0,-8 l-8,8"/>' in svg
     assert "void</text>" in svg
 
@@ -63,8 +75,9 @@ def test_long_histories_drop_the_dots_but_keep_the_line():
 
 
 def test_text_in_the_plot_is_escaped():
-    svg = history_svg(HistoryPlot(title=HOSTILE, points=[
-        HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1)]))
+    svg = history_svg(
+        HistoryPlot(title=HOSTILE, points=[HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1)])
+    )
     assert "<script" not in svg and "<img" not in svg
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(2)&quot;&gt;" in svg
 
@@ -81,10 +94,15 @@ def test_ring_positions_by_hand():
 def test_parallel_links_bend_apart_and_crowded_ones_say_so():
     """kim (280, 280) to alt (280, 80): the games link is straight (control at the midpoint (280, 180)); the second
     link between the pair bends 64 to the side: direction (0, -200), so the control point is (280 + 64, 180)."""
-    svg = ring_svg(Ring(nodes=[RingNode("kim", beneficiary=True), RingNode("alt")], links=[
-        RingLink("kim", "alt", "games", "6/6 won (100 %)"),
-        RingLink("kim", "alt", "ip", "ip ×1", widely_shared=True),
-    ]))
+    svg = ring_svg(
+        Ring(
+            nodes=[RingNode("kim", beneficiary=True), RingNode("alt")],
+            links=[
+                RingLink("kim", "alt", "games", "6/6 won (100 %)"),
+                RingLink("kim", "alt", "ip", "ip ×1", widely_shared=True),
+            ],
+        )
+    )
     assert 'd="M280.0,280.0 Q280.0,180.0 280.0,80.0"' in svg
     assert 'd="M280.0,280.0 Q344.0,180.0 280.0,80.0"' in svg
     assert '<g class="link ip widely-shared">' in svg
@@ -92,8 +110,12 @@ def test_parallel_links_bend_apart_and_crowded_ones_say_so():
 
 
 def test_banned_accounts_are_crossed_and_names_escaped():
-    svg = ring_svg(Ring(nodes=[RingNode("kim", beneficiary=True), RingNode(HOSTILE, banned=True, lines=[HOSTILE])],
-                        links=[RingLink("kim", HOSTILE, "games", HOSTILE)]))
+    svg = ring_svg(
+        Ring(
+            nodes=[RingNode("kim", beneficiary=True), RingNode(HOSTILE, banned=True, lines=[HOSTILE])],
+            links=[RingLink("kim", HOSTILE, "games", HOSTILE)],
+        )
+    )
     assert '<path class="ban"' in svg
     assert "<script" not in svg and "<img" not in svg
     assert svg.count("&lt;script&gt;") >= 4  # the name, its line, the link label and the link's tooltip
@@ -103,8 +125,12 @@ def test_a_link_between_two_feeders_arcs_around_the_beneficiary():
     """alt1 (280, 80) and alt2 (280, 480) face each other across kim: the bisector is a quarter turn past alt1's
     direction (-90° + 90° = 0°), the control point 1.5 x 200 = 300 out: (580, 280). The curve's middle is then
     (P0 + 2C + P2) / 4 = (430, 280), 150 from kim's centre, clear of kim's circle (radius 34)."""
-    svg = ring_svg(Ring(nodes=[RingNode("kim", beneficiary=True), RingNode("alt1"), RingNode("alt2")],
-                        links=[RingLink("alt1", "alt2", "device", "")]))
+    svg = ring_svg(
+        Ring(
+            nodes=[RingNode("kim", beneficiary=True), RingNode("alt1"), RingNode("alt2")],
+            links=[RingLink("alt1", "alt2", "device", "")],
+        )
+    )
     assert 'd="M280.0,80.0 Q580.0,280.0 280.0,480.0"' in svg
     assert "<text x=" not in svg.split('class="link device"')[1].split("</g>")[0]  # no label given, none drawn
 
@@ -112,8 +138,9 @@ def test_a_link_between_two_feeders_arcs_around_the_beneficiary():
 def test_voids_in_one_slot_are_one_mark_and_labels_never_touch():
     """54 voids between 7 remaining entries: one mark per slot with its count, e.g. "void ×8"; labels that would
     touch the previous one are dropped (an 8-slot axis over 572 units leaves 71.5 units a slot, wide enough)."""
-    points = [HistoryPoint(at=_at(10 * i), after=1500 + i, kind="game", before=1500 + i - 1, game_id=i)
-              for i in range(1, 8)]
+    points = [
+        HistoryPoint(at=_at(10 * i), after=1500 + i, kind="game", before=1500 + i - 1, game_id=i) for i in range(1, 8)
+    ]
     voids = [_at(10 * (i % 7) + 5) for i in range(54)]  # 8 or 7 voids after each entry's slot
     svg = history_svg(HistoryPlot(title="wizard", points=points, voids=voids))
     assert svg.count('<g class="void"') == 7
@@ -122,7 +149,11 @@ def test_voids_in_one_slot_are_one_mark_and_labels_never_touch():
 
 
 def test_a_flagged_game_is_ringed_even_without_dots():
-    points = [HistoryPoint(at=_at(i), before=1500 + i, after=1501 + i, kind="game", game_id=i, table_id=f"T-{i}",
-                           flagged=i == 3) for i in range(10)]
+    points = [
+        HistoryPoint(
+            at=_at(i), before=1500 + i, after=1501 + i, kind="game", game_id=i, table_id=f"T-{i}", flagged=i == 3
+        )
+        for i in range(10)
+    ]
     svg = history_svg(HistoryPlot(title="wizard", points=points), dots=False)
     assert svg.count("<circle") == 1 and '<circle class="dot flagged"' in svg and "flagged game T-3" in svg

@@ -1,4 +1,5 @@
 """The pure rules of detection and of the report queue, at their edges, with numbers worked by hand."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -13,8 +14,12 @@ T0 = datetime(2026, 6, 1, tzinfo=UTC)
 
 def stats(games: int, wins: int, shared_any: int | None = None, feeder_games: int | None = None) -> PairStats:
     shared_any = games if shared_any is None else shared_any
-    return PairStats(shared_games=games, wins=wins, shared_any=shared_any,
-                     feeder_games=shared_any if feeder_games is None else feeder_games)
+    return PairStats(
+        shared_games=games,
+        wins=wins,
+        shared_any=shared_any,
+        feeder_games=shared_any if feeder_games is None else feeder_games,
+    )
 
 
 class TestSuspect:
@@ -25,8 +30,8 @@ class TestSuspect:
     def test_win_share_80_percent_is_in_79_is_out(self):
         assert rules.is_suspect(stats(100, 80))
         assert not rules.is_suspect(stats(100, 79))
-        assert rules.is_suspect(stats(5, 4))       # 4/5 = 80 % exactly
-        assert not rules.is_suspect(stats(5, 3))   # 60 %
+        assert rules.is_suspect(stats(5, 4))  # 4/5 = 80 % exactly
+        assert not rules.is_suspect(stats(5, 3))  # 60 %
 
     def test_concentration_80_percent_is_in_79_is_out(self):
         assert rules.is_suspect(stats(10, 10, shared_any=80, feeder_games=100))
@@ -40,8 +45,13 @@ class TestSuspect:
         assert not rules.is_suspect(stats(20, 18, shared_any=20, feeder_games=60))
 
     def test_pair_stats_counts_strictly_above_only(self):
-        rows = [(1, "wizard", 1, 2), (2, "wizard", 1, 1), (3, "wizard", 2, 1), (4, "nile", 1, 3),
-                (5, "hanabi", None, None)]
+        rows = [
+            (1, "wizard", 1, 2),
+            (2, "wizard", 1, 1),
+            (3, "wizard", 2, 1),
+            (4, "nile", 1, 3),
+            (5, "hanabi", None, None),
+        ]
         s = rules.pair_stats(rows, "wizard", feeder_games=9)
         assert (s.shared_games, s.wins, s.shared_any, s.feeder_games) == (3, 1, 5, 9)
         assert s.game_ids == [1, 2, 3]
@@ -81,7 +91,7 @@ class TestLinks:
     def test_crowded_hash_weighs_less(self):
         assert rules.link_weight("device", 2) == 1.0
         assert rules.link_weight("ip", 4) == 0.8
-        assert rules.link_weight("ip", 8) == pytest.approx(0.4)      # 0.8 * 4/8
+        assert rules.link_weight("ip", 8) == pytest.approx(0.4)  # 0.8 * 4/8
         assert rules.link_weight("device", 40) == pytest.approx(0.1)
 
     def test_crowded_is_more_than_50_accounts(self):
@@ -89,8 +99,15 @@ class TestLinks:
         assert rules.is_crowded(51)
 
     def test_a_crowded_hash_pairs_only_players_at_one_table(self):
-        uses = [(1, T0, 100), (2, T0, 100), (3, T0, 100), (4, T0 + timedelta(days=1), 101),
-                (5, T0, 102), (1, T0 + timedelta(days=2), 103), (2, T0 + timedelta(days=2), 103)]
+        uses = [
+            (1, T0, 100),
+            (2, T0, 100),
+            (3, T0, 100),
+            (4, T0 + timedelta(days=1), 101),
+            (5, T0, 102),
+            (1, T0 + timedelta(days=2), 103),
+            (2, T0 + timedelta(days=2), 103),
+        ]
         spans = rules.table_pairs(uses)
         # Table 100 seats 1, 2 and 3 (three pairs); 101 and 102 are solo; 103 seats 1 and 2 again, two days on.
         assert set(spans) == {(1, 2), (1, 3), (2, 3)}

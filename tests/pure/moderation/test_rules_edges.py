@@ -1,4 +1,5 @@
 """Edges of the moderation rules that mutation testing (docs/testing.md) found unpinned; values worked by hand."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -22,8 +23,7 @@ def test_a_probe_looks_past_its_own_player_and_past_players_out_of_reach():
     # Players 1 (100 days earlier: out of the 30-day window), 2 (same day) and 3 probing: the search goes on
     # past its own entry and past player 1, and finds 2.
     uses = [(3, T0 + DAY), (1, T0 - 100 * DAY), (2, T0)]
-    assert {k: (s.first, s.last) for k, s in close_pairs(uses, new=[(3, T0 + DAY)]).items()} == {
-        (2, 3): (T0, T0 + DAY)}
+    assert {k: (s.first, s.last) for k, s in close_pairs(uses, new=[(3, T0 + DAY)]).items()} == {(2, 3): (T0, T0 + DAY)}
     # Probing player 1's use itself (listed first): its own entry is skipped, not the end of the search.
     uses = [(1, T0), (2, T0 + DAY)]
     assert set(close_pairs(uses, new=[(1, T0)])) == {(1, 2)}
@@ -37,7 +37,7 @@ def test_a_span_runs_to_the_last_use_in_the_window():
 
 def test_an_unknown_kind_of_link_weighs_as_an_address():
     assert link_weight("cookie", 1) == 0.8
-    assert link_weight("device", 8) == 0.5   # 1.0 x 4 / 8
+    assert link_weight("device", 8) == 0.5  # 1.0 x 4 / 8
 
 
 def test_just_under_eighty_percent_is_not_suspect():
@@ -56,7 +56,7 @@ def test_every_win_counts():
 
 
 def test_scores_keep_three_decimals():
-    assert flag_score([1.23456], 0.0) == 1.235                 # x (1 + log1p(0) / 10) = x 1
+    assert flag_score([1.23456], 0.0) == 1.235  # x (1 + log1p(0) / 10) = x 1
     assert report_score(record=0.123456, reason="other") == 1.235
     assert report_score(record=0.123456, reason="kingmaking") == 2.235
 

@@ -1,5 +1,6 @@
 """The spec's worked examples (docs/ratings.md) explained term by term. Every expected number is worked out by hand
 from the spec's arithmetic (shown in the comments), never read off the code; six decimals, as the spec gives E."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,8 +26,9 @@ TERM = 1e-4  # a term is K (up to 60) times such an E: its last digit may be off
 
 
 def seat(player, side, place, before, delta, k=60, games=0, quit=False, **extra):
-    return StoredSeat(player=player, side=side, place=place, quit=quit, before=before, delta=delta, k=k,
-                      games_before=games, **extra)
+    return StoredSeat(
+        player=player, side=side, place=place, quit=quit, before=before, delta=delta, k=k, games_before=games, **extra
+    )
 
 
 def by_player(explanation):
@@ -52,8 +54,11 @@ def test_example_2_four_new_players_in_wizard():
     seats = [seat(name, i, i + 1, 1500.0, deltas[name]) for i, name in enumerate(deltas)]
     ex = by_player(explain_competitive(seats, 4))
     assert [t.term for t in ex["p1"].terms] == [15.0, 15.0, 15.0]
-    assert [(t.against, t.score, t.term) for t in ex["p2"].terms] == [("p1", 0.0, -15.0), ("p3", 1.0, 15.0),
-                                                                      ("p4", 1.0, 15.0)]
+    assert [(t.against, t.score, t.term) for t in ex["p2"].terms] == [
+        ("p1", 0.0, -15.0),
+        ("p3", 1.0, 15.0),
+        ("p4", 1.0, 15.0),
+    ]
     assert [t.term for t in ex["p3"].terms] == [-15.0, -15.0, 15.0]
     assert [t.term for t in ex["p4"].terms] == [-15.0, -15.0, -15.0]
     for name, delta in deltas.items():
@@ -63,8 +68,11 @@ def test_example_2_four_new_players_in_wizard():
 def test_example_3_unequal_ratings_and_k():
     # E(1600, 1400) = 1 / (1 + 10^−0.5) = 0.759747. A (25 games, K 20): 20 · 0.240253 = +4.80506.
     # B (5 games, K 60): 60 · (0 − 0.240253) = −14.41518.
-    ex = by_player(explain_competitive([seat("A", 0, 1, 1600.0, 4.80506, k=20, games=25),
-                                        seat("B", 1, 2, 1400.0, -14.41518, k=60, games=5)], 4))
+    ex = by_player(
+        explain_competitive(
+            [seat("A", 0, 1, 1600.0, 4.80506, k=20, games=25), seat("B", 1, 2, 1400.0, -14.41518, k=60, games=5)], 4
+        )
+    )
     (ta,), (tb,) = ex["A"].terms, ex["B"].terms
     assert ta.against == "B" and ta.rating == 1400.0 and ta.score == 1.0
     assert ta.expected == pytest.approx(0.759747, abs=HAND)
@@ -99,19 +107,28 @@ def test_example_8_five_players_beyond_rec():
 
 def test_example_9_spades_partnerships_team_against_team():
     # Two sides (rec 2, P = 1), each the mean of its members (1500): a, b 60 · (1 − 0.5) = +30; c, d −30.
-    seats = [seat("a", 0, 1, 1500.0, 30.0), seat("b", 0, 1, 1500.0, 30.0),
-             seat("c", 1, 2, 1500.0, -30.0), seat("d", 1, 2, 1500.0, -30.0)]
+    seats = [
+        seat("a", 0, 1, 1500.0, 30.0),
+        seat("b", 0, 1, 1500.0, 30.0),
+        seat("c", 1, 2, 1500.0, -30.0),
+        seat("d", 1, 2, 1500.0, -30.0),
+    ]
     ex = by_player(explain_competitive(seats, 2))
     assert ex["a"].team == ("a", "b") and ex["a"].side_rating == 1500.0
     assert [(t.against, t.against_players, t.score, t.term) for t in ex["a"].terms] == [
-        ("c & d", ("c", "d"), 1.0, 30.0)]
+        ("c & d", ("c", "d"), 1.0, 30.0)
+    ]
     assert [(t.against, t.term) for t in ex["d"].terms] == [("a & b", -30.0)]
 
 
 def test_a_team_is_rated_as_its_mean():
     # {a 1600, b 1400} (mean 1500) against {c 1550, d 1450} (mean 1500): E = 0.5, P = 1; a, b win: 60 · 0.5 = 30.
-    seats = [seat("a", 0, 1, 1600.0, 30.0), seat("b", 0, 1, 1400.0, 30.0),
-             seat("c", 1, 2, 1550.0, -30.0), seat("d", 1, 2, 1450.0, -30.0)]
+    seats = [
+        seat("a", 0, 1, 1600.0, 30.0),
+        seat("b", 0, 1, 1400.0, 30.0),
+        seat("c", 1, 2, 1550.0, -30.0),
+        seat("d", 1, 2, 1450.0, -30.0),
+    ]
     ex = by_player(explain_competitive(seats, 2))
     assert ex["b"].side_rating == 1500.0 and ex["b"].terms[0].rating == 1500.0 and ex["b"].terms[0].term == 30.0
 
@@ -120,8 +137,12 @@ def test_example_11_four_players_across_k():
     # w4 1455 (K 60) wins three duels: 30 · (1 − 0.393712) = 18.18864, 30 · (1 − 0.421503) = 17.35491,
     # 30 · (1 − 0.449801) = 16.50597, sum 52.04952. w1 1530 (K 20) loses three: 10 · (−0.528751 − 0.557312
     # − 0.606288) = −16.92351.
-    seats = [seat("w4", 0, 1, 1455.0, 52.04952, k=60, games=1), seat("w3", 1, 2, 1490.0, 5.35863, k=20, games=20),
-             seat("w2", 2, 3, 1510.0, -5.78497, k=20, games=20), seat("w1", 3, 4, 1530.0, -16.92350, k=20, games=20)]
+    seats = [
+        seat("w4", 0, 1, 1455.0, 52.04952, k=60, games=1),
+        seat("w3", 1, 2, 1490.0, 5.35863, k=20, games=20),
+        seat("w2", 2, 3, 1510.0, -5.78497, k=20, games=20),
+        seat("w1", 3, 4, 1530.0, -16.92350, k=20, games=20),
+    ]
     ex = by_player(explain_competitive(seats, 4))
     # Duels in side order (w3, w2, w1): 30 · (1 − 0.449801), 30 · (1 − 0.421503), 30 · (1 − 0.393712).
     assert [t.term for t in ex["w4"].terms] == pytest.approx([16.50597, 17.35491, 18.18864], abs=TERM)
@@ -157,7 +178,13 @@ def test_example_4_hanabi_table_row():
     assert ex.team_rating == 1500.0
     row = ex.hanabot
     assert (row.variant_class, row.team_size, row.score, row.threshold, row.rule, row.rating) == (
-        "50", 3, 22, 18, TABLE_ROW, 1468.0)
+        "50",
+        3,
+        22,
+        18,
+        TABLE_ROW,
+        1468.0,
+    )
     assert not row.perfect_score_rule
     (term,) = ex.seats[0].terms
     assert term.against == HANABOT and term.score == 0.5
@@ -168,8 +195,7 @@ def test_example_4_hanabi_table_row():
 
 def test_example_5_hanabi_below_the_threshold():
     # Score 12 < 18: B = 1000, a tie; E(1500, 1000) = 1 / (1 + 10^−1.25) = 0.946760; 60 · (0.5 − 0.946760) = −26.8056.
-    ex = explain_hanabi([seat(p, 0, None, 1500.0, -26.8056) for p in "ab"], deck="normal", rating_score=12,
-                        bot=1000.0)
+    ex = explain_hanabi([seat(p, 0, None, 1500.0, -26.8056) for p in "ab"], deck="normal", rating_score=12, bot=1000.0)
     assert ex.hanabot.rule == BELOW_TIE and ex.rules == (BELOW_TIE,)
     assert ex.seats[0].terms[0].expected == pytest.approx(0.946760, abs=HAND)
     assert ex.seats[0].terms[0].term == pytest.approx(-26.8056, abs=TERM)
@@ -188,8 +214,9 @@ def test_example_6_hanabi_perfect_score_is_a_win():
 
 def test_example_6_with_score_24_stays_a_tie():
     # B = 1843: E = 1 / (1 + 10^−0.6425) = 0.814484; 20 · (0.5 − 0.814484) = −6.28968.
-    ex = explain_hanabi([seat(p, 0, None, 2100.0, -6.28968, k=20, games=30) for p in "ab"], deck="normal",
-                        rating_score=24, bot=1843.0)
+    ex = explain_hanabi(
+        [seat(p, 0, None, 2100.0, -6.28968, k=20, games=30) for p in "ab"], deck="normal", rating_score=24, bot=1843.0
+    )
     assert not ex.hanabot.perfect_score_rule
     assert ex.seats[0].terms[0].score == 0.5 and ex.seats[0].terms[0].term == pytest.approx(-6.28968, abs=TERM)
 
@@ -197,21 +224,31 @@ def test_example_6_with_score_24_stays_a_tie():
 def test_hanabi_older_rule_loses_to_the_weakest_bot():
     # lose_to_weakest: score 12, B = the table at (50, 2, 18) = 1140, S = 0. E(1500, 1140) = 1 / (1 + 10^−0.9)
     # = 1 / 1.125893 = 0.888184; 60 · (0 − 0.888184) = −53.29104.
-    ex = explain_hanabi([seat(p, 0, None, 1500.0, -53.29104) for p in "ab"], deck="normal", rating_score=12,
-                        bot=1140.0)
+    ex = explain_hanabi([seat(p, 0, None, 1500.0, -53.29104) for p in "ab"], deck="normal", rating_score=12, bot=1140.0)
     assert ex.hanabot.rule == BELOW_LOSE
     assert ex.seats[0].terms[0].score == 0.0 and ex.seats[0].terms[0].term == pytest.approx(-53.29104, abs=TERM)
 
 
 def test_a_hanabi_quit_costs_nothing_extra():
-    ex = explain_hanabi([seat("a", 0, None, 1500.0, -26.8056, quit=True), seat("b", 0, None, 1500.0, -26.8056)],
-                        deck="normal", rating_score=12, bot=1000.0)
+    ex = explain_hanabi(
+        [seat("a", 0, None, 1500.0, -26.8056, quit=True), seat("b", 0, None, 1500.0, -26.8056)],
+        deck="normal",
+        rating_score=12,
+        bot=1000.0,
+    )
     assert ex.seats[0].quit and ex.seats[0].quit_penalty == 0.0 and QUIT_LAST not in ex.seats[0].rules
 
 
-@pytest.mark.parametrize(("games", "k", "bracket"), [(0, 60, "fewer than 10"), (9, 60, "fewer than 10"),
-                                                      (10, 40, "10 to 19"), (19, 40, "10 to 19"),
-                                                      (20, 20, "20 or more")])
+@pytest.mark.parametrize(
+    ("games", "k", "bracket"),
+    [
+        (0, 60, "fewer than 10"),
+        (9, 60, "fewer than 10"),
+        (10, 40, "10 to 19"),
+        (19, 40, "10 to 19"),
+        (20, 20, "20 or more"),
+    ],
+)
 def test_k_reason_names_the_bracket(games, k, bracket):
     assert bracket in k_reason(k, games)
     assert "reset" in k_reason(k, games, reset_before=True)
@@ -220,8 +257,12 @@ def test_k_reason_names_the_bracket(games, k, bracket):
 
 def test_the_four_player_example_of_docs_ratings_md():
     # docs/ratings.md, "A four-player game, explained": the numbers of its table, by hand.
-    seats = [seat("ana", 0, 1, 1540.0, 25.44478, k=40, games=12), seat("bo", 1, 2, 1500.0, 15.0, games=3),
-             seat("cy", 2, 3, 1460.0, -8.16717), seat("di", 3, 4, 1500.0, -25.0, k=20, games=25, quit=True)]
+    seats = [
+        seat("ana", 0, 1, 1540.0, 25.44478, k=40, games=12),
+        seat("bo", 1, 2, 1500.0, 15.0, games=3),
+        seat("cy", 2, 3, 1460.0, -8.16717),
+        seat("di", 3, 4, 1500.0, -25.0, k=20, games=25, quit=True),
+    ]
     ex = by_player(explain_competitive(seats, 4))
     assert [t.term for t in ex["ana"].terms] == pytest.approx([8.85376, 7.73726, 8.85376], abs=TERM)
     assert [t.term for t in ex["bo"].terms] == pytest.approx([-13.28064, 13.28064, 15.0], abs=TERM)
@@ -233,8 +274,12 @@ def test_the_four_player_example_of_docs_ratings_md():
 
 def test_the_hanabi_example_of_docs_ratings_md():
     # docs/ratings.md, "A Hanabi game, explained": T = 1540, B = 1645, E = 0.353331, S − E = 0.146669.
-    seats = [seat("p", 0, None, 1620.0, 2.93338, k=20, games=30), seat("q", 0, None, 1580.0, 5.86675, k=40, games=15),
-             seat("r", 0, None, 1500.0, 8.80013, games=2), seat("s", 0, None, 1460.0, 8.80013)]
+    seats = [
+        seat("p", 0, None, 1620.0, 2.93338, k=20, games=30),
+        seat("q", 0, None, 1580.0, 5.86675, k=40, games=15),
+        seat("r", 0, None, 1500.0, 8.80013, games=2),
+        seat("s", 0, None, 1460.0, 8.80013),
+    ]
     ex = explain_hanabi(seats, deck="normal", rating_score=23, bot=1645.0)
     assert ex.team_rating == 1540.0 and ex.hanabot.rule == TABLE_ROW and not ex.hanabot.perfect_score_rule
     assert ex.seats[0].terms[0].expected == pytest.approx(0.353331, abs=HAND)

@@ -1,5 +1,6 @@
 """What mutation testing (docs/testing.md) found unpinned in the rating rules: the guards' exact refusals (a
 caller's bug must say what is wrong), configuration edges and the Hanabi table reader. Hand-worked values."""
+
 from __future__ import annotations
 
 import re
@@ -18,6 +19,7 @@ def exact(message: str) -> str:
 
 
 # --- ratings/elo.py ---------------------------------------------------------------------------------------------
+
 
 def test_thresholds_may_start_at_zero_and_coincide():
     # 0 <= mid_from <= settled_from: both bounds are inclusive.
@@ -50,6 +52,7 @@ def test_elo_guards_name_the_problem():
 
 # --- ratings/hanabi.py ------------------------------------------------------------------------------------------
 
+
 def test_hanabi_guards_name_the_problem():
     with pytest.raises(NotRatable, match=exact("Hanabi deck 'hard' cannot be rated")):
         variant_class("hard")
@@ -60,8 +63,10 @@ def test_hanabi_guards_name_the_problem():
         bot_duel(table, "70", 2, 18)
     with pytest.raises(ValueError, match=exact("score 26 out of range for class 50")):
         bot_duel(table, "50", 2, 26)
-    with pytest.raises(ValueError, match=exact("unknown below-threshold rule 'x'; expected one of "
-                                               "('tie_with_1000', 'lose_to_weakest')")):
+    with pytest.raises(
+        ValueError,
+        match=exact("unknown below-threshold rule 'x'; expected one of ('tie_with_1000', 'lose_to_weakest')"),
+    ):
         bot_duel(table, "50", 2, 3, below_rule="x")
     with pytest.raises(ValueError, match=exact("Hanabot table has no row for ('50', 3, 18)")):
         bot_duel(table, "50", 3, 18)
@@ -103,15 +108,16 @@ def test_perfect_score_against_an_equal_bot_is_still_a_tie():
 def test_hanabi_uses_the_configured_k_and_reports_the_whole_change():
     # k_new 30 instead of 60; the team (1500, 0 games) scores 18 against the table's 1140:
     # E = 1 / (1 + 10^((1140 - 1500) / 400)) = 1 / (1 + 10^-0.9) = 1 / 1.125893 = 0.888183; delta 30 x (0.5 - E).
-    changes = rate_team([("a", Standing(1500.0, 3)), ("b", NEW)], "50", 18, {("50", 2, 18): 1140.0},
-                        config=EloConfig(k_new=30))
+    changes = rate_team(
+        [("a", Standing(1500.0, 3)), ("b", NEW)], "50", 18, {("50", 2, 18): 1140.0}, config=EloConfig(k_new=30)
+    )
     e = 1 / (1 + 10 ** (-0.9))
-    assert changes["a"] == Change(1500.0, pytest.approx(1500.0 + 30 * (0.5 - e)), pytest.approx(30 * (0.5 - e)),
-                                  30, 3)
+    assert changes["a"] == Change(1500.0, pytest.approx(1500.0 + 30 * (0.5 - e)), pytest.approx(30 * (0.5 - e)), 30, 3)
     assert round(changes["a"].delta, 4) == round(30 * (0.5 - 0.888183), 4) == -11.6455
 
 
 # --- ratings/skill.py -------------------------------------------------------------------------------------------
+
 
 def test_skill_guards_name_the_problem():
     with pytest.raises(ValueError, match=exact("TrueSkill needs at least 2 sides, got 1")):

@@ -1,5 +1,6 @@
 """docs/ratings.md, "Where rating points come from": the small season worked by hand, then the ledger adding up
 exactly over random seasons with quits, floors, resets and voids (checked against the ratings themselves)."""
+
 from __future__ import annotations
 
 import random
@@ -33,8 +34,12 @@ def test_the_small_season_by_hand() -> None:
     ledger = daily(entries)
     assert ledger[DAY1] == {"duel": Flow(30.0, -30.0)}
     day2 = {source: (round(f.created, 4), round(f.destroyed, 4)) for source, f in ledger[DAY2].items()}
-    assert day2 == {"duel": (24.8701, -24.8701), "quit_penalty": (0.0, -10.0), "floor": (4.8701, 0.0),
-                    "reset": (0.0, -54.8701)}
+    assert day2 == {
+        "duel": (24.8701, -24.8701),
+        "quit_penalty": (0.0, -10.0),
+        "floor": (4.8701, 0.0),
+        "reset": (0.0, -54.8701),
+    }
     # A ends at 1500, B at 1440: the pool lost 60 points, and so does the ledger.
     assert sum(f.net for flows in ledger.values() for f in flows.values()) == pytest.approx(-60.0, abs=1e-9)
 
@@ -81,8 +86,11 @@ def _apply(event: tuple, state: dict[str, Standing], config: EloConfig) -> dict[
     out = {}
     for player, change in changes.items():
         state[player] = Standing(change.after, change.games_before + 1)
-        out[player] = game_parts(delta=change.delta, unfloored=unfloored[player].delta,
-                                 penalty=config.quit_penalty if player == quitter else 0.0)
+        out[player] = game_parts(
+            delta=change.delta,
+            unfloored=unfloored[player].delta,
+            penalty=config.quit_penalty if player == quitter else 0.0,
+        )
     return out
 
 

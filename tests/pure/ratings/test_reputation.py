@@ -1,4 +1,5 @@
 """Reputation and the quit cool-down (docs/matchmaking.md), by hand-worked examples."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -33,8 +34,7 @@ def test_two_quits_in_ten_games_start_nothing():
 def test_the_third_quit_in_ten_games_starts_15_minutes_from_its_finish():
     # Games at T0, +10 min, ...: the quits are games 2, 5 and 8; the third finished at T0 + 70 min.
     _, state = fold("", NONE, games("fqffqffq"))
-    assert state == Cooldown(until=T0 + 85 * MIN, length=15 * MIN, started_at=T0 + 70 * MIN,
-                             last_quit_at=T0 + 70 * MIN)
+    assert state == Cooldown(until=T0 + 85 * MIN, length=15 * MIN, started_at=T0 + 70 * MIN, last_quit_at=T0 + 70 * MIN)
     # 10 minutes later, 5 minutes are left: retry_after 300 s.
     assert seconds_left(state, T0 + 80 * MIN) == 300
     assert seconds_left(state, T0 + 85 * MIN) == 0

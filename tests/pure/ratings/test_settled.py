@@ -1,4 +1,5 @@
 """docs/ratings.md, "How settled is a rating": the worked examples, typed in from the page (worked by hand)."""
+
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -52,10 +53,12 @@ def test_example_5_growth_and_cap() -> None:
 
 
 def test_example_6_trueskill() -> None:
-    assert present(trueskill_settledness(2.0, days=365)) == {"provisional": False, "band": 2.56,
-                                                             "games_to_settle": None}
-    assert present(trueskill_settledness(4.0, days=300)) == {"provisional": True, "band": 4.25,
-                                                             "games_to_settle": None}
+    assert present(trueskill_settledness(2.0, days=365)) == {
+        "provisional": False,
+        "band": 2.56,
+        "games_to_settle": None,
+    }
+    assert present(trueskill_settledness(4.0, days=300)) == {"provisional": True, "band": 4.25, "games_to_settle": None}
     assert present(trueskill_settledness(None)) == {"provisional": True, "band": 8.33, "games_to_settle": None}
 
 
@@ -87,6 +90,7 @@ def test_provisional_exactly_when_games_to_settle_is_positive(games: int, days: 
 
 def test_on_board_is_as_of_the_last_game_and_90_days_never_unsettle() -> None:
     from ratings.settled import on_board
+
     assert on_board(5) == {"provisional": True, "band": 180.0, "games_to_settle": 15}
     assert on_board(20) == {"provisional": False, "band": 60.0, "games_to_settle": 0}
     # The board's 90-day window: sqrt(3600 + 2250) = 76.49, still settled.

@@ -1,4 +1,5 @@
 """Stakes of a formed table (docs/matchmaking.md), by hand from docs/ratings.md's formula."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """The live stage keeps one row a game (the seats' leagues before it), not a line a seat: a player's page rebuilds
 the lines from those rows. These hold the rebuilt lines, and the live stage's word-free points, against the full
 replay's own lines over random seasons (carry-over, ties, teams, placement)."""
+
 from __future__ import annotations
 
 import random
@@ -40,8 +41,9 @@ def test_rebuilt_lines_equal_the_replays_lines(seed: int, count: int) -> None:
         full.apply_game(g)
         live.apply_game(g)
     # The word-free path reaches the same entries and records the same leagues before each game.
-    assert {p: (e.points, e.games, e.league) for p, e in live.entries.items()} == \
-        {p: (e.points, e.games, e.league) for p, e in full.entries.items()}
+    assert {p: (e.points, e.games, e.league) for p, e in live.entries.items()} == {
+        p: (e.points, e.games, e.league) for p, e in full.entries.items()
+    }
     assert live.leagues_before == full.leagues_before
     codes = dict(live.leagues_before)
     for pid in full.entries:

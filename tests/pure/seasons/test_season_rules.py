@@ -1,4 +1,5 @@
 """docs/seasons.md's worked examples, computed by hand (the numbers below are the doc's, not the code's)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -36,8 +37,13 @@ def play_with(leagues: dict[int, int | None]) -> SeasonPlay:
     """A season where these players already stand in these leagues (None: still in placement)."""
     play = SeasonPlay(rules=SeasonRules(placement_games=3))
     for pid, league in leagues.items():
-        play.entries[pid] = Entry(pid, points=0, games=3 if league is not None else 0,
-                                  placement_left=0 if league is not None else 3, league=league)
+        play.entries[pid] = Entry(
+            pid,
+            points=0,
+            games=3 if league is not None else 0,
+            placement_left=0 if league is not None else 3,
+            league=league,
+        )
     return play
 
 
@@ -88,12 +94,21 @@ def test_carry_over_one_league_down_two_from_the_relegation_zone() -> None:
 
 def test_relegation_zone_is_the_bottom_fifth_rounded_up_and_standings_share_ranks() -> None:
     # Six gold players: ceil(6 * 0.2) = 2 in the zone; two tie at 300 and share rank 2.
-    entries = [Entry(pid, points=pts, games=5, placement_left=0, league=GOLD)
-               for pid, pts in ((1, 400), (2, 300), (3, 300), (4, 280), (5, 260), (6, 255))]
+    entries = [
+        Entry(pid, points=pts, games=5, placement_left=0, league=GOLD)
+        for pid, pts in ((1, 400), (2, 300), (3, 300), (4, 280), (5, 260), (6, 255))
+    ]
     entries.append(Entry(9, points=40, games=2, placement_left=1, league=None))
     rows = standings(entries, {})
     assert [(r.player_id, r.rank, r.relegation) for r in rows] == [
-        (1, 1, False), (2, 2, False), (3, 2, False), (4, 4, False), (5, 5, True), (6, 6, True), (9, 7, False)]
+        (1, 1, False),
+        (2, 2, False),
+        (3, 2, False),
+        (4, 4, False),
+        (5, 5, True),
+        (6, 6, True),
+        (9, 7, False),
+    ]
     assert carry_over(rows) == {1: SILVER, 2: SILVER, 3: SILVER, 4: SILVER}
     assert [r.player_id for r in standings(entries, {}, excluded=[2])][:2] == [1, 3]
 
@@ -101,14 +116,17 @@ def test_relegation_zone_is_the_bottom_fifth_rounded_up_and_standings_share_rank
 def test_season_elo_starts_afresh_and_follows_the_titles_elo() -> None:
     # Fresh 1500s, K = 60: a win moves 60 * (1 - 0.5) = 30; the return game, 1530 vs 1470:
     # E = 1 / (1 + 10 ** (-60 / 400)) = 0.585499, so A loses 60 * 0.585499 = 35.1299.
-    play = season_replay([game(1, [(1, 0, 1), (2, 1, 2)]), game(2, [(2, 0, 1), (1, 1, 2)])],
-                         rules=SeasonRules(placement_games=0))
+    play = season_replay(
+        [game(1, [(1, 0, 1), (2, 1, 2)]), game(2, [(2, 0, 1), (1, 1, 2)])], rules=SeasonRules(placement_games=0)
+    )
     assert play.season_elo(1) == pytest.approx(1494.870, abs=1e-3)
     assert play.season_elo(2) == pytest.approx(1505.130, abs=1e-3)
     # Only the top league shows it in the standings.
-    entries = [Entry(1, points=1200, games=40, placement_left=0, league=ELITE),
-               Entry(2, points=1500, games=40, placement_left=0, league=ELITE),
-               Entry(3, points=990, games=40, placement_left=0, league=DIAMOND)]
+    entries = [
+        Entry(1, points=1200, games=40, placement_left=0, league=ELITE),
+        Entry(2, points=1500, games=40, placement_left=0, league=ELITE),
+        Entry(3, points=990, games=40, placement_left=0, league=DIAMOND),
+    ]
     rows = standings(entries, {1: 1600.0, 2: 1550.0, 3: 1700.0})
     assert [(r.player_id, r.season_elo) for r in rows] == [(1, 1600.0), (2, 1550.0), (3, None)]
 
@@ -121,8 +139,12 @@ def test_calendar_aligned_from_the_epoch() -> None:
 
 def test_correction_line() -> None:
     reason = void_reason(3, datetime(2027, 2, 3, 9, tzinfo=UTC))
-    assert correction_text(Final(14, GOLD, 212), Final(13, GOLD, 220), reason) == \
-        "place 14 -> 13, points 212 -> 220: 3 games voided on 2027-02-03"
-    assert correction_text(Final(3, GOLD, 260), Final(3, SILVER, 240), "1 game voided on 2027-02-03") == \
-        "league gold -> silver, points 260 -> 240: 1 game voided on 2027-02-03"
+    assert (
+        correction_text(Final(14, GOLD, 212), Final(13, GOLD, 220), reason)
+        == "place 14 -> 13, points 212 -> 220: 3 games voided on 2027-02-03"
+    )
+    assert (
+        correction_text(Final(3, GOLD, 260), Final(3, SILVER, 240), "1 game voided on 2027-02-03")
+        == "league gold -> silver, points 260 -> 240: 1 game voided on 2027-02-03"
+    )
     assert correction_text(Final(5, GOLD, 260), Final(5, GOLD, 260), reason) is None

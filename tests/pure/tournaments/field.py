@@ -1,5 +1,6 @@
 """A Swiss field played with random results, for the pairing tests and bench/pairing_bench.py (one copy of the
 bookkeeping: points, table-mates, first seats and byes, and a round's random places)."""
+
 from __future__ import annotations
 
 import random

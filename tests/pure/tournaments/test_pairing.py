@@ -1,6 +1,7 @@
 """Pairing properties held to a brute-force judge (docs/tournaments.md#pairing-a-round): for up to 12 players every
 partition into the round's tables is enumerated here, independently of the pairing's own search, and the pairing
 must reach the judge's fewest repeats, then its seat balance, then its smallest score spread; byes at most once."""
+
 from __future__ import annotations
 
 import pytest
@@ -43,7 +44,7 @@ def judge(entrants: list[Entrant], sizes: list[int]) -> tuple[int, int, int]:
     need = 0 if len(low) == len(entrants) else min(len(low), len(sizes))
     best = None
     for groups in partitions([e.player for e in entrants], sizes):
-        repeats = sum(1 for g in groups for i, a in enumerate(g) for b in g[i + 1:] if b in by_id[a].mates)
+        repeats = sum(1 for g in groups for i, a in enumerate(g) for b in g[i + 1 :] if b in by_id[a].mates)
         covered = sum(1 for g in groups if low & set(g))
         spread = sum(max(by_id[p].points for p in g) - min(by_id[p].points for p in g) for g in groups)
         cost = (repeats, max(0, need - covered), spread)
@@ -85,8 +86,12 @@ def _history(n: int, rounds: int, size: int, low: int, seed: int) -> list[Entran
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(4, 12), rounds=st.integers(0, 4), size=st.sampled_from([(2, 2), (3, 2), (4, 3), (4, 4)]),
-       seed=st.integers(0, 10**6))
+@given(
+    n=st.integers(4, 12),
+    rounds=st.integers(0, 4),
+    size=st.sampled_from([(2, 2), (3, 2), (4, 3), (4, 4)]),
+    seed=st.integers(0, 10**6),
+)
 def test_pairing_matches_the_brute_force_judge(n, rounds, size, seed):
     seat, low = size
     entrants = _history(n, rounds, seat, low, seed)

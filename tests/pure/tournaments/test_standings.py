@@ -1,4 +1,5 @@
 """The worked examples of docs/tournaments.md#points-and-standings, computed by hand there and typed in here."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -38,9 +39,14 @@ def test_the_docs_example_standings():
 
 def test_head_to_head_breaks_a_tie_the_others_leave():
     elo = {1: 1500, 2: 1500, 3: 1500, 4: 1500}
-    tables = [TableRecord(1, 1, (1, 2), (2, 1)), TableRecord(1, 2, (3, 4), (1, 2)),
-              TableRecord(2, 3, (1, 3), (1, 2)), TableRecord(2, 4, (2, 4), (2, 1)),
-              TableRecord(3, 5, (1, 4), (1, 2)), TableRecord(3, 6, (2, 3), (1, 2))]
+    tables = [
+        TableRecord(1, 1, (1, 2), (2, 1)),
+        TableRecord(1, 2, (3, 4), (1, 2)),
+        TableRecord(2, 3, (1, 3), (1, 2)),
+        TableRecord(2, 4, (2, 4), (2, 1)),
+        TableRecord(3, 5, (1, 4), (1, 2)),
+        TableRecord(3, 6, (2, 3), (1, 2)),
+    ]
     lines = standings(elo, tables, [], table_size=2)
     by = {line.player: line for line in lines}
     # Points: 1 lost, won, won = 4; 2 won, lost, won = 4; 3: won, lost, lost = 2; 4: lost, won, lost = 2.

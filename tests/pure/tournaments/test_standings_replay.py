@@ -1,5 +1,6 @@
 """A tournament kept up record by record (``Tally``) equals its replay from the records (``standings``) after every
 event: results, deadlines without a result, byes and voids in any order hypothesis draws."""
+
 from __future__ import annotations
 
 from hypothesis import given, settings
@@ -19,7 +20,7 @@ def tournaments(draw):
         k = 0
         while len(order) - k >= 2:
             size = draw(st.integers(2, min(4, len(order) - k)))
-            seats = tuple(order[k:k + size])
+            seats = tuple(order[k : k + size])
             k += size
             table_id += 1
             places = draw(st.none() | st.lists(st.integers(1, size), min_size=size, max_size=size).map(tuple))

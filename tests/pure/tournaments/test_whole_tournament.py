@@ -1,6 +1,7 @@
 """A whole 5-round Swiss of 13 players at 4 seats (range 3-5), played through the pure rules: each round paired from
 the standings before it, a ring voided after round 3. Checked against what docs/tournaments.md promises, by hand:
 13 = 4+3+3+3 every round (no bye), no repeated table-mates where the search could avoid them, the void's changes."""
+
 from __future__ import annotations
 
 import random
@@ -62,14 +63,28 @@ def test_thirteen_players_five_rounds_with_a_void():
 
 def test_explain_of_the_docs_example():
     elo = {1: 1600, 2: 1550, 3: 1500, 4: 1450, 5: 1400}
-    tables = [TableRecord(1, 11, (1, 2, 3), (2, 1, 3)), TableRecord(1, 12, (4, 5), (1, 2)),
-              TableRecord(2, 21, (2, 4, 1), (1, 2, 2)), TableRecord(2, 22, (3, 5), (2, 1))]
+    tables = [
+        TableRecord(1, 11, (1, 2, 3), (2, 1, 3)),
+        TableRecord(1, 12, (4, 5), (1, 2)),
+        TableRecord(2, 21, (2, 4, 1), (1, 2, 2)),
+        TableRecord(2, 22, (3, 5), (2, 1)),
+    ]
     line = next(line for line in standings(elo, tables, [], 3) if line.player == 1)
     shown = explain(line)
     assert shown["rank"] == 2
-    assert shown["points"] == {"total": 3, "terms": [{"round": 1, "from": "table 11", "points": 2},
-                                                     {"round": 2, "from": "table 21", "points": 1}]}
+    assert shown["points"] == {
+        "total": 3,
+        "terms": [{"round": 1, "from": "table 11", "points": 2}, {"round": 2, "from": "table 21", "points": 1}],
+    }
     assert [t["points"] for t in shown["buchholz"]["terms"]] == [8, 0, 8, 3]
-    assert shown["opponents_elo"] == {"average": 1512.5, "sum": 6050, "count": 4, "terms": [
-        {"round": 1, "table_mate": 2, "start_elo": 1550}, {"round": 1, "table_mate": 3, "start_elo": 1500},
-        {"round": 2, "table_mate": 2, "start_elo": 1550}, {"round": 2, "table_mate": 4, "start_elo": 1450}]}
+    assert shown["opponents_elo"] == {
+        "average": 1512.5,
+        "sum": 6050,
+        "count": 4,
+        "terms": [
+            {"round": 1, "table_mate": 2, "start_elo": 1550},
+            {"round": 1, "table_mate": 3, "start_elo": 1500},
+            {"round": 2, "table_mate": 2, "start_elo": 1550},
+            {"round": 2, "table_mate": 4, "start_elo": 1450},
+        ],
+    }
