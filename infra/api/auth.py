@@ -18,6 +18,10 @@ from rest_framework import authentication, exceptions, permissions
 from infra.errors import Forbidden
 
 KEYWORD = "Api-Key"
+# Generated clients send ``Bearer`` whatever the schema declares (openapi-python-client's fixed default; most
+# others leave the header to the caller and show Bearer): the same key under that word is accepted too, as Stripe
+# accepts its keys (docs/api.md, "Generated clients"). Nothing else differs: the same lookup, limits and refusals.
+ALIASES = frozenset({KEYWORD, "Bearer"})
 
 
 class KeyOwner(Protocol):
@@ -61,7 +65,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if not header:
             return None
         scheme, _, key = header.partition(" ")
-        if scheme != KEYWORD or not key.strip():
+        if scheme not in ALIASES or not key.strip():
             raise exceptions.AuthenticationFailed("Use the header 'Authorization: Api-Key <key>'.")
         server = _registered().by_key(key.strip())
         if server is None:
@@ -110,5 +114,6 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
             "type": "apiKey",
             "in": "header",
             "name": "Authorization",
-            "description": f"`{KEYWORD} <key>`, the key printed once by `manage.py create_game_server NAME`.",
+            "description": f"`{KEYWORD} <key>` (or `Bearer <key>`, what generated clients send by default), the key "
+            "printed once by `manage.py create_game_server NAME`.",
         }

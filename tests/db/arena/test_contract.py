@@ -244,8 +244,9 @@ def test_the_generated_client_runs_the_readme_tour(live_server, tmp_path, monkey
 
     models = importlib.import_module("tour_client.models")
     client = importlib.import_module("tour_client")
+    # The generator's default prefix (Bearer): Arena takes the key under that word too (docs/api.md).
     api = client.AuthenticatedClient(
-        base_url=live_server.url, token=game_server_create(name="tour-client", scopes=SCOPES).key, prefix="Api-Key"
+        base_url=live_server.url, token=game_server_create(name="tour-client", scopes=SCOPES).key
     )
     seats = [
         models.TokaidoGamePlayersItem(player="alice", ip="203.0.113.7", score=61, achievements=3),

@@ -142,8 +142,22 @@ def test_missing_key_is_401(anon):
 def test_wrong_key_and_wrong_scheme_are_401(anon, server_key):
     anon.credentials(HTTP_AUTHORIZATION="Api-Key not-a-key")
     assert error_of(anon.get("/api/v1/games/1/"))["code"] == "invalid_api_key"
+    for scheme in ("Basic", "Token"):  # other schemes are refused as before
+        anon.credentials(HTTP_AUTHORIZATION=f"{scheme} {server_key[1]}")
+        assert error_of(anon.get("/api/v1/games/1/"))["code"] == "invalid_api_key", scheme
+    anon.credentials(HTTP_AUTHORIZATION="Bearer not-a-key")
+    assert error_of(anon.get("/api/v1/games/1/"))["code"] == "invalid_api_key"
+
+
+def test_the_key_is_taken_under_bearer_too(anon, server_key):
+    """What generated clients send by default (docs/api.md, "Generated clients"): the same key, the same answer."""
+    body = wizard(3, 2, 1)
     anon.credentials(HTTP_AUTHORIZATION=f"Bearer {server_key[1]}")
-    assert anon.get("/api/v1/games/1/").status_code == 401
+    created = anon.post("/api/v1/games/", body, format="json")
+    assert created.status_code == 201
+    anon.credentials(HTTP_AUTHORIZATION=f"Api-Key {server_key[1]}")
+    again = anon.post("/api/v1/games/", body, format="json")
+    assert (again.status_code, again.json()["id"]) == (200, created.json()["id"])
 
 
 def test_revoked_key_is_401(api, server_key):
