@@ -7,6 +7,7 @@ games in rating order, and the live stage (``seasons/services.py``) folds each r
 The season Elo is not rewritten here: it is ``ratings.plan.EloPlan`` (the title's own Elo rules, ``ratings/elo.py``)
 run over the season's games from fresh states.
 """
+
 from __future__ import annotations
 
 import math
@@ -166,8 +167,18 @@ class SeasonPlay:
             if not entry.placement_left:
                 entry.league = league_of(entry.points)
             if words is not None:
-                self.lines.append(GameLine(game.id, player_id, game.finished_at, place, 1 + max(s[1] for s in seats),
-                                           tuple(words[index]), gained, entry.league))
+                self.lines.append(
+                    GameLine(
+                        game.id,
+                        player_id,
+                        game.finished_at,
+                        place,
+                        1 + max(s[1] for s in seats),
+                        tuple(words[index]),
+                        gained,
+                        entry.league,
+                    )
+                )
         self.leagues_before.append((game.id, leagues_code(before)))
         self._elo.apply_game(game, 0)
         self._elo.changes.clear()
@@ -177,8 +188,9 @@ class SeasonPlay:
         return state.elo if state is not None else self.rules.elo.initial
 
 
-def _sides(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | None]
-           ) -> tuple[list[int], list[int], list[str]]:
+def _sides(
+    seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | None]
+) -> tuple[list[int], list[int], list[str]]:
     """Each side's place, weighting league and shown name ("placement" when all its members are in placement)."""
     count = 1 + max(seat[1] for seat in seats)
     places = [0] * count
@@ -187,13 +199,16 @@ def _sides(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | N
         places[side] = place
         members[side].append(league)
     leagues = [side_league(m) for m in members]
-    names = ["placement" if all(x is None for x in m) else LEAGUES[league]
-             for league, m in zip(leagues, members, strict=True)]
+    names = [
+        "placement" if all(x is None for x in m) else LEAGUES[league]
+        for league, m in zip(leagues, members, strict=True)
+    ]
     return places, leagues, names
 
 
-def game_points(seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | None]
-                ) -> list[list[tuple[str, str, int]]]:
+def game_points(
+    seats: Sequence[tuple[int, int, int, bool]], before: Sequence[int | None]
+) -> list[list[tuple[str, str, int]]]:
     """Per seat, what each opposing side gave it: (that side's league name, "win"/"tie"/"loss", points), from
     the seats' leagues ``before`` the game (docs/seasons.md "Season points")."""
     places, leagues, names = _sides(seats, before)
@@ -269,8 +284,18 @@ def player_lines(player_id: int, start: Entry, games: Iterable[tuple[RatedGame, 
             entry.placement_left -= 1
         if not entry.placement_left:
             entry.league = league_of(entry.points)
-        out.append(GameLine(game.id, player_id, game.finished_at, seats[index][2], 1 + max(s[1] for s in seats),
-                            tuple(gain), gained, entry.league))
+        out.append(
+            GameLine(
+                game.id,
+                player_id,
+                game.finished_at,
+                seats[index][2],
+                1 + max(s[1] for s in seats),
+                tuple(gain),
+                gained,
+                entry.league,
+            )
+        )
     return out
 
 
@@ -282,8 +307,9 @@ def start_entry(player_id: int, carried: int | None, rules: SeasonRules) -> Entr
     return Entry(player_id, placement_left=rules.placement_games, league=0 if not rules.placement_games else None)
 
 
-def season_replay(games: Iterable[RatedGame], *, carry: Mapping[int, int] | None = None,
-                  rules: SeasonRules | None = None) -> SeasonPlay:
+def season_replay(
+    games: Iterable[RatedGame], *, carry: Mapping[int, int] | None = None, rules: SeasonRules | None = None
+) -> SeasonPlay:
     """The season from its rated games in rating order: what the live standings must equal."""
     play = SeasonPlay(rules=rules or SeasonRules(), carry=dict(carry or {}))
     for player_id in play.carry:
@@ -317,8 +343,13 @@ def order_key(league: int | None, points: int, elo: float) -> tuple[int, float]:
     return (tier, elo if league == TOP else float(points))
 
 
-def standings(entries: Iterable[Entry], season_elo: Mapping[int, float], *, excluded: Iterable[int] = (),
-              initial: float = DEFAULT.initial) -> list[Row]:
+def standings(
+    entries: Iterable[Entry],
+    season_elo: Mapping[int, float],
+    *,
+    excluded: Iterable[int] = (),
+    initial: float = DEFAULT.initial,
+) -> list[Row]:
     """Every entry not ``excluded`` (banned players), ranked: equal keys share a rank (1, 2, 2, 4) and are listed
     by player id. The relegation zone is the bottom ``ceil(20 %)`` of each league above bronze."""
     out = set(excluded)
@@ -345,8 +376,18 @@ def standings(entries: Iterable[Entry], season_elo: Mapping[int, float], *, excl
             seen[e.league] = seen.get(e.league, 0) + 1
             zone = math.ceil(sizes[e.league] * RELEGATION_SHARE)
             relegation = seen[e.league] > sizes[e.league] - zone
-        rows.append(Row(rank, e.player_id, e.league, e.points, e.games, e.placement_left,
-                        elo if e.league == TOP else None, relegation))
+        rows.append(
+            Row(
+                rank,
+                e.player_id,
+                e.league,
+                e.points,
+                e.games,
+                e.placement_left,
+                elo if e.league == TOP else None,
+                relegation,
+            )
+        )
     return rows
 
 
@@ -367,46 +408,6 @@ def carry_over(rows: Iterable[Row]) -> dict[int, int]:
         if league:
             carried[row.player_id] = league
     return carried
-
-
-# Corrections after close -----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Final:
-    """A player's final line as archived: what a correction compares."""
-
-    rank: int
-    league: int | None
-    points: int
-
-
-def correction_text(before: Final, after: Final | None, reason: str) -> str | None:
-    """``"place 14 -> 13, points 212 -> 220: 3 games voided on 2027-02-03"``; None when nothing the player sees
-    changed. A player whose every game was voided leaves the standings ("place 14 -> none")."""
-    parts = []
-    if after is None:
-        parts.append(f"place {before.rank} -> none")
-    else:
-        if before.rank != after.rank:
-            parts.append(f"place {before.rank} -> {after.rank}")
-        if before.league != after.league:
-            parts.append(f"league {league_name(before.league)} -> {league_name(after.league)}")
-        if before.points != after.points:
-            parts.append(f"points {before.points} -> {after.points}")
-    if not parts:
-        return None
-    return f"{', '.join(parts)}: {reason}"
-
-
-def void_reason(count: int, on: datetime) -> str:
-    plural = "game" if count == 1 else "games"
-    return f"{count} {plural} voided on {on.date().isoformat()}"
-
-
-def late_reason(count: int) -> str:
-    plural = "game" if count == 1 else "games"
-    return f"{count} {plural} rated after the close"
 
 
 def league_name(league: int | None) -> str:

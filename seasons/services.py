@@ -22,6 +22,7 @@ from infra.gc_pause import gc_paused
 from ratings.config import elo_config
 from ratings.plan import PlayerState, RatedGame
 from seasons import rules, store
+from seasons.corrections import Final, correction_text, late_reason, void_reason
 from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonGame, SeasonRollover
 
 log = logging.getLogger(__name__)
@@ -340,9 +341,9 @@ def season_correct(*, season_id: int, now: datetime | None = None) -> int:
             return 0
         reasons = []
         if voided:
-            reasons.append(rules.void_reason(len(voided), now))
+            reasons.append(void_reason(len(voided), now))
         if late:
-            reasons.append(rules.late_reason(len(late)))
+            reasons.append(late_reason(len(late)))
         reason = "; ".join(reasons)
         rows = rules.standings(
             play.entries.values(),
@@ -350,12 +351,12 @@ def season_correct(*, season_id: int, now: datetime | None = None) -> int:
             excluded=_banned(play.entries),
             initial=play.rules.elo.initial,
         )
-        after = {r.player_id: rules.Final(r.rank, r.league, r.points) for r in rows}
+        after = {r.player_id: Final(r.rank, r.league, r.points) for r in rows}
         corrections = []
         for pid, rank, league, points in SeasonFinal.objects.filter(season=season).values_list(
             "player_id", "rank", "league", "points"
         ):
-            text = rules.correction_text(rules.Final(rank, league, points), after.get(pid), reason)
+            text = correction_text(Final(rank, league, points), after.get(pid), reason)
             if text is not None:
                 corrections.append(SeasonCorrection(season=season, player_id=pid, text=text, game_ids=voided + late))
         SeasonFinal.objects.filter(season=season).delete()

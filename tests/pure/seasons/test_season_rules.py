@@ -7,20 +7,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from ratings.plan import RatedGame
+from seasons.corrections import Final, correction_text, void_reason
 from seasons.rules import (
     Entry,
-    Final,
     SeasonPlay,
     SeasonRules,
     aligned_end,
     aligned_start,
     carry_league,
     carry_over,
-    correction_text,
     league_of,
     season_replay,
     standings,
-    void_reason,
 )
 
 T0 = datetime(2026, 10, 6, 12, tzinfo=UTC)
