@@ -18,8 +18,9 @@ from django.utils.safestring import SafeString, mark_safe
 
 from arena.games import GAMES
 from arena.models import Game, Player, Seat
-from backoffice.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
+from backoffice.admin.charts import HistoryPlot, HistoryPoint, history_svg
 from backoffice.admin.refunds import void_summary
+from backoffice.admin.ring_chart import Ring, RingLink, RingNode, ring_svg
 from moderation import rules
 from moderation.models import AuditEntry, BanTerm, Flag, Link, Report
 from moderation.selectors import linked_accounts

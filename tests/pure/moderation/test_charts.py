@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from backoffice.admin.charts import HistoryPlot, HistoryPoint, Ring, RingLink, RingNode, history_svg, ring_svg
+from backoffice.admin.charts import HistoryPlot, HistoryPoint, history_svg
+from backoffice.admin.ring_chart import Ring, RingLink, RingNode, ring_svg
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 HOSTILE = '<script>alert(1)</script><img src=x onerror="alert(2)">'
