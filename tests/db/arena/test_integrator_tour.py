@@ -31,6 +31,7 @@ from django.core.management import call_command
 
 from arena.models import SCOPES, Player
 from arena.servers import game_server_create
+from ratings.models import HanabotRating
 from tests.db.matchmaking.receiver import receiver
 from tests.db.ratings.helpers import ensure_hanabot_table
 
@@ -418,6 +419,9 @@ def test_the_moderators_tour_step_by_step(live_server, monkeypatch):
     game = re.search(r'href="(/admin/arena/game/\d+/change/)', games)
     assert game and ann.get(game.group(1))[0] == 200
     assert ann.get("/admin/moderation/auditentry/")[0] == 200
-    # "... nothing else (no editing ratings, no deleting games, no keys, no Hanabot table)"
+    # "view ... the Hanabot table, ... nothing else (no editing ratings, no deleting games, no keys, no editing the
+    # Hanabot table)"
     assert ann.get("/admin/arena/gameserver/")[0] == 403
-    assert ann.get("/admin/ratings/hanabotrating/")[0] == 403
+    assert ann.get("/admin/ratings/hanabotrating/")[0] == 200
+    read_only = ann.get(f"/admin/ratings/hanabotrating/{HanabotRating.objects.first().pk}/change/")
+    assert read_only[0] == 200 and 'name="_save"' not in read_only[1]  # no Save: test_admin_permissions posts

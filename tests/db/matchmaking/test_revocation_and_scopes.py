@@ -112,7 +112,7 @@ def test_the_demo_server_holds_every_scope_and_a_revoked_demo_stays_revoked(tmp_
     key_file = tmp_path / "demo_key"
     call_command("demo_server", key_file=str(key_file), stdout=StringIO())
     demo = GameServer.objects.get(name="demo")
-    assert demo.scopes == "games matchmaking reports preferences staff"
+    assert demo.scopes == "games matchmaking reports preferences tournaments staff"
     game_server_revoke(server=demo)
     out = StringIO()
     call_command("demo_server", key_file=str(key_file), stdout=out)

@@ -41,6 +41,8 @@ EXPECTED = {
     "moderation.note_player",
     "moderation.claim",
     "ratings.view_hanabotrating",  # issue 27 §4: moderators read the Hanabot table, never edit it
+    "tournaments.view_tournament",  # docs/tournaments.md#cancelling: moderators see tournaments
+    "moderation.cancel_tournament",  # ... and cancel one, audited
 }
 
 
