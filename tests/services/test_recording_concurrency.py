@@ -279,15 +279,18 @@ def test_a_ban_waits_for_the_game_being_recorded(server_key):
 def test_a_deadlock_victim_is_retried_not_a_500(server_key, caplog):
     # Force a real lock cycle with another session (a moderator banning two players, taking them in descending
     # id order, against the game's ascending one), and make the recording the victim PostgreSQL picks (its
-    # deadlock check runs first). The caller still gets its 201: the service ran the write again.
+    # deadlock check runs first). The caller still gets its 201: the service ran the write again. PostgreSQL checks
+    # a wait for a cycle once, deadlock_timeout after it began: the recording's 2 s leave the moderator time to
+    # close the cycle on a loaded machine (at 50 ms a late moderator found it first, at its own check), and the
+    # moderator's 60 s are never reached.
     api = client(server_key[1])
     low, high = Player.objects.bulk_create([Player(handle="lo"), Player(handle="hi")])
     assert low.pk < high.pk
-    with other_session(deadlock_timeout="5s") as moderator:
+    with other_session(deadlock_timeout="60s") as moderator:
         moderator.execute("UPDATE arena_player SET created_at = created_at WHERE id = %s", [high.pk])
 
         def record():
-            with session_settings(deadlock_timeout="50ms"):
+            with session_settings(deadlock_timeout="2s"):
                 return api.post(
                     "/api/v1/games/batch/",
                     {
