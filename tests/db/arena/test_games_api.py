@@ -551,7 +551,8 @@ def test_schema_documents_the_game_endpoints(anon):
         "type": "apiKey",
         "in": "header",
         "name": "Authorization",
-        "description": "`Api-Key <key>`, the key printed once by `manage.py create_game_server NAME`.",
+        "description": "`Api-Key <key>` (or `Bearer <key>`, what generated clients send by default), the key "
+        "printed once by `manage.py create_game_server NAME`.",
     }
     assert schema["paths"]["/api/v1/games/"]["post"]["security"] == [{"ApiKey": []}]
 
