@@ -22,9 +22,10 @@ from infra.gc_pause import gc_paused
 from ratings import economy, ledger
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange, RatingStage
-from ratings.plan import KIND_GAME, KIND_RESET, EloPlan, RatedGame, SkillPlan
+from ratings.plan import KIND_GAME, KIND_RESET, ChangeRow, EloPlan, RatedGame, SkillPlan
 from ratings.stages import deck_key, hanabi_rules, ratings_announce, stage_lock
 from ratings.store import store
+from ratings.store.tables import CHANGE_COLUMNS
 from ratings.trueskill_batch import trueskill_rated
 
 # Games read per round trip while rebuilding, so a title of millions of games never sits in memory as seats.
@@ -224,20 +225,7 @@ def _compare(title: str, plan: EloPlan, skills: SkillPlan) -> list[Mismatch]:
     for player_id in sorted(computed.keys() | stored.keys()):
         if computed.get(player_id) != stored.get(player_id):
             mismatches.append(Mismatch("rating", player_id, stored.get(player_id), computed.get(player_id)))
-    fields = (
-        "seq",
-        "player_id",
-        "game_id",
-        "kind",
-        "before",
-        "after",
-        "delta",
-        "k",
-        "games_before",
-        "place",
-        "finished_at",
-        "opponent",
-    )
+    fields = CHANGE_COLUMNS[: len(ChangeRow._fields)]  # a history row's columns in ChangeRow order
     stored_changes = {(row[0], row[1]): row for row in RatingChange.objects.filter(title=title).values_list(*fields)}
     computed_changes = {(row.seq, row.player_id): tuple(row) for row in plan.changes}
     for key in sorted(computed_changes.keys() | stored_changes.keys()):
