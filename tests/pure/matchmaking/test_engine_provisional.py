@@ -9,43 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matchmaking.engine import Member, Ticket, match
-
-NOW = 10_000.0
-SKILL = (25.0, 25.0 / 3)
-
-
-def ticket(
-    name,
-    *,
-    prov=False,
-    avoid=False,
-    elo=1500.0,
-    waited=0.0,
-    players=(2, 5),
-    ip=None,
-    blocked=(),
-    refuses=False,
-    party=(),
-):
-    return Ticket(
-        id=f"t-{name}",
-        player=name,
-        ip_hash=ip or f"ip-{name}",
-        elo=elo,
-        skill=SKILL,
-        min_players=players[0],
-        max_players=players[1],
-        refuses_same_ip=refuses,
-        queued_at=NOW - waited,
-        blocked=frozenset(blocked),
-        party=tuple(party),
-        provisional=prov,
-        avoid_provisional=avoid,
-    )
+from tests.pure.matchmaking import pools
+from tests.pure.matchmaking.pools import NOW, SKILL, seated
 
 
-def seated(pool, rec=2, low=2, high=5):
-    return [table.players for table in match(pool, NOW, recommended=rec, game_min=low, game_max=high)]
+def ticket(name, *, prov=False, avoid=False, **rest):
+    return pools.ticket(name, provisional=prov, avoid_provisional=avoid, **rest)
 
 
 def test_a_provisional_player_is_never_seated_with_a_ticket_that_avoids_them():

@@ -9,33 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matchmaking.engine import Member, Ticket, match, minimum_excludes
-
-NOW = 10_000.0
-SKILL = (25.0, 25.0 / 3)
-
-
-def ticket(
-    name, *, rep=None, least=None, elo=1500.0, waited=0.0, players=(2, 5), ip=None, blocked=(), refuses=False, party=()
-):
-    return Ticket(
-        id=f"t-{name}",
-        player=name,
-        ip_hash=ip or f"ip-{name}",
-        elo=elo,
-        skill=SKILL,
-        min_players=players[0],
-        max_players=players[1],
-        refuses_same_ip=refuses,
-        queued_at=NOW - waited,
-        blocked=frozenset(blocked),
-        party=tuple(party),
-        reputation=rep,
-        min_reputation=least,
-    )
+from tests.pure.matchmaking import pools
+from tests.pure.matchmaking.pools import NOW, SKILL, seated
 
 
-def seated(pool, rec=2, low=2, high=5):
-    return [table.players for table in match(pool, NOW, recommended=rec, game_min=low, game_max=high)]
+def ticket(name, *, rep=None, least=None, **rest):
+    return pools.ticket(name, reputation=rep, min_reputation=least, **rest)
 
 
 def test_a_player_below_the_minimum_is_never_seated_with_that_ticket():
