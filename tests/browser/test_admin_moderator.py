@@ -28,26 +28,27 @@ def test_moderator_sees_no_game_servers_nor_hanabot(page, live_server, moderator
     server = game_server_create(name="tables-eu-1").server
     admin_login(page, live_server, moderator)
 
-    # The index offers Players (what the group allows) and nothing about keys or the Hanabot table.
+    # The index offers Players (what the group allows) and nothing about keys; the Hanabot table is there to
+    # read (issue 27 §4), never to add to or edit.
     main = page.locator("#content-main")
     expect(main.locator('th a[href="/admin/arena/player/"]')).to_have_text("Players")
     expect(page.locator('a[href^="/admin/arena/gameserver/"]')).to_have_count(0)
-    expect(page.locator('a[href^="/admin/ratings/"]')).to_have_count(0)
+    expect(page.locator('a[href="/admin/ratings/hanabotrating/add/"]')).to_have_count(0)
     expect(main).not_to_contain_text("Game servers")
-    expect(main).not_to_contain_text("Hanabot")
 
     # Typing the URLs does not help.
     for path in (
         "/admin/arena/gameserver/",
         "/admin/arena/gameserver/add/",
         f"/admin/arena/gameserver/{server.pk}/change/",
-        "/admin/ratings/hanabotrating/",
+        "/admin/ratings/hanabotrating/add/",
     ):
         response = page.goto(path)
         assert response is not None and response.status == 403, (path, response and response.status)
         assert server.key_prefix not in page.content()
-    response = page.goto("/admin/ratings/")  # an app the user may not see at all is "not found"
-    assert response is not None and response.status == 404
+    response = page.goto("/admin/ratings/hanabotrating/")  # read, with nothing to save
+    assert response is not None and response.status == 200
+    expect(page.locator('input[name="_save"]')).to_have_count(0)
 
     # Control: the same session does reach what it is allowed to see.
     response = page.goto("/admin/arena/player/")
