@@ -119,6 +119,18 @@ def embedded_mode(embedded_tasks, settings):
 
 
 @pytest.fixture
+def empty_tokaido_board(settings) -> None:
+    """No Tokaido board left in the test Redis by another test on the same xdist worker (the database is flushed
+    between transactional tests, the Redis boards are not): the board is then rebuilt from this test's games."""
+    if settings.REDIS_URL:
+        from infra.redis import redis_client
+
+        stale = redis_client().keys("lb:{tokaido}*")
+        if stale:
+            redis_client().delete(*stale)
+
+
+@pytest.fixture
 def server_key(db) -> tuple[Any, str]:
     issued = game_server_create(name=f"server-{next(_table_ids)}")
     return issued.server, issued.key

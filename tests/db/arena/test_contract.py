@@ -209,20 +209,11 @@ def test_a_client_generated_from_the_schema_records_reads_queues_and_cancels(liv
 @pytest.mark.skipif(
     shutil.which("openapi-python-client", path=str(BIN)) is None, reason="openapi-python-client is a dev requirement"
 )
-def test_the_generated_client_runs_the_readme_tour(live_server, tmp_path, monkeypatch):
+def test_the_generated_client_runs_the_readme_tour(live_server, tmp_path, monkeypatch, empty_tokaido_board):
     """The README's API tour (tests/db/arena/test_integrator_tour.py runs it with curl) through the generated
     client's own functions and models: record, read back, the player page, history, explanation, board, the games
     by table id, a ticket's life and list, preferences, then the callback, a ping, the deliveries and a redelivery."""
     import urllib.request
-
-    from django.conf import settings
-
-    if settings.REDIS_URL:  # another test on this worker may have left a Tokaido board in the test Redis
-        from infra.redis import redis_client
-
-        stale = redis_client().keys("lb:{tokaido}*")
-        if stale:
-            redis_client().delete(*stale)
 
     from tests.db.matchmaking.receiver import receiver
 

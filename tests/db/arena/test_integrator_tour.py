@@ -183,7 +183,7 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
 
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)  # the tour reads game 1: ids start at 1 here too
-def test_the_api_tour_step_by_step(live_server):
+def test_the_api_tour_step_by_step(live_server, empty_tokaido_board):
     base = live_server.url.removeprefix("http://")
     key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all six" scopes
     steps = [s for s in api_steps() if s.argv[0] == "curl"]
