@@ -19,11 +19,11 @@ from django.utils.safestring import SafeString, mark_safe
 from arena.games import GAMES
 from arena.models import Game, Player, Seat
 from backoffice.admin.charts import HistoryPlot, HistoryPoint, history_svg
-from backoffice.admin.refunds import void_summary
 from backoffice.admin.ring_chart import Ring, RingLink, RingNode, ring_svg
 from moderation import rules
 from moderation.models import AuditEntry, BanTerm, Flag, Link, Report
 from moderation.selectors import linked_accounts
+from moderation.void_summary import void_summary
 from ratings import elo
 from ratings.config import elo_config
 from ratings.models import Rating, RatingChange

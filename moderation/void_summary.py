@@ -5,6 +5,9 @@ A void rebuilds the title without the voided games. The victims of the ring get 
 ring's accounts also come out lower, so an honest player who beat them in *other* games gained less for it, and
 their rating falls a little. The shift read "78 victims refunded +204.65" while 120 honest players lost 210.81 in
 the same rebuild: both sides are shown, each with its total, and each loser with the reason.
+
+A read of moderation's own records (the audit entry's refunds) and the games', so it lives beside
+``moderation/selectors.py``; the panel (``backoffice/admin/reads.py``) only renders it.
 """
 
 from __future__ import annotations
