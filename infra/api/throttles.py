@@ -111,7 +111,7 @@ class PublicThrottle(BaseThrottle):
 class WriteThrottle(PublicThrottle):
     """At most ``API_WRITE_THROTTLE_RATE`` writes (POST, PUT, PATCH, DELETE) per game-server key per window; 429
     ``throttled`` with Retry-After beyond. Reads are not counted here (a server's reads are its own games and
-    tickets). The default throttle of every view that names none (REST_FRAMEWORK in config/settings.py)."""
+    tickets). The default throttle of every view that names none (REST_FRAMEWORK in config/sections/api.py)."""
 
     scope = "write"
     SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
