@@ -17,7 +17,7 @@ from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 
 
-class _ClientPerPool(RedisCacheClient):
+class _ClientPerPool(RedisCacheClient):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
@@ -31,7 +31,7 @@ class _ClientPerPool(RedisCacheClient):
         return client
 
 
-class RedisCache(DjangoRedisCache):
+class RedisCache(DjangoRedisCache):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     """``django.core.cache.backends.redis.RedisCache`` with ``_ClientPerPool`` as its client."""
 
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
