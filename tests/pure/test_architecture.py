@@ -16,16 +16,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.pure.house import APPS, LAYERS, ROOT
+
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-LAYERS = [
-    "backoffice | doors",
-    "leaderboards | matchmaking | moderation | seasons | tournaments",
-    "ratings",
-    "arena",
-    "infra",
-]
-APPS = [app for layer in LAYERS for app in layer.split(" | ")]
 MODULE_LINES, FUNCTION_LINES = 450, 90
 
 

@@ -10,10 +10,9 @@ read inside a function, through ``getattr`` or under another name for ``settings
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-APPS = ("infra", "arena", "ratings", "leaderboards", "matchmaking", "moderation", "backoffice", "doors")
+from tests.pure.house import APPS, ROOT
+
 MODE_SETTINGS = {"CELERY_TASK_ALWAYS_EAGER", "MATCHMAKING_PASS_ON_REQUEST", "REDIS_URL"}
 ALLOWED = {"infra/mode.py", "infra/redis.py"}
 
