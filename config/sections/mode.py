@@ -18,7 +18,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 
 # =============================================================================
-# Core
+# Production or development: DEBUG, the keys, the host names
 # =============================================================================
 DEV_SECRET_KEY = "dev-only-secret-key-do-not-use-in-production"
 DEV_IP_HASH_KEY = "dev-only-ip-hash-key-do-not-use-in-production"
