@@ -10,7 +10,7 @@ gunicorn writes two kinds of line of its own, and neither may break the rule tha
 
 The master reads this file and never Django's settings: importing ``config.settings`` there would also start
 sentry-sdk before the fork. So the three variables it needs are read here with the same names and defaults as in
-``config/settings.py`` (``config.logs.default_format`` is the one rule for the format).
+``config/sections/observability.py`` (``config.logs.default_format`` is the one rule for the format).
 """
 
 import environ

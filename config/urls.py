@@ -13,7 +13,7 @@ from infra.api import metrics
 from infra.api.errors import endpoint_not_found
 
 api_v1 = [
-    path("games/", GamesApi.as_view(), name="games-create"),  # POST records, GET lists (arena/api/game_read.py)
+    path("games/", GamesApi.as_view(), name="games-create"),  # POST records, GET lists (doors/game_read.py)
     path("games/batch/", GameBatchApi.as_view(), name="games-batch"),
     path("games/<int:game_id>/", GameReadApi.as_view(), name="games-detail"),
     path("", include("doors.players")),

@@ -6,7 +6,7 @@ case-insensitive dict each time: on a request that throttles, counts a failed au
 value, that copying was a visible share of the request's CPU (docs/testing.md, the request path: about 1 ms in
 60 of a profiled single POST's 17). A ``redis.Redis`` holds no state of its own besides the pool (which is
 thread-safe and checks its process id after a fork), so one per pool serves every thread of a process. Behaviour
-is Django's own in every other respect; the settings name this class in place of Django's (config/settings.py).
+is Django's own in every other respect; the settings name this class in place of Django's (config/sections/workers.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 
 
-class _ClientPerPool(RedisCacheClient):
+class _ClientPerPool(RedisCacheClient):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._clients: dict[int, Any] = {}
@@ -31,7 +31,7 @@ class _ClientPerPool(RedisCacheClient):
         return client
 
 
-class RedisCache(DjangoRedisCache):
+class RedisCache(DjangoRedisCache):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     """``django.core.cache.backends.redis.RedisCache`` with ``_ClientPerPool`` as its client."""
 
     def __init__(self, server: Any, params: dict[str, Any]) -> None:

@@ -72,36 +72,38 @@ def pg_cursor(*, binary: bool = True) -> Iterator[Any]:  # yields a psycopg.Curs
         yield cursor
 
 
-def _fetch_one_postgres(sql: str, params: Sequence[Any]) -> tuple | None:
+def _fetch_one_postgres(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     with pg_cursor(binary=False) as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchone()
+        row: tuple[Any, ...] | None = cursor.fetchone()
+        return row
 
 
-def _fetch_one_portable(sql: str, params: Sequence[Any]) -> tuple | None:
+def _fetch_one_portable(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchone()
+        row: tuple[Any, ...] | None = cursor.fetchone()
+        return row
 
 
 @functools.cache
-def _fetch_one_backend() -> Callable[[str, Sequence[Any]], tuple | None]:
+def _fetch_one_backend() -> Callable[[str, Sequence[Any]], tuple[Any, ...] | None]:
     """Chosen once, at first use: the database a process talks to does not change while it runs."""
     return _fetch_one_postgres if connection.vendor == "postgresql" else _fetch_one_portable
 
 
-def fetch_one(sql: str, params: Sequence[Any]) -> tuple | None:
+def fetch_one(sql: str, params: Sequence[Any]) -> tuple[Any, ...] | None:
     """One row of a hand-written query that runs on every request: on PostgreSQL through a server-binding
     cursor, so the connection prepares it once and later runs skip parsing and planning."""
     return _fetch_one_backend()(sql, params)
 
 
-def columns(rows: Sequence[tuple]) -> list[list]:
+def columns(rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
     """Rows to one list per column, the shape ``unnest(%b::type[], ...)`` takes."""
     return [list(column) for column in zip(*rows, strict=True)]
 
 
-class StaleRead(DatabaseError):
+class StaleRead(DatabaseError):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     """A write kept finding the rows it had read changed underneath it: run the whole transaction again."""
 
 

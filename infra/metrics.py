@@ -43,8 +43,9 @@ def gauge(
     if label is None:
         assert not isinstance(values, dict)
         return GaugeMetricFamily(name, documentation, value=values)
+    assert isinstance(values, dict)
     family = GaugeMetricFamily(name, documentation, labels=[label])
-    for key, value in sorted(values.items()):  # type: ignore[union-attr]
+    for key, value in sorted(values.items()):
         family.add_metric([key], value)
     return family
 
@@ -85,8 +86,9 @@ def exposition() -> bytes:
     """The Prometheus text of one scrape: the processes' counters and histograms, then the scrape-time gauges."""
     registry = CollectorRegistry(auto_describe=False)
     if settings.PROMETHEUS_MULTIPROC_DIR:
-        MultiProcessCollector(registry, path=settings.PROMETHEUS_MULTIPROC_DIR)
+        # prometheus-client leaves this constructor unannotated.
+        MultiProcessCollector(registry, path=settings.PROMETHEUS_MULTIPROC_DIR)  # type: ignore[no-untyped-call]
     else:
-        registry.register(_ProcessCollector())  # type: ignore[arg-type]
-    registry.register(_ScrapeCollector())  # type: ignore[arg-type]
+        registry.register(_ProcessCollector())
+    registry.register(_ScrapeCollector())
     return generate_latest(registry)

@@ -5,7 +5,7 @@ commits (``CELERY_TASK_ALWAYS_EAGER``); a matchmaking pass runs when a ticket is
 (``MATCHMAKING_PASS_ON_REQUEST``); leaderboards answer from the database. Scaled out: workers and beat do the work,
 Redis holds the boards and the wake-up markers.
 
-``config/settings.py`` derives those settings from the environment; every service and door asks the functions
+``config/sections/mode.py`` derives those settings from the environment; every service and door asks the functions
 here instead of testing a setting, so the mode is decided in one module (``tests/pure/test_one_place_knows_the_mode.py``
 fails on any other reader). Two readers of ``REDIS_URL`` stay outside on purpose, because they are about
 *connecting*, not about the mode: ``infra/redis.py`` needs the address to open its pool, and ``config/`` builds the

@@ -110,7 +110,8 @@ class DbBoard:
         counts = {"total": Count("player_id"), "higher": Count("player_id", filter=Q(elo__gt=elo))}
         if player_id is not None:
             counts["tied_before"] = Count("player_id", filter=Q(elo=elo, player_id__lt=player_id))
-        return self.eligible().aggregate(**counts)
+        found: dict[str, int] = self.eligible().aggregate(**counts)
+        return found
 
     def _rows(self, *, start: int, limit: int) -> list[Row]:
         ordered = self.eligible().order_by("-elo", "player_id").values_list("player_id", "elo", "games")

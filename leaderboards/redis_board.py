@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from itertools import islice
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import redis
 from redis.commands.core import Script
@@ -217,11 +217,12 @@ class RedisBoard:
 
     def prune(self) -> int:
         """Drops the players whose last game is older than the cutoff; returns how many remain."""
-        return self._read("prune", 0, 0)[0]
+        remaining: int = self._read("prune", 0, 0)[0]
+        return remaining
 
-    def _read(self, mode: str, arg: int | str, limit: int) -> list:
+    def _read(self, mode: str, arg: int | str, limit: int) -> list[Any]:
         k = self.keys
-        reply = _script(_READ)(
+        reply: list[Any] | None = _script(_READ)(
             keys=[k.board, k.seen, k.meta, k.ready, k.ids], args=[repr(self.cutoff), mode, arg, limit]
         )
         if reply is None:
@@ -229,7 +230,7 @@ class RedisBoard:
         return reply
 
     @staticmethod
-    def _page(reply: list) -> Page:
+    def _page(reply: list[Any]) -> Page:
         total, start = reply[0], reply[1]
         if len(reply) == 2:
             return Page(total=total, entries=[])
@@ -250,7 +251,9 @@ def apply(title: str, *, add: Sequence[Ranked], remove: Sequence[int]) -> bool:
     k = keys(title)
     script = _script(_SYNC)
     script_keys = [k.board, k.seen, k.meta, k.ready, k.rebuilding, k.dirty, k.ids]
-    calls = [(add[i : i + SYNC_CHUNK], ()) for i in range(0, len(add), SYNC_CHUNK)]
+    calls: list[tuple[Sequence[Ranked], Sequence[int]]] = [
+        (add[i : i + SYNC_CHUNK], ()) for i in range(0, len(add), SYNC_CHUNK)
+    ]
     calls += [((), remove[i : i + SYNC_CHUNK]) for i in range(0, len(remove), SYNC_CHUNK)]
     applied = True
     for adds, removes in calls:
@@ -264,11 +267,13 @@ def apply(title: str, *, add: Sequence[Ranked], remove: Sequence[int]) -> bool:
 
 def sync_lock(title: str) -> redis.lock.Lock:
     """Held around a sync's database read and its write, so syncs of a title land in the order they read."""
-    return redis_client().lock(keys(title).sync, timeout=60, blocking_timeout=30)
+    lock: redis.lock.Lock = redis_client().lock(keys(title).sync, timeout=60, blocking_timeout=30)
+    return lock
 
 
 def rebuild_lock(title: str, *, blocking: bool) -> redis.lock.Lock:
-    return redis_client().lock(keys(title).lock, timeout=REBUILD_LOCK_TTL, blocking=blocking)
+    lock: redis.lock.Lock = redis_client().lock(keys(title).lock, timeout=REBUILD_LOCK_TTL, blocking=blocking)
+    return lock
 
 
 def begin_rebuild(title: str) -> str:

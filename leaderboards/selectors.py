@@ -7,10 +7,11 @@ database answers: slower, never wrong. Without Redis (embedded mode) the databas
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from django.utils import timezone
 from redis.exceptions import RedisError
@@ -131,8 +132,14 @@ def ranks_of(*, titles: Iterable[str], player_id: int) -> dict[str, int | None]:
     return found
 
 
-# What _from_redis answers when the database must (no Redis, the board lost, Redis unreachable).
-_UNANSWERED: Any = object()
+class _Unanswered(enum.Enum):
+    """What _from_redis answers when the database must (no Redis, the board lost, Redis unreachable): a value of
+    its own, since None is an answer (a player with no rank)."""
+
+    UNANSWERED = enum.auto()
+
+
+_UNANSWERED: Final = _Unanswered.UNANSWERED
 
 
 def _ask(title: str, question: Callable[[Board], T]) -> T:
@@ -141,7 +148,7 @@ def _ask(title: str, question: Callable[[Board], T]) -> T:
     return question(DbBoard(title, now=now)) if answer is _UNANSWERED else answer
 
 
-def _from_redis(title: str, question: Callable[[Board], T], now: datetime) -> T:
+def _from_redis(title: str, question: Callable[[Board], T], now: datetime) -> T | _Unanswered:
     if title not in redis_board_titles():
         return _UNANSWERED
     try:

@@ -166,7 +166,7 @@ QUERY_PARAMETERS: dict[tuple[str, str], dict[str, Any]] = {
     ("titles_economy", "days"): {"type": "integer", "minimum": 1, "maximum": 400, "default": 30},
     ("players_history", "limit"): {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ("players_history", "before"): {"type": "integer", "minimum": 0, "maximum": MAX_ID},
-    # Issue 26: the lists a game server reads back (arena/api/game_read.py, matchmaking/api/*).
+    # Issue 26: the lists a game server reads back (doors/game_read.py, matchmaking/api/*).
     ("games_list", "limit"): {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
     ("games_list", "table_id"): {"type": "string", "minLength": 1, "maxLength": 64},
     ("games_list", "since"): {"type": "string", "format": "date-time"},

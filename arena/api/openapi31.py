@@ -1,5 +1,5 @@
 """The schema as OpenAPI 3.1 says it, for generators (issue 26 §3): a drf-spectacular postprocessing hook that
-runs after ``arena.api.contract.postprocess``.
+runs after ``infra.api.contract.postprocess`` (which reads arena/api/contract.py's tables).
 
 - **No 3.0 ``nullable``**: 3.1 is JSON Schema 2020-12, where a value that may be null has ``"null"`` among its
   types (``{"type": ["string", "null"]}``); a ``$ref`` or a composition that may be null becomes a ``oneOf`` with

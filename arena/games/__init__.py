@@ -49,7 +49,6 @@ def all_games() -> tuple[GameRules, ...]:
 
 __all__ = [
     "GAMES",
-    "GameRules",
     "UnknownGame",
     "all_games",
     "get_game",

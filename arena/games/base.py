@@ -1,5 +1,5 @@
 """What every game shares: the generic checks and the place arithmetic (the result value objects and the
-refusal are ``arena.games.results``, re-exported here).
+refusal are ``arena.games.results``, imported from there by every user).
 
 Why one base: every game needs the same checks (variant options, player count, duplicates, one quitter,
 declared per-player fields) and the same places (competition ranking, the quitter moved alone to last).

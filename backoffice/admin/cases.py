@@ -2,7 +2,7 @@
 report, how the accused and the reporter are linked and what the reporter's record really is.
 
 Reads only, one function per page section; the flag and report pages add them to their ``panel`` context and
-render them through their own templates (``case_context.html``, ``report_context.html``).
+render them through their templates (``case_context.html``, and the report's links in ``report_change_form.html``).
 """
 
 from __future__ import annotations

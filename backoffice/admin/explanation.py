@@ -3,7 +3,7 @@
 - the game page's explanation table (``explanation.html``): every seat's duels, term by term, from the same
   selector as ``GET /api/v1/games/{id}/explain/`` (docs/ratings.md, "Reading an explanation");
 - the player page's reputation and cool-down section (``player_reputation.html``), with the *Lift cool-down*
-  action (docs/matchmaking.md, "Cool-down"; an audited action, ``moderation.services.lift_cooldown``).
+  action (docs/matchmaking.md, "Cool-down"; an audited action, ``moderation.services.cooldowns.player_cooldown_lift``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The admin's layers (session, login, second factor, messages) on the admin's paths only.
 
 Only the admin (under ``/admin/``) has a session, a login form, a TOTP code and one-time messages; the API
-authenticates each request by its key (arena/api/auth.py), the probes and the metrics endpoint by nothing or a
+authenticates each request by its key (infra/api/auth.py), the probes and the metrics endpoint by nothing or a
 bearer token. On every other path these four layers did work for nothing: a session cookie parse, a
 lazy user, the OTP accessors and a message store per request (the request path's table in docs/testing.md).
 Each class here is Django's or django-otp's own, unchanged under ``/admin/``, and a plain pass-through elsewhere.
@@ -27,24 +27,25 @@ ADMIN_PREFIX = "/admin/"
 
 def is_admin_path(request: HttpRequest) -> bool:
     """True under the admin's mount (config/urls.py), the only place a session or a form exists."""
-    return request.path_info.startswith(ADMIN_PREFIX)
+    path: str = request.path_info
+    return path.startswith(ADMIN_PREFIX)
 
 
-class SessionMiddleware(_Session):
+class SessionMiddleware(_Session):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return super().__call__(request) if is_admin_path(request) else self.get_response(request)
 
 
-class AuthenticationMiddleware(_Authentication):
+class AuthenticationMiddleware(_Authentication):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return super().__call__(request) if is_admin_path(request) else self.get_response(request)
 
 
-class OTPMiddleware(_OTP):
+class OTPMiddleware(_OTP):  # type: ignore[misc]  # django-otp has no type stubs: its classes are Any
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return super().__call__(request) if is_admin_path(request) else self.get_response(request)
 
 
-class MessageMiddleware(_Messages):
+class MessageMiddleware(_Messages):  # type: ignore[misc]  # Django has no type stubs: its classes are Any
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return super().__call__(request) if is_admin_path(request) else self.get_response(request)

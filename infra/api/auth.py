@@ -59,7 +59,7 @@ def key_owner_of(user: object) -> KeyOwner | None:
     return user if _owners and isinstance(user, _owners[0].kind) else None  # type: ignore[return-value]
 
 
-class ApiKeyAuthentication(authentication.BaseAuthentication):
+class ApiKeyAuthentication(authentication.BaseAuthentication):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     def authenticate(self, request: HttpRequest) -> tuple[Any, str] | None:
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
@@ -77,7 +77,7 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         return KEYWORD
 
 
-class HasScope(permissions.BasePermission):
+class HasScope(permissions.BasePermission):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     """The default permission of every key-authenticated view: a key, and the scope the view names in
     ``required_scope`` (docs/security.md#game-server-keys-and-scopes).
 
@@ -103,7 +103,8 @@ class HasScope(permissions.BasePermission):
         return True
 
 
-class ApiKeyScheme(OpenApiAuthenticationExtension):
+# drf-spectacular registers an extension in its unannotated __init_subclass__.
+class ApiKeyScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
     """Tells the schema (and /api/docs/'s Authorize button) how game servers authenticate."""
 
     target_class = ApiKeyAuthentication

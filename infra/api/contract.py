@@ -136,7 +136,7 @@ def _operation(operation: dict[str, Any], contract: Contract) -> None:
 
 
 def postprocess(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular's POSTPROCESSING_HOOKS entry (config/settings.py)."""
+    """drf-spectacular's POSTPROCESSING_HOOKS entry (config/sections/api.py)."""
     components = result.setdefault("components", {}).setdefault("schemas", {})
     for contract in _contracts:
         if contract.components is not None:

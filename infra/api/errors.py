@@ -133,11 +133,11 @@ def _flatten(detail: Any, prefix: str = "") -> dict[str, str]:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if is_refusal(exc):
-        code, body = refusal_body(exc)
+        http_status, body = refusal_body(exc)
         retry_after = getattr(exc, "extra", {}).get("retry_after")
         # A refusal that lifts by itself (a cool-down) says when, in the header HTTP clients already read too.
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-        return Response(body, status=code, headers=headers)
+        return Response(body, status=http_status, headers=headers)
     if isinstance(exc, DatabaseError) and is_transient(exc):
         return busy_response(exc)
     if isinstance(exc, DatabaseError) and connection_lost(exc):

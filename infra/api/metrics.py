@@ -31,7 +31,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
     return HttpResponse(exposition(), content_type=CONTENT_TYPE_LATEST)
 
 
-class RequestMetrics(Metrics):
+class RequestMetrics(Metrics):  # type: ignore[misc]  # django-prometheus has no type stubs: its classes are Any
     """django-prometheus's request metrics, plus the latency by route and status (its own is by route and
     method): the latency of the 5xx answers is what an operator looks at first."""
 
@@ -49,13 +49,13 @@ class RequestMetrics(Metrics):
         )
 
 
-class RequestMetricsBefore(PrometheusBeforeMiddleware):
+class RequestMetricsBefore(PrometheusBeforeMiddleware):  # type: ignore[misc]  # django-prometheus has no type stubs: its classes are Any
     """First in MIDDLEWARE: counts every request and its time through every middleware."""
 
     metrics_cls = RequestMetrics
 
 
-class RequestMetricsAfter(PrometheusAfterMiddleware):
+class RequestMetricsAfter(PrometheusAfterMiddleware):  # type: ignore[misc]  # django-prometheus has no type stubs: its classes are Any
     """Last in MIDDLEWARE: by route (the URL pattern's name) and status."""
 
     metrics_cls = RequestMetrics

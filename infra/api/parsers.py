@@ -29,7 +29,7 @@ DEFAULT_LIMIT_SETTING = "API_MAX_BODY_BYTES"
 DEFAULT_VALUES_SETTING = "API_MAX_JSON_VALUES"
 
 
-class BodyTooLarge(APIException):
+class BodyTooLarge(APIException):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     """413 ``body_too_large`` (infra/api/errors.py gives it the API's error shape)."""
 
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
@@ -39,7 +39,7 @@ class BodyTooLarge(APIException):
         super().__init__(f"The request body is larger than this endpoint's {limit} bytes; nothing was recorded.")
 
 
-class BodyTooComplex(APIException):
+class BodyTooComplex(APIException):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     """400 ``body_too_complex``: more JSON values or deeper nesting than the endpoint takes."""
 
     status_code = status.HTTP_400_BAD_REQUEST
@@ -49,7 +49,7 @@ class BodyTooComplex(APIException):
         super().__init__(f"The request body holds {why}; nothing was recorded.")
 
 
-class DuplicateKeyError(APIException):
+class DuplicateKeyError(APIException):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     """400 ``duplicate_key``: one object names a key twice (``fields`` names it)."""
 
     status_code = status.HTTP_400_BAD_REQUEST
@@ -79,7 +79,7 @@ def declared_length(request: Any) -> int | None:
         return None
 
 
-class JSONParser(parsers.JSONParser):
+class JSONParser(parsers.JSONParser):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         context = parser_context or {}
         limit = body_limit(context.get("view"))

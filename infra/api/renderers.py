@@ -20,12 +20,13 @@ _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 _fallback = JSONEncoder().default
 
 
-class OrjsonRenderer(JSONRenderer):
+class OrjsonRenderer(JSONRenderer):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     def render(
         self, data: Any, accepted_media_type: str | None = None, renderer_context: dict[str, Any] | None = None
     ) -> bytes:
         if data is None:
             return b""
         if self.get_indent(accepted_media_type or "", renderer_context or {}):
-            return super().render(data, accepted_media_type, renderer_context)
+            indented: bytes = super().render(data, accepted_media_type, renderer_context)
+            return indented
         return orjson.dumps(data, default=_fallback, option=_OPTIONS)

@@ -44,7 +44,7 @@ def _server_name(request: HttpRequest) -> str | None:
     """The authenticated game server, without ever loading a lazy user (that would query the sessions)."""
     user = request.__dict__.get("user")
     if isinstance(user, LazyObject):
-        user = user._wrapped  # type: ignore[attr-defined]
+        user = user._wrapped
         if user is empty:
             return None
     owner = key_owner_of(user)
@@ -64,7 +64,7 @@ def _request_line(request: HttpRequest) -> str:
 
 @receiver(signals.bind_extra_request_metadata)
 def _started(request: HttpRequest, log_kwargs: dict[str, Any], **_: Any) -> None:
-    request._log_started = time.perf_counter()  # type: ignore[attr-defined]
+    request._log_started = time.perf_counter()
     log_kwargs["request"] = _request_line(request)
 
 

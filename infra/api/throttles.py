@@ -50,13 +50,13 @@ def _count(key: str, window: int) -> int:
         count, _ = pipe.execute()
         return int(count)
     try:
-        return cache.incr(key)
+        return int(cache.incr(key))
     except ValueError:  # first request of this window
         # add() fails only when a concurrent request created the counter first: then count on it.
         return 1 if cache.add(key, 1, timeout=window + 1) else cache.incr(key)
 
 
-class PublicThrottle(BaseThrottle):
+class PublicThrottle(BaseThrottle):  # type: ignore[misc]  # DRF has no type stubs: its classes are Any
     """At most N requests per client IP per fixed window; 429 with Retry-After up to the window's end.
 
     A fixed-window counter costs one cache round trip (INCR) per request, where DRF's sliding log reads and
@@ -111,7 +111,7 @@ class PublicThrottle(BaseThrottle):
 class WriteThrottle(PublicThrottle):
     """At most ``API_WRITE_THROTTLE_RATE`` writes (POST, PUT, PATCH, DELETE) per game-server key per window; 429
     ``throttled`` with Retry-After beyond. Reads are not counted here (a server's reads are its own games and
-    tickets). The default throttle of every view that names none (REST_FRAMEWORK in config/settings.py)."""
+    tickets). The default throttle of every view that names none (REST_FRAMEWORK in config/sections/api.py)."""
 
     scope = "write"
     SAFE_METHODS = ("GET", "HEAD", "OPTIONS")

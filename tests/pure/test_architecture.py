@@ -16,16 +16,9 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.pure.house import APPS, LAYERS, ROOT
+
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
-LAYERS = [
-    "backoffice | doors",
-    "leaderboards | matchmaking | moderation | seasons | tournaments",
-    "ratings",
-    "arena",
-    "infra",
-]
-APPS = [app for layer in LAYERS for app in layer.split(" | ")]
 MODULE_LINES, FUNCTION_LINES = 450, 90
 
 
@@ -39,8 +32,38 @@ def packages() -> list[str]:
     return sorted(p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name not in {"tests", "bench", "load"})
 
 
+# Benches still over a limit, to be split by whoever next works on them (each is in another engineer's area today):
+# the size test holds every other bench, and these at their size, until then.
+BENCHES_TO_SPLIT = {"bench/matchmaking_bench.py", "bench/rating_bench.py", "bench/request_profile.py"}
+
+
 def app_modules() -> list[Path]:
     return sorted(p for app in APPS for p in (ROOT / app).rglob("*.py") if "migrations" not in p.parts)
+
+
+def held_modules() -> list[Path]:
+    """What the size limits hold: the apps, the project's configuration (config/, its settings by concern in
+    config/sections/), the load generator, the scripts written in Python, and the benches."""
+    scripts = [p for p in sorted((ROOT / "scripts").iterdir()) if p.is_file() and _is_python_script(p)]
+    benches = [p for p in sorted((ROOT / "bench").rglob("*.py")) if _rel(p) not in BENCHES_TO_SPLIT]
+    return [
+        *app_modules(),
+        *sorted((ROOT / "config").rglob("*.py")),
+        *sorted((ROOT / "load").rglob("*.py")),
+        *scripts,
+        *benches,
+    ]
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def _is_python_script(path: Path) -> bool:
+    """A script without the .py suffix, run by Python (its shebang says so), like scripts/layers."""
+    with path.open("rb") as file:
+        first = file.readline()
+    return first.startswith(b"#!") and b"python" in first
 
 
 def test_the_layers_are_the_house_infra_at_the_bottom_and_the_top_floor_on_top():
@@ -109,15 +132,31 @@ def test_each_row_of_where_each_thing_lives_names_files_of_its_own_folder():
     assert wrong == []
 
 
-@pytest.mark.parametrize("path", app_modules(), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_no_module_or_function_outgrows_its_limit(path):
+def _outgrown(path: Path) -> list[tuple[str, int]]:
+    """The module (as "<module>") and each function over its limit, with its length in lines."""
     text = path.read_text(encoding="utf-8")
-    assert len(text.splitlines()) <= MODULE_LINES
-    long = [
+    lines = len(text.splitlines())
+    return [("<module>", lines)] * (lines > MODULE_LINES) + [
         (node.name, node.end_lineno - node.lineno + 1)
         for node in ast.walk(ast.parse(text))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno is not None
         and node.end_lineno - node.lineno + 1 > FUNCTION_LINES
     ]
-    assert long == []
+
+
+@pytest.mark.parametrize("path", held_modules(), ids=_rel)
+def test_no_module_or_function_outgrows_its_limit(path):
+    assert _outgrown(path) == []
+
+
+def test_the_limits_hold_the_configuration_the_scripts_and_the_benches():
+    held = {_rel(p) for p in held_modules()}
+    assert {"config/settings.py", "config/sections/mode.py", "scripts/layers", "load/run.py"} <= held
+    assert any(name.startswith("bench/") for name in held)
+
+
+@pytest.mark.parametrize("name", sorted(BENCHES_TO_SPLIT))
+def test_a_bench_left_out_of_the_limits_is_still_over_one(name):
+    """Once split, a bench leaves BENCHES_TO_SPLIT: the list only shrinks."""
+    assert _outgrown(ROOT / name) != []

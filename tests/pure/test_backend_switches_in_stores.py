@@ -1,5 +1,6 @@
-"""Backend switches live only in storage modules (issue 23 §1): a service or a detection step says what to write;
-whether PostgreSQL gets its own statement is its app's store's business (docs/architecture.md).
+"""Backend switches live only in storage modules (issue 23 §1), in every app and the platform: a service or a
+detection step says what to write; whether PostgreSQL gets its own statement is its app's store's business
+(docs/architecture.md).
 
 The scan reads the source (``ast``) for ``.vendor`` (``connection.vendor``, ``connections[alias].vendor``).
 """
@@ -7,17 +8,22 @@ The scan reads the source (``ast``) for ``.vendor`` (``connection.vendor``, ``co
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation")
+from tests.pure.house import APPS, ROOT
 
 
 def _asks_vendor(source: str) -> bool:
     return any(isinstance(node, ast.Attribute) and node.attr == "vendor" for node in ast.walk(ast.parse(source)))
 
 
+# The platform's two storage modules (docs/architecture.md, "The storage seams"): the hot statements' cursor, and the
+# migration operations that build an index online on PostgreSQL and plainly elsewhere.
+PLATFORM_STORES = {"infra/db.py", "infra/migration_ops.py"}
+
+
 def _is_store(name: str) -> bool:
+    if name in PLATFORM_STORES:
+        return True
     parts = name.split("/")
     return parts[-1] == "store.py" or any(part.endswith("store") for part in parts[:-1])
 
@@ -36,4 +42,5 @@ def test_only_stores_ask_the_database_vendor():
 def test_the_scan_sees_a_switch():
     assert _asks_vendor("from django.db import connection\nif connection.vendor == 'postgresql':\n    pass\n")
     assert not _is_store("moderation/detection/links.py")
+    assert not _is_store("infra/replica.py")
     assert _is_store("arena/recording_store/__init__.py")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import grimp
 
-APPS = ("arena", "ratings", "leaderboards", "matchmaking", "moderation", "backoffice", "doors")
+from tests.pure.house import APPS
+
 DOOR_PARTS = {"api", "admin", "urls", "apps", "listeners", "management", "tasks", "celery"}
 
 

@@ -10,10 +10,9 @@ read inside a function, through ``getattr`` or under another name for ``settings
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-APPS = ("infra", "arena", "ratings", "leaderboards", "matchmaking", "moderation", "backoffice", "doors")
+from tests.pure.house import APPS, ROOT
+
 MODE_SETTINGS = {"CELERY_TASK_ALWAYS_EAGER", "MATCHMAKING_PASS_ON_REQUEST", "REDIS_URL"}
 ALLOWED = {"infra/mode.py", "infra/redis.py"}
 
@@ -86,3 +85,37 @@ def test_the_board_mode_is_chosen_in_one_module():
     }
     assert askers == {"leaderboards/board_mode.py"}
     assert _asks_redis_configured(ast.parse("from infra import mode\nif mode.redis_configured():\n    pass\n")) == [2]
+
+
+# The environment variables that choose the mode: production or development, embedded or scaled out.
+MODE_VARIABLES = {"DEBUG", "DATABASE_URL", "REDIS_URL"}
+
+
+def _env_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """Where a mode variable is read from the environment: a call given its name first (``env.bool("DEBUG")``,
+    ``os.environ.get("REDIS_URL")``) or a subscript (``os.environ["DATABASE_URL"]``)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            key = node.args[0]
+        elif isinstance(node, ast.Subscript):
+            key = node.slice
+        else:
+            continue
+        if isinstance(key, ast.Constant) and key.value in MODE_VARIABLES:
+            found.append((node.lineno, key.value))
+    return found
+
+
+def test_the_settings_decide_the_mode_in_one_section():
+    """config/settings.py assembles one section per concern (config/sections/); only the mode's section reads the
+    variables that choose the mode, and the others take DEBUG and REDIS_URL from it (docs/security.md).
+    config/gunicorn.py reads DEBUG too, for the master, which never imports the settings (its docstring says why)."""
+    readers = {
+        path.relative_to(ROOT).as_posix()
+        for path in [ROOT / "config/settings.py", *sorted((ROOT / "config/sections").glob("*.py"))]
+        if _env_reads(ast.parse(path.read_text()))
+    }
+    assert readers == {"config/sections/mode.py"}
+    code = 'import os\nDEBUG = env.bool("DEBUG", default=False)\nURL = os.environ["REDIS_URL"]\n'
+    assert _env_reads(ast.parse(code)) == [(2, "DEBUG"), (3, "REDIS_URL")]

@@ -2,7 +2,7 @@
 
 The password is asked twice on a terminal (or read from ``--password-env VAR`` for scripts), never taken on the
 command line, where it would land in shell history and the process list. It must pass the project's password
-validators (Django's four, at least 12 characters; config/settings.py).
+validators (Django's four, at least 12 characters; config/sections/security.py).
 
 The moderator's two-factor enrolment comes with it (docs/security.md, the admin door): an unconfirmed TOTP
 device whose ``otpauth://`` URI is printed for the moderator's authenticator app; the first login with one of its

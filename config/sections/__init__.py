@@ -1,0 +1,1 @@
+"""Arena's settings by concern, assembled by config/settings.py."""
