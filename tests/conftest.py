@@ -14,6 +14,7 @@ from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from arena.servers import game_server_create
+from tests import migrated
 from tests.backends import MARK, in_split, item_differs
 
 # scripts/mutmut runs tests/pure in an instrumented process on a busy machine: no timing health checks there
@@ -45,6 +46,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """On PostgreSQL each test database is a copy of the one migrated template (tests/migrated.py) instead of a
+    migration run of its own: Django's ``TEST["TEMPLATE"]``, after which its own ``migrate`` finds nothing to do."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("postgresql"):
+        db.setdefault("TEST", {})["TEMPLATE"] = migrated.template(migrated.url_of(db))
 
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}

@@ -15,6 +15,7 @@ import psycopg
 import pytest
 from django.db import connection
 
+from tests import migrated
 from tests.services.workers import ROOT, worker_env
 
 BENCH = ROOT / "bench"
@@ -45,20 +46,16 @@ def test_every_bench_has_a_tiny_size():
 
 @pytest.fixture(scope="module")
 def bench_env():
-    """A migrated scratch database named after the test database (so xdist workers never share one), dropped
-    afterwards; the environment points at it and at the test Redis."""
+    """A scratch database named after the test database (so xdist workers never share one), a copy of the migrated
+    template (tests/migrated.py), dropped afterwards; the environment points at it and at the test Redis, and names
+    the template to the benches that make a database of their own (``ARENA_BENCH_TEMPLATE``, bench/harness.py)."""
     name = f"{connection.settings_dict['NAME']}_bench"
     env = worker_env()
-    admin = env["DATABASE_URL"].rsplit("/", 1)[0]
-    with psycopg.connect(f"{admin}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    env["DATABASE_URL"] = f"{admin}/{name}"
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=900
-    )
+    env["DATABASE_URL"] = migrated.clone(env["DATABASE_URL"], name)
+    env["ARENA_BENCH_TEMPLATE"] = migrated.template(env["DATABASE_URL"])
     yield env
-    with psycopg.connect(f"{admin}/postgres", autocommit=True) as conn:
+    admin = migrated.server_url(env["DATABASE_URL"])
+    with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'DROP DATABASE IF EXISTS "{name}_rec" WITH (FORCE)')
 

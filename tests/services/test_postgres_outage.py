@@ -1,6 +1,7 @@
 """PostgreSQL stopped and started again under load (docs/observability.md#while-postgresql-is-down).
 
-A PRIVATE PostgreSQL cluster on a free port (initdb + pg_ctl; the shared server is never touched) and a private
+A PRIVATE PostgreSQL cluster on a free port (initdb + pg_ctl; the shared server is never stopped,
+it only lends the suite's migrated template, tests/migrated.py) and a private
 Redis serve the production shape: gunicorn (DEBUG off), a Celery worker and beat. Three clients post games
 (single POSTs and batches) while the cluster is stopped for a few seconds and started again. Every answer must be
 2xx, or 503 ``unavailable`` (``busy``) with Retry-After, always JSON; the client resends the same body after
@@ -30,7 +31,9 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+from django.db import connection
 
+from tests import migrated
 from tests.process_groups import groups_stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -255,14 +258,8 @@ def shape(tmp_path) -> Iterator[dict]:
             "ADMIN_REQUIRE_OTP": "false",
         }
         python = str(BIN / "python")
-        subprocess.run(
-            [python, "manage.py", "migrate", "--no-input"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=300,
-        )
+        # The migrated schema, restored from the suite's template (tests/migrated.py) rather than migrated again.
+        migrated.restore(migrated.dump(migrated.url_of(connection.settings_dict)), env["DATABASE_URL"])
         keys = [
             subprocess.run(
                 [python, "manage.py", "create_game_server", f"gs-{n}", "--quiet-key"],

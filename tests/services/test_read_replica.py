@@ -1,6 +1,7 @@
 """Public reads served by a real streaming replica (DATABASE_REPLICA_URL), the primary answering when it is down.
 
-A private cluster and its replica (``pg_basebackup -R``) on free ports: the shared PostgreSQL is never touched.
+A private cluster and its replica (``pg_basebackup -R``) on free ports: the shared PostgreSQL is never stopped (the
+schema is restored from the suite's migrated template there, tests/migrated.py).
 The proof that a read came from the replica: with the replica's replay paused, a game recorded on the primary is
 seen by the game server's own read but not by the public pages, which show the state before it; resumed, they
 catch up. Then the replica is stopped and the public pages are answered from the primary.
@@ -14,7 +15,9 @@ import subprocess
 import sys
 
 import pytest
+from django.db import connection
 
+from tests import migrated
 from tests.services import private_pg
 from tests.services.workers import ROOT
 
@@ -50,13 +53,8 @@ def pair():
             "DJANGO_SETTINGS_MODULE": "config.settings",
         }
         env.pop("REDIS_URL", None)  # embedded: leaderboards answer from SQL, the fallback this routes
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
-            env=env,
-            cwd=ROOT,
-            check=True,
-            timeout=300,
-        )
+        # The migrated schema, restored from the suite's template (tests/migrated.py) rather than migrated again.
+        migrated.restore(migrated.dump(migrated.url_of(connection.settings_dict)), env["DATABASE_URL"])
         replica = private_pg.replica(root, of=primary)
         yield primary, replica, {**env, "DATABASE_REPLICA_URL": replica.db_url("arena")}
     finally:
