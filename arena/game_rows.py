@@ -1,7 +1,7 @@
 """The writes of ``Game`` rows that other apps ask for: the core owns the row kind, the others call here.
 
 Recording creates games (``arena/recording.py``) and the rating stages' batch writes mark them rated through
-their store; beside those, a moderator's void (``moderation/services/penalties.py``) and the TrueSkill stage's
+their store; beside those, a moderator's void (``moderation/services/penalties/voids.py``) and the TrueSkill stage's
 "nothing to rate" (``ratings/trueskill_batch.py``) change a game's row, and both come through this module.
 """
 

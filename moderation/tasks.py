@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from celery import shared_task
 from django.conf import settings
 from django.db import connections
+from django.utils import timezone
 
 from infra import mode, wakeups
 from infra.task_log import task_facts
@@ -110,44 +112,84 @@ def lift_expired_bans() -> int:
 
 # A hair after the term, so the ban's end has passed when the timer's sweep reads it.
 _BAN_TIMER_SLACK_SECONDS = 0.05
-_ban_timers: set[threading.Timer] = set()
-_ban_timers_lock = threading.Lock()
+
+
+class _BanTimer:
+    """The embedded web process's one timer for timed bans: always set for the soonest term end it knows of.
+
+    One thread however many bans are timed. When it fires it runs the beat's sweep (``bans_expired_lift``: lifted
+    once, audited as the system, safe beside another process's sweep), then reads the next term still in force from
+    the database and sets itself for it. So a restarted process finds its terms again (``ban_terms_resume``), and a
+    ban made by another process sharing the database is ended too. ``generation`` changes on ``cancel``: a timer
+    firing meanwhile does not set itself again (a test's end)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+        self.due = 0.0  # time.monotonic() when ``timer`` fires
+        self.generation = 0
+
+    def arm(self, seconds: float, generation: int | None = None) -> None:
+        due = time.monotonic() + max(seconds, 0.0) + _BAN_TIMER_SLACK_SECONDS
+        with self.lock:
+            if generation is not None and generation != self.generation:
+                return
+            if self.timer is not None and self.due <= due:
+                return  # set for an earlier end already: its sweep lifts this one too, or sets itself for it
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = threading.Timer(max(due - time.monotonic(), 0.0), self.fire, args=(self.generation,))
+            self.timer.daemon = True
+            self.timer.name = "arena-ban-term"
+            self.due = due
+            self.timer.start()
+
+    def fire(self, generation: int) -> None:
+        with self.lock:
+            if self.timer is threading.current_thread():
+                self.timer = None  # a ban made during the sweep below sets a new timer, never waits for this one
+        try:
+            penalties.bans_expired_lift()
+            following = penalties.ban_term_next_end()
+            if following is not None:
+                self.arm((following - timezone.now()).total_seconds(), generation)
+        except Exception:  # a timer thread has nobody to raise to; the page still says the term is over
+            log.exception("timed bans: the embedded timer's sweep failed")
+        finally:
+            connections.close_all()  # this thread's own connections
+
+    def cancel(self) -> int:
+        with self.lock:
+            self.generation += 1
+            timer, self.timer = self.timer, None
+        if timer is None:
+            return 0
+        timer.cancel()
+        return 1
+
+
+_ban_timer = _BanTimer()
 
 
 @penalties.ban_terms_due.done_by
 def ban_term_timer(seconds: float) -> None:
     """A timed ban's end (``penalties.player_ban``'s hand-off). Scaled out the beat's ``lift-expired-bans`` lifts
-    it; embedded there is no beat, so a timer in this web process runs the same sweep when the term ends, as the
-    embedded pushes' retries do (issue 27 §4; docs/moderation.md, "Timed bans"). A process stopped before then
-    loses the timer: the player's page says the term has passed, and the next timed ban's timer, or the sweep
-    command, lifts it."""
-    if not mode.tasks_in_process():
-        return
-    timer = threading.Timer(max(seconds, 0.0) + _BAN_TIMER_SLACK_SECONDS, _lift_due)
-    timer.daemon = True
-    timer.name = "arena-ban-term"
-    with _ban_timers_lock:
-        _ban_timers.add(timer)
-    timer.start()
+    it; embedded there is no beat, so this web process's timer runs the same sweep when the term ends, as the
+    embedded pushes' retries do (issue 27 §4; docs/moderation.md, "Timed bans")."""
+    if mode.tasks_in_process():
+        _ban_timer.arm(seconds)
 
 
-def _lift_due() -> None:
-    try:
-        penalties.bans_expired_lift()
-    except Exception:  # a timer thread has nobody to raise to; the page still says the term is over
-        log.exception("timed bans: the embedded timer's sweep failed")
-    finally:
-        with _ban_timers_lock:
-            _ban_timers.discard(threading.current_thread())  # type: ignore[arg-type]
-        connections.close_all()  # this thread's own connections
+def ban_terms_resume() -> None:
+    """An embedded web process starting (``config/wsgi.py``): the timers of the process that stopped are gone, so
+    the timer is set at once; its sweep lifts every ban whose term passed meanwhile (audited as the beat's are) and
+    sets it for the soonest term still in force. Idempotent: a second call, or a second web process, finds nothing
+    more to lift. The database is read in the timer's thread, never while the process is still starting."""
+    if mode.tasks_in_process():
+        _ban_timer.arm(0.0)
 
 
 def ban_timers_cancel() -> int:
-    """Cancels the embedded timers of timed bans (a test's end); returns how many. The terms stay in the
-    database: the beat's sweep or the next timer lifts them."""
-    with _ban_timers_lock:
-        pending = list(_ban_timers)
-        _ban_timers.clear()
-    for timer in pending:
-        timer.cancel()
-    return len(pending)
+    """Cancels the embedded timer of timed bans (a test's end); returns how many were set. The terms stay in the
+    database: the beat's sweep or the next start lifts them."""
+    return _ban_timer.cancel()

@@ -88,6 +88,43 @@ def _nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
     return ticks
 
 
+# A label's box, estimated in user units at the plot's 10-unit font (panel.css): a character at most 6.6 wide (bold
+# digits and "×" included), 8 above the baseline and 3 below. Generous on purpose: an estimate that errs wide can
+# only drop a label that would have fitted, never let two touch (the browser test measures the drawn boxes).
+CHAR_WIDTH, ASCENT, DESCENT, GAP = 6.6, 8.0, 3.0, 2.0
+
+
+class _Labels:
+    """Every text label of a plot, placed in order of importance (axis ticks, dates, R0, resets, voids): a label is
+    drawn only where its box stays on the canvas (moved inwards at an edge) and touches no label placed before it;
+    otherwise it is left out, and its mark and tooltip still say what it was."""
+
+    def __init__(self) -> None:
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    def place(self, x: float, y: float, text: str, anchor: str = "start", middle: bool = False, *others: str) -> str:
+        """The ``<text>`` for ``text`` at (``x``, ``y``), its attributes included, or "" when it does not fit.
+        ``middle``: ``y`` is the label's vertical centre (dominant-baseline middle), not its baseline. ``others``:
+        the anchors tried in turn when the first one's box touches a label (a mark's label beside it rather than
+        centred on it)."""
+        width = len(text) * CHAR_WIDTH
+        top, bottom = (y - 5.5, y + 5.5) if middle else (y - ASCENT, y + DESCENT)
+        for tried in (anchor, *others):
+            left = {"start": x, "middle": x - width / 2, "end": x - width}[tried]
+            left = min(max(left, 0.0), WIDTH - width)  # moved inwards rather than cut at the canvas's edge
+            box = (left, top, left + width, bottom)
+            if any(
+                box[0] < b[2] + GAP and b[0] < box[2] + GAP and box[1] < b[3] + GAP and b[1] < box[3] + GAP
+                for b in self.boxes
+            ):
+                continue
+            self.boxes.append(box)
+            at = {"start": left, "middle": left + width / 2, "end": left + width}[tried]
+            baseline = ' dominant-baseline="middle"' if middle else ""
+            return f'x="{_num(at)}" y="{_num(y)}" text-anchor="{tried}"{baseline}>{_text(text)}'
+        return ""
+
+
 def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
     """The title's rating over time (the x axis is the date: a quiet month reads as one), resets as red dashed
     verticals where the line drops to R0, voided games as grey crosses on the axis at their date, games a flag
@@ -119,27 +156,24 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
     y = _scale(lo, hi, HEIGHT - PAD_BOTTOM, PAD_TOP)
     base = HEIGHT - PAD_BOTTOM
     parts = [head]
+    labels = _Labels()
     parts.append(f'<line class="axis" x1="{PAD_LEFT}" y1="{base}" x2="{WIDTH - PAD_RIGHT}" y2="{base}"/>')
     for tick in _nice_ticks(lo, hi):
-        ty = _num(y(tick))
-        parts.append(
-            f'<line class="grid" x1="{PAD_LEFT}" y1="{ty}" x2="{WIDTH - PAD_RIGHT}" y2="{ty}"/>'
-            f'<text class="tick" x="{PAD_LEFT - 6}" y="{ty}" text-anchor="end" '
-            f'dominant-baseline="middle">{tick:g}</text>'
-        )
-    r0 = _num(y(plot.initial))
-    parts.append(
-        f'<line class="initial" x1="{PAD_LEFT}" y1="{r0}" x2="{WIDTH - PAD_RIGHT}" y2="{r0}"/>'
-        f'<text class="tick initial-label" x="{WIDTH - PAD_RIGHT}" y="{r0}" text-anchor="end" '
-        f'dy="-3">R0</text>'
-    )
-    parts.append(
-        f'<text class="tick" x="{PAD_LEFT}" y="{HEIGHT - 10}">{_text(min(times).strftime("%Y-%m-%d"))}'
-        f'</text><text class="tick" x="{WIDTH / 2:.1f}" y="{HEIGHT - 10}" text-anchor="middle">'
-        f"{len(points)} {'entry' if len(points) == 1 else 'entries'}</text>"
-        f'<text class="tick" x="{WIDTH - PAD_RIGHT}" y="{HEIGHT - 10}" '
-        f'text-anchor="end">{_text(max(times).strftime("%Y-%m-%d"))}</text>'
-    )
+        ty = y(tick)
+        parts.append(f'<line class="grid" x1="{PAD_LEFT}" y1="{_num(ty)}" x2="{WIDTH - PAD_RIGHT}" y2="{_num(ty)}"/>')
+        text = labels.place(PAD_LEFT - 6, ty, f"{tick:g}", "end", middle=True)
+        parts.append(f'<text class="tick" {text}</text>' if text else "")
+    for at_x, words, anchor in (
+        (PAD_LEFT, min(times).strftime("%Y-%m-%d"), "start"),
+        (WIDTH / 2, f"{len(points)} {'entry' if len(points) == 1 else 'entries'}", "middle"),
+        (WIDTH - PAD_RIGHT, max(times).strftime("%Y-%m-%d"), "end"),
+    ):
+        text = labels.place(at_x, HEIGHT - 10, words, anchor)
+        parts.append(f'<text class="tick" {text}</text>' if text else "")
+    r0 = y(plot.initial)
+    parts.append(f'<line class="initial" x1="{PAD_LEFT}" y1="{_num(r0)}" x2="{WIDTH - PAD_RIGHT}" y2="{_num(r0)}"/>')
+    text = labels.place(WIDTH - PAD_RIGHT, r0 - 3, "R0", "end")
+    parts.append(f'<text class="tick initial-label" {text}</text>' if text else "")
     if points:
         coords = [(x(points[0].at), y(points[0].before))]
         for p in points:
@@ -151,10 +185,11 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
         for p in points:
             px, py = _num(x(p.at)), _num(y(p.after))
             if p.kind == "reset":
+                text = labels.place(x(p.at), PAD_TOP - 4, "reset", "middle", False, "start", "end")
                 parts.append(
                     f'<g class="reset"><line x1="{px}" y1="{PAD_TOP}" x2="{px}" y2="{base}"/>'
-                    f'<text x="{px}" y="{PAD_TOP - 4}" text-anchor="middle">reset</text>'
-                    f"<title>{_text(f'reset on {p.at:%Y-%m-%d %H:%M}: {p.before:.2f} → {p.after:.2f}')}</title>"
+                    + (f"<text {text}</text>" if text else "")
+                    + f"<title>{_text(f'reset on {p.at:%Y-%m-%d %H:%M}: {p.before:.2f} → {p.after:.2f}')}</title>"
                     "</g>"
                 )
             elif dots or p.flagged:
@@ -167,29 +202,25 @@ def history_svg(plot: HistoryPlot, *, dots: bool = True) -> str:
                     f'r="{4 if p.flagged else 2.5}"><title>{_text(tip)}</title></circle>'
                 )
                 parts.append(f'<a href="/admin/arena/game/{int(p.game_id)}/change/">{dot}</a>' if p.game_id else dot)
-    parts.extend(_void_marks(plot.voids, x, base))
+    parts.extend(_void_marks(plot.voids, x, base, labels))
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _void_marks(voids: Sequence[datetime], x: Callable[[datetime], float], base: float) -> list[str]:
-    """The voided games' marks on the axis at ``base``."""
+def _void_marks(voids: Sequence[datetime], x: Callable[[datetime], float], base: float, labels: _Labels) -> list[str]:
+    """The voided games' marks on the axis at ``base``, their labels placed among the plot's others."""
     marks: list[str] = []
     # Voids that fall within a few pixels (a ring's games of one evening) are one mark, "void ×N", and a
-    # label is dropped where it would touch the previous one (its mark and tooltip stay): 54 voids over 7 slots
+    # label is dropped where it would touch another label (its mark and tooltip stay): 54 voids over 7 slots
     # read as 7 marks, not a pile of overlapping words.
     grouped: dict[float, list[datetime]] = {}
     for at in sorted(voids):  # voids within 6 px of the group's first are one mark
         key = next((k for k in grouped if abs(k - x(at)) < 6), x(at))
         grouped.setdefault(key, []).append(at)
-    last_label_end = -1e9
     for vx, times_in_slot in sorted(grouped.items()):
         word = "void" if len(times_in_slot) == 1 else f"void ×{len(times_in_slot)}"
-        half = len(word) * 3.6
-        label = ""
-        if vx - half > last_label_end + 2:
-            label = f'<text x="{_num(vx)}" y="{_num(base - 8)}" text-anchor="middle">{_text(word)}</text>'
-            last_label_end = vx + half
+        text = labels.place(vx, base - 8, word, "middle", False, "start", "end")
+        label = f"<text {text}</text>" if text else ""
         tip = ", ".join(at.strftime("%Y-%m-%d %H:%M") for at in sorted(times_in_slot)[:10])
         tip += f" and {len(times_in_slot) - 10} more" if len(times_in_slot) > 10 else ""
         marks.append(

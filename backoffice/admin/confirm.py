@@ -20,6 +20,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 
 from arena.models import Player
+from backoffice.admin.ellipsis import with_ellipsis
 from infra.errors import ArenaError
 from moderation.models import Flag, Report
 from moderation.moderators import perm
@@ -235,5 +236,5 @@ def action_buttons(request: HttpRequest, obj: Model, actions: dict[str, Action])
     for slug, action in actions.items():
         if request.user.has_perm(perm(action.codename)) and action.available(obj) is None:
             url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_{slug}", args=[obj.pk])
-            out.append({"url": url, "label": action.title, "slug": slug})
+            out.append({"url": url, "label": with_ellipsis(action.title), "slug": slug})
     return out

@@ -27,7 +27,7 @@ from django.db import models, transaction
 from django.http import HttpRequest, HttpResponse
 
 from moderation.models import AuditEntry
-from moderation.services.penalties import moderator_name
+from moderation.services.action_steps import moderator_name
 
 # Fields whose values never reach the log (only that they changed). A key's prefix and a callback's URL too (issue
 # 25 §1.8): a rotation showed 8 characters of the new key, and the URL is where a server's tables are pushed.

@@ -3,7 +3,9 @@
 Nothing here is ever called automatically (seed 004: "if there is any possible doubt, a player should be
 considered not guilty"); the admin panel's actions and the reports API are the only callers. docs/moderation.md.
 
-Penalties (``moderation.services.penalties``), each returning the ``AuditEntry`` it wrote:
+Penalties (``moderation.services.penalties``, a package of one module per use case: ``multiple_accounts``,
+``bans``, ``resets``, ``verdicts``, ``voids``), each returning the ``AuditEntry`` it wrote; the steps every action
+shares (its audit entry, its note, its locks, the retry of a transient abort) are ``moderation.services.action_steps``:
 
 - ``multiple_accounts_confirm(*, moderator: User, primary: Player, accounts: Sequence[Player] | None = None,
   flag: Flag | None = None, report: Report | None = None, note: str = "") -> AuditEntry``

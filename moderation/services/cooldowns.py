@@ -8,16 +8,16 @@ from django.db import transaction
 
 from arena.models import Player
 from moderation.models import AuditEntry
-from moderation.services.penalties import _audit, _need_note
+from moderation.services.action_steps import audit_write, note_required
 from ratings.cooldowns import cooldown_lift
 
 
 def player_cooldown_lift(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """End ``player``'s running cool-down now, with a note; 409 ``no_cooldown`` when none runs. The audit entry's
     details keep what was lifted: ``{"until", "seconds_left", "length_seconds"}``."""
-    note = _need_note(note)
+    note = note_required(note)
     with transaction.atomic():
         lifted = cooldown_lift(player=player)
-        return _audit(
+        return audit_write(
             moderator=moderator, action=AuditEntry.Action.LIFT_COOLDOWN, note=note, players=[player], details=lifted
         )

@@ -20,7 +20,7 @@ from django.utils import timezone
 from arena.models import Player
 from infra.errors import Conflict, InvalidInput
 from moderation.models import AuditEntry, Flag, Report
-from moderation.services.penalties import _audit, _lock_open, _resolve
+from moderation.services.action_steps import audit_write, case_lock_open, case_resolve
 from moderation.services.related import case_accounts
 
 # An hour: long enough to read a ring's evidence and act, short enough that an abandoned claim frees itself.
@@ -54,7 +54,7 @@ def case_close_as_duplicate(
             {"duplicate_of": "Name another one."},
         )
     with transaction.atomic():
-        locked = _lock_open(model, obj)
+        locked = case_lock_open(model, obj)
         original = model.objects.filter(pk=of).first()
         if original is None:
             raise InvalidInput(
@@ -66,11 +66,11 @@ def case_close_as_duplicate(
                 f"{model.__name__} #{of} shares no account with this one: not the same case.",
                 {"duplicate_of": "Pick one of the related cases listed on this page."},
             )
-        _resolve(locked, model.Status.DUPLICATE, moderator, note)
+        case_resolve(locked, model.Status.DUPLICATE, moderator, note)
         locked.duplicate_of = original
         locked.claimed_by, locked.claimed_until = None, None
         locked.save(update_fields=["duplicate_of", "claimed_by", "claimed_until"])
-        return _audit(
+        return audit_write(
             moderator=moderator,
             action=AuditEntry.Action.CLOSE_DUPLICATE,
             note=note,
@@ -126,7 +126,7 @@ def case_reopen(*, moderator: AbstractBaseUser | None, obj: Flag | Report, note:
         locked.status, locked.duplicate_of = model.Status.OPEN, None
         locked.resolved_by, locked.resolved_at, locked.note = None, None, ""
         locked.save(update_fields=["status", "duplicate_of", "resolved_by", "resolved_at", "note"])
-        return _audit(
+        return audit_write(
             moderator=moderator,
             action=AuditEntry.Action.REOPEN,
             note=note,
@@ -150,7 +150,7 @@ def case_claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry
     model = type(obj)
     now = timezone.now()
     with transaction.atomic():
-        locked = _lock_open(model, obj)
+        locked = case_lock_open(model, obj)
         current = claim_holder(locked, now=now)
         if current is not None and current.pk != moderator.pk:
             raise Conflict(
@@ -161,7 +161,7 @@ def case_claim(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEntry
         locked.claimed_by, locked.claimed_until = moderator, now + CLAIM_FOR
         locked.save(update_fields=["claimed_by", "claimed_until"])
         obj.claimed_by, obj.claimed_until = locked.claimed_by, locked.claimed_until
-        return _audit(
+        return audit_write(
             moderator=moderator,
             action=AuditEntry.Action.CLAIM,
             details={"until": locked.claimed_until.isoformat()},
@@ -195,6 +195,6 @@ def case_release(*, moderator: AbstractBaseUser, obj: Flag | Report) -> AuditEnt
             raise Conflict("not_claimed", f"You do not hold this {model.__name__.lower()}.")
         locked.claimed_by, locked.claimed_until = None, None
         locked.save(update_fields=["claimed_by", "claimed_until"])
-        return _audit(
+        return audit_write(
             moderator=moderator, action=AuditEntry.Action.CLAIM, details={"released": True}, **_targets(locked)
         )

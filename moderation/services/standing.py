@@ -14,22 +14,22 @@ from django.db import transaction
 from arena.models import Player
 from infra.announcements import PlayerWarned, announce
 from moderation.models import AuditEntry
-from moderation.services.penalties import _audit, _need_note
+from moderation.services.action_steps import audit_write, note_required
 
 
 def player_warn(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Record a warning to ``player``; the note says what they were warned about (required), and is what the
     player is shown: after the commit ``PlayerWarned`` is announced, and the back office pushes ``player.warned``
     to the game servers the player plays on (``backoffice/listeners.py``)."""
-    note = _need_note(note)
+    note = note_required(note)
     with transaction.atomic():
-        entry = _audit(moderator=moderator, action=AuditEntry.Action.WARN, note=note, players=[player])
+        entry = audit_write(moderator=moderator, action=AuditEntry.Action.WARN, note=note, players=[player])
         announce(PlayerWarned(player_id=player.pk, entry_id=entry.pk))
         return entry
 
 
 def player_note_add(*, moderator: AbstractBaseUser | None, player: Player, note: str) -> AuditEntry:
     """Keep a private moderator note about ``player`` (required text)."""
-    note = _need_note(note)
+    note = note_required(note)
     with transaction.atomic():
-        return _audit(moderator=moderator, action=AuditEntry.Action.NOTE, note=note, players=[player])
+        return audit_write(moderator=moderator, action=AuditEntry.Action.NOTE, note=note, players=[player])

@@ -14,29 +14,11 @@ from arena.models import Game, Player
 from moderation import services
 from moderation.models import Flag, Report
 from tests.browser.moderation.conftest import login
+from tests.browser.moderation.measure import DOUBLED_ELLIPSIS, OVERFLOW, OVERLAPS
 from tests.db.moderation.panel_helpers import Arena, build_ring, fresh_ip, player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WIDTHS = (1400, 1000)
-
-OVERFLOW = """() => {
-  const doc = document.documentElement;
-  const wide = [...document.querySelectorAll('#changelist .results, .moderation-panel, #content-main, table')]
-    .filter(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible')
-    .map(e => (e.id || e.className || e.tagName) + ' ' + e.scrollWidth + '>' + e.clientWidth);
-  return {page: doc.scrollWidth, inner: window.innerWidth, scrollers: wide};
-}"""
-
-OVERLAPS = """() => {
-  const boxes = sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null)
-    .map(e => ({name: e.textContent.trim().slice(0, 40), r: e.getBoundingClientRect()}));
-  const heads = boxes('#content > h1, #content > h2, #content-main > h1, #content-main > h2');
-  const buttons = boxes('.object-tools a');
-  const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  const out = [];
-  for (const b of buttons) for (const h of heads) if (hit(b.r, h.r)) out.push(b.name + ' × ' + h.name);
-  return {overlaps: out, buttons: buttons.length, heads: heads.length};
-}"""
 
 
 @pytest.fixture
@@ -97,6 +79,7 @@ def test_no_page_scrolls_sideways_and_no_button_covers_the_heading(
             wrong.append(f"{name}: scrolls inside {sizes['scrollers']}")
         if boxes["overlaps"]:
             wrong.append(f"{name}: buttons over the heading {boxes['overlaps']}")
+        wrong.extend(f"{name}: doubled ellipsis in {t!r}" for t in page.evaluate(DOUBLED_ELLIPSIS))
     assert not wrong, "\n".join(wrong)
 
 

@@ -9,7 +9,8 @@ from django.db import OperationalError
 
 from arena.models import Game, Player
 from moderation.models import AuditEntry
-from moderation.services import games_void, penalties, player_ban
+from moderation.services import games_void, player_ban
+from moderation.services.penalties import bans, voids
 from tests.db.moderation.helpers import duel, record
 
 # Real transactions: inside a test-wide transaction nothing can be retried (``retry_transient`` leaves it to the
@@ -26,10 +27,11 @@ def _deadlock() -> OperationalError:
     return error
 
 
-def _abort_first(monkeypatch, name: str) -> list[int]:
-    """Make the first call of ``penalties.<name>`` a deadlock victim; later calls run as they are."""
+def _abort_first(monkeypatch, module, name: str) -> list[int]:
+    """Make the first call of ``<module>.<name>`` (a step the action takes under its locks) a deadlock victim;
+    later calls run as they are."""
     calls: list[int] = []
-    real = getattr(penalties, name)
+    real = getattr(module, name)
 
     def flaky(*args, **kwargs):
         calls.append(1)
@@ -37,13 +39,13 @@ def _abort_first(monkeypatch, name: str) -> list[int]:
             raise _deadlock()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(penalties, name, flaky)
+    monkeypatch.setattr(module, name, flaky)
     return calls
 
 
 def test_a_ban_aborted_once_as_a_deadlock_victim_is_retried_and_done_once(api, monkeypatch, django_user_model):
     record(api, [duel("kim", "olga")])
-    calls = _abort_first(monkeypatch, "_lock_statuses")
+    calls = _abort_first(monkeypatch, bans, "statuses_lock")
     entry = player_ban(
         moderator=django_user_model.objects.create_user("mod"),
         player=Player.objects.get(handle="kim"),
@@ -60,7 +62,7 @@ def test_a_void_aborted_once_is_retried_and_a_lasting_refusal_is_not(api, monkey
     mod = django_user_model.objects.create_user("mod")
     game = Game.objects.get()
     player_ban(moderator=mod, player=Player.objects.get(handle="kim"), note="alt")
-    calls = _abort_first(monkeypatch, "void_refusal")
+    calls = _abort_first(monkeypatch, voids, "void_refusal")
     entry = games_void(moderator=mod, games=[game], note="played with an alt")
     assert len(calls) == 2 and entry.action == "void_games"
     assert Game.objects.get().status == Game.Status.VOID
@@ -75,7 +77,7 @@ def test_an_error_that_is_not_transient_is_not_retried(api, monkeypatch, django_
         calls.append(1)
         raise OperationalError("no such table")
 
-    monkeypatch.setattr(penalties, "_lock_statuses", broken)
+    monkeypatch.setattr(bans, "statuses_lock", broken)
     with pytest.raises(OperationalError):
         player_ban(
             moderator=django_user_model.objects.create_user("mod"), player=Player.objects.get(handle="kim"), note="alt"
@@ -104,7 +106,7 @@ def test_retries_run_out_a_409_database_busy_nothing_written_and_the_page_answer
         calls.append(1)
         raise _deadlock()
 
-    monkeypatch.setattr(penalties, "void_refusal", always)
+    monkeypatch.setattr(voids, "void_refusal", always)
     game = Game.objects.get()
     with pytest.raises(Conflict) as busy:
         games_void(moderator=mod, games=[game], note="alt")

@@ -158,3 +158,45 @@ def test_a_flagged_game_is_ringed_even_without_dots():
     ]
     svg = history_svg(HistoryPlot(title="wizard", points=points), dots=False)
     assert svg.count("<circle") == 1 and '<circle class="dot flagged"' in svg and "flagged game T-3" in svg
+
+
+def _texts(svg: str) -> list[str]:
+    return re.findall(r"<text [^>]*>([^<]*)</text>", svg)
+
+
+def test_two_resets_a_minute_apart_draw_both_lines_but_one_label():
+    """A confirmation's reset and a manual one a minute later, on a two-day history: both red lines are drawn, at
+    x 624 and 624 - 572 / 2880 = 623.8; the second "reset" fits neither centred, nor right, nor left of its line
+    without touching the first, so it is left out (its tooltip stays)."""
+    points = [
+        HistoryPoint(at=_at(0), before=1500, after=1530, kind="game", game_id=1),
+        HistoryPoint(at=_at(48) - timedelta(minutes=1), before=1530, after=1500, kind="reset"),
+        HistoryPoint(at=_at(48), before=1500, after=1500, kind="reset"),
+    ]
+    svg = history_svg(HistoryPlot(title="wizard", points=points))
+    assert svg.count('<g class="reset">') == 2
+    assert _texts(svg).count("reset") == 1
+
+
+def test_a_void_at_the_right_edge_keeps_its_label_on_the_canvas_and_off_the_r0_label():
+    """12 voids at the last moment of the history: "void ×12" (8 characters, 52.8 units wide at 6.6) centred on x 624
+    would end at 650.4, past the 640-unit canvas, so it is moved in to end at 640 (its middle at 613.6). The R0
+    label (at the right end, above the dashed R0 line) is not near: R0 = 1500 is the top of this history."""
+    points = [
+        HistoryPoint(at=_at(i), before=1500 - 10 * i, after=1490 - 10 * i, kind="game", game_id=i) for i in range(5)
+    ]
+    svg = history_svg(HistoryPlot(title="wizard", points=points, voids=[_at(4)] * 12))
+    assert '<text x="613.6" y="178.0" text-anchor="middle">void ×12</text>' in svg
+    assert "R0" in _texts(svg)
+
+
+def test_a_void_at_the_bottom_left_corner_is_labelled_beside_its_mark_not_over_the_lowest_tick():
+    """The first void at x 52 with the lowest tick "1495" (its box ends at x 46, centred on y 186): "void ×8"
+    centred on 52 would reach back to 25.6, over the tick, so it starts at its mark instead (x 52, anchor start)."""
+    points = [
+        HistoryPoint(at=_at(10 * i), after=1500 + i, kind="game", before=1500 + i - 1, game_id=i) for i in range(1, 8)
+    ]
+    voids = [_at(10 * (i % 7) + 5) for i in range(54)]
+    svg = history_svg(HistoryPlot(title="wizard", points=points, voids=voids))
+    assert '<text x="52.0" y="178.0" text-anchor="start">void ×8</text>' in svg
+    assert "1495" in _texts(svg)
