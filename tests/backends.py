@@ -16,6 +16,13 @@ cache, which is Redis in one shape and process memory in the other.) A test diff
    task setting, ``select_for_update``, counted queries, threads);
 5. it carries a conditional ``skipif`` or ``xfail``: a test skipped on one backend must run on the other.
 
+Two marks choose the one pass of a test that would otherwise run in both, for what it is about, not for its cost
+alone: ``@pytest.mark.embedded_pass`` (its subject is the development default: the README's tours, run as the
+README runs them) stays out of the PostgreSQL pass; ``@pytest.mark.postgres_pass`` (its subject is the production
+shape's contract: schemathesis against the served API) is left by the embedded pass to the PostgreSQL pass when
+one follows (``--postgres-pass-follows``, given by ``scripts/test`` only when the services answer), so a checkout
+without services still runs it, embedded.
+
 The rules read names and source, never a list of files, so a new test falls into the right pass by what it does.
 Pure: no Django import, so ``tests/pure/test_backend_split.py`` checks the rules without a database.
 """
@@ -28,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 MARK = "both_backends"
+EMBEDDED_PASS = "embedded_pass"
+POSTGRES_PASS = "postgres_pass"
 SPLIT_DIRS = ("db",)  # under tests/: the directories whose tests the PostgreSQL pass may leave to SQLite
 STORAGE_NAMES = re.compile(r"store|batch|lock|concurren|quer|rebuild|replay|economy|history|passes|propert|detection")
 BACKEND_FIXTURES = frozenset(

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from arena.servers import game_server_create
 from tests import migrated
-from tests.backends import MARK, in_split, item_differs
+from tests.backends import EMBEDDED_PASS, MARK, POSTGRES_PASS, in_split, item_differs
 
 # scripts/mutmut runs tests/pure in an instrumented process on a busy machine: no timing health checks there
 # (pyproject's [tool.mutmut] passes --hypothesis-profile=mutmut).
@@ -26,23 +26,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--both-backends-only",
         action="store_true",
-        help="in tests/db, only the tests that differ by backend (tests/backends.py): the PostgreSQL "
-        "pass after an embedded pass ran them all (scripts/test)",
+        help="in tests/db, only the tests that differ by backend (tests/backends.py), and none marked embedded_pass: "
+        "the PostgreSQL pass after an embedded pass ran them all (scripts/test)",
+    )
+    parser.addoption(
+        "--postgres-pass-follows",
+        action="store_true",
+        help="leave the tests marked postgres_pass to the PostgreSQL pass that follows (scripts/test)",
     )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks the tests that differ by backend; with ``--both-backends-only`` leaves out the others of the split
-    directories (docs/testing.md, "The suite's passes")."""
+    directories and those whose subject is the embedded default; with ``--postgres-pass-follows`` leaves out those
+    whose one run belongs on PostgreSQL (docs/testing.md, "The suite's passes")."""
     dropped: list[pytest.Item] = []
     kept: list[pytest.Item] = []
+    both_only, pg_follows = config.getoption("both_backends_only"), config.getoption("postgres_pass_follows")
     for item in items:
         split = in_split(item.path)
         if split and item_differs(item):
             item.add_marker(MARK)
-        (
-            dropped if split and config.getoption("both_backends_only") and not item.get_closest_marker(MARK) else kept
-        ).append(item)
+        leave = (
+            (both_only and split and not item.get_closest_marker(MARK))
+            or (both_only and item.get_closest_marker(EMBEDDED_PASS) is not None)
+            or (pg_follows and item.get_closest_marker(POSTGRES_PASS) is not None)
+        )
+        (dropped if leave else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

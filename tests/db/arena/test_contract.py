@@ -83,6 +83,7 @@ def test_the_links_chain_the_calls(anon, db):
     assert "PlayerPreferences" in paths["/api/v1/players/{player}/"]["get"]["responses"]["200"]["links"]
 
 
+@pytest.mark.postgres_pass  # the served contract, on the production shape's database when the services answer
 @pytest.mark.skipif(shutil.which("st", path=str(BIN)) is None, reason="schemathesis is a dev requirement")
 def test_schemathesis_every_phase_and_check_finds_nothing(live_server, tmp_path):
     # Every scope, so the preferences operations are fuzzed past their 403 missing_scope (which the table declares).
@@ -119,6 +120,7 @@ def test_schemathesis_every_phase_and_check_finds_nothing(live_server, tmp_path)
         assert f"✅ {phase}\n" in report, phase
 
 
+@pytest.mark.embedded_pass  # a client generated from the schema: the same contract whichever database serves it
 @pytest.mark.skipif(
     shutil.which("openapi-python-client", path=str(BIN)) is None, reason="openapi-python-client is a dev requirement"
 )
@@ -206,6 +208,7 @@ def test_a_client_generated_from_the_schema_records_reads_queues_and_cancels(liv
     assert cancelled.status.value == "cancelled"
 
 
+@pytest.mark.embedded_pass  # a client generated from the schema: the same contract whichever database serves it
 @pytest.mark.skipif(
     shutil.which("openapi-python-client", path=str(BIN)) is None, reason="openapi-python-client is a dev requirement"
 )

@@ -183,6 +183,7 @@ def test_the_readme_commands_are_the_ones_this_test_knows():
 
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)  # the tour reads game 1: ids start at 1 here too
+@pytest.mark.embedded_pass  # the README's tour runs on the development default, as the README runs it
 def test_the_api_tour_step_by_step(live_server, empty_tokaido_board):
     base = live_server.url.removeprefix("http://")
     key = game_server_create(name="tour", scopes=SCOPES).key  # "the demo key has all six" scopes
@@ -372,6 +373,7 @@ class _Browser:
             return response.read().decode()
 
 
+@pytest.mark.embedded_pass  # the README's tour runs on the development default, as the README runs it
 def test_the_moderators_tour_step_by_step(live_server, monkeypatch):
     monkeypatch.setenv("TOUR_PASSWORD", PASSWORD)
     setup, *commands = moderator_steps()

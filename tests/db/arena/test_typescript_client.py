@@ -44,6 +44,7 @@ def _node(*args: str, cwd: Path, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
+@pytest.mark.embedded_pass  # a client generated from the schema: the same contract whichever database serves it
 def test_openapi_typescript_builds_a_client_that_records_reads_and_batches(live_server, tmp_path):
     with urllib.request.urlopen(f"{live_server.url}/api/schema/?format=json", timeout=60) as response:
         (tmp_path / "schema.json").write_bytes(response.read())
