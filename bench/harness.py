@@ -20,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+# The gunicorn master serving each port (``start_gunicorn``), for ``server_cpu``.
+_MASTERS: dict[int, int] = {}
 
 
 def service_env(database: str, redis_db: int, **extra: str) -> dict[str, str]:
@@ -99,11 +101,30 @@ def start_gunicorn(env: dict[str, str], workers: int = 2, threads: int = 4) -> t
             conn.request("GET", "/healthz")
             if conn.getresponse().status == 200:
                 conn.close()
+                _MASTERS[port] = proc.pid
                 return proc, port
         except OSError:
             time.sleep(0.2)
     proc.terminate()
     raise RuntimeError("gunicorn did not start")
+
+
+def server_cpu(port: int) -> float:
+    """CPU seconds (user + system) the gunicorn on ``port`` and its workers have used so far (Linux ``/proc``).
+
+    The difference across a measure is the server's CPU per request, which a loaded machine does not inflate as it
+    does the wall clock (the load's client threads run in the benchmark's own process and are left out)."""
+    master = _MASTERS[port]
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in [master, *map(int, children)]:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a worker gone between the two reads
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime and stime: the stat line's 14th and 15th fields
+    return total / ticks
 
 
 @contextmanager

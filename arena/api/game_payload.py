@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -126,13 +127,32 @@ def refused_part(value: Any) -> tuple[str, str] | None:
     or key) the database cannot hold, or nesting deeper than MAX_DEPTH.
 
     Such a body must be refused here with a 400, never reach the database (or the fingerprint) and come back
-    as a 500. Every body of a batch is walked, so the walk builds a path only for what it refuses.
+    as a 500. Every body of a batch is asked, so a body ``_plainly_storable`` clears is not walked at all, and the
+    walk builds a path only for what it refuses.
     """
+    if _plainly_storable(value):
+        return None
     found = _refused_steps(value, 0)
     if found is None:
         return None
     steps, reason = found
     return ".".join(str(step) for step in reversed(steps)), reason
+
+
+_ESCAPED_NUL = b"\\u0000"
+
+
+def _plainly_storable(value: Any) -> bool:
+    """True only when the walk would find nothing, decided at C speed (a batch's 500 walks were a third of its
+    parse): orjson refuses to write a string holding an unpaired surrogate (and anything unusual, a key that is no
+    string, an integer past 64 bits), writes a NUL only as the escape ``\\u0000``, and no body nests deeper than
+    its number of objects and lists (each bracket, even one inside a string, counts). False is no verdict: the
+    walk then decides, and names the path."""
+    try:
+        written = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError
+        return False
+    return _ESCAPED_NUL not in written and written.count(b"[") + written.count(b"{") <= MAX_DEPTH
 
 
 def _refused_steps(value: Any, depth: int) -> tuple[list[Any], str] | None:

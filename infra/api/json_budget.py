@@ -23,6 +23,8 @@ import re
 from itertools import accumulate
 from typing import Any
 
+import orjson
+
 # A JSON string: a quote, then runs of anything but a quote or backslash, or a backslash and any one character,
 # then the closing quote if there is one. Possessive, and the closing quote optional, so the pass stays linear:
 # an unterminated string (a malformed body, refused by the parser next) is taken to the end once, never tried
@@ -88,7 +90,19 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def game_values(body: Any, limit: int) -> int:
     """How many JSON values ``body`` (one game of a batch, already parsed) holds, counting stops past ``limit``:
-    a batch's games are each held to a single game's budget before any game object is built from them."""
+    a batch's games are each held to a single game's budget before any game object is built from them.
+
+    The count is exact only past ``limit``: first orjson writes the game back (at C speed; a batch asks 500 times)
+    and the module's bound, 1 + commas + containers, is taken on that text unblanked (a comma or a bracket inside a
+    string only raises it); when that bound is within ``limit``, it is returned, and the walk is skipped."""
+    try:
+        written = orjson.dumps(body)
+    except TypeError:  # orjson.JSONEncodeError: anything JSON cannot hold goes to the walk
+        pass
+    else:
+        bound = value_count(written)
+        if bound <= limit:
+            return bound
     count, stack = 0, [body]
     while stack:
         value = stack.pop()

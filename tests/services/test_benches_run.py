@@ -29,7 +29,7 @@ TINY: dict[str, tuple[list[str], str]] = {
     "matchmaking_bench": (["--sizes", "100", "--rate", "120", "--minutes", "0.5"], "stream"),
     "request_profile": (["--requests", "3", "--games", "10"], "POST"),
     "leaderboard_bench": (["--sizes", "100", "300", "--requests", "20"], "top-50"),
-    "recording_bench": (["--rounds", "1", "--seconds", "1"], "bare"),
+    "recording_bench": (["--rounds", "1", "--seconds", "1"], "in CPU"),
     "ledger_bench": (["--games", "200", "--players", "40", "--batch", "50"], "with / without"),
 }
 

@@ -95,3 +95,15 @@ def test_on_board_is_as_of_the_last_game_and_90_days_never_unsettle() -> None:
     assert on_board(20) == {"provisional": False, "band": 60.0, "games_to_settle": 0}
     # The board's 90-day window: sqrt(3600 + 2250) = 76.49, still settled.
     assert present(elo_settledness(20, days=90)) == {"provisional": False, "band": 76.49, "games_to_settle": 0}
+
+
+def test_on_board_answers_follow_the_config_and_each_caller_gets_its_own_dict() -> None:
+    from ratings.settled import on_board
+
+    first = on_board(20)
+    first["band"] = -1.0  # a caller adding to or changing its entry must not change the next answer
+    assert on_board(20) == {"provisional": False, "band": 60.0, "games_to_settle": 0}
+    # Settled only from 30 games: 20 games is the middle bracket, K 40, band 120 (> 110: provisional), 10 to go.
+    later = EloConfig(settled_from=30)
+    assert on_board(20, later) == {"provisional": True, "band": 120.0, "games_to_settle": 10}
+    assert on_board(20) == {"provisional": False, "band": 60.0, "games_to_settle": 0}
