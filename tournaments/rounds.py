@@ -17,6 +17,7 @@ from django.utils import timezone
 from arena.games import get_game
 from arena.models import Game, Seat
 from infra.announcements import TournamentRoundPaired, announce
+from infra.api.contract import MAX_ID
 from infra.errors import ArenaError, Conflict, InvalidInput, NotFound
 from tournaments import progress
 from tournaments.models import Bye, Entry, Round, Table, TableSeat, Tournament
@@ -156,11 +157,11 @@ def _round_close_if_done(tournament: Tournament, rnd: Round) -> None:
 
 def table_for_game(*, server_id: int, table_id: object) -> Table:
     """The table a game names (``tournament_table``), this server's own; 404 for anything else."""
-    if isinstance(table_id, bool) or not isinstance(table_id, int):
+    if isinstance(table_id, bool) or not isinstance(table_id, int) or not 1 <= table_id <= MAX_ID:
         raise InvalidInput(
             "invalid_input",
-            "tournament_table must be a table's id (an integer).",
-            {"tournament_table": "Must be an integer."},
+            "tournament_table must be a table's id (a positive integer).",
+            {"tournament_table": f"Must be an integer from 1 to {MAX_ID}."},
         )
     table = (
         Table.objects.select_related("round__tournament")
