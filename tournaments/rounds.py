@@ -12,13 +12,16 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from arena.games import get_game
 from arena.models import Game, Seat
 from infra.announcements import TournamentRoundPaired, announce
 from infra.api.contract import MAX_ID
+from infra.db import retry_transient
 from infra.errors import ArenaError, Conflict, InvalidInput, NotFound
+from infra.handoffs import HandOff, hand_off
 from tournaments import progress
 from tournaments.models import Bye, Entry, Round, Table, TableSeat, Tournament
 from tournaments.pairing import Entrant, PairedTable, PairingError, pair_round
@@ -147,12 +150,51 @@ def _finish(tournament: Tournament, now: object) -> None:
     return None
 
 
-def _round_close_if_done(tournament: Tournament, rnd: Round) -> None:
+# A round's last result closes it; the next round is paired by a worker after that commit, never in the recording
+# request (pairing reads every table of the tournament). Bound in tournaments/tasks.py.
+next_round_pair = HandOff("tournaments: pair the round after a closed one")
+
+
+def _round_close_if_done(tournament: Tournament, rnd: Round, *, pair_now: bool = False) -> None:
+    """Close ``rnd`` once every table has a result or is a no-show; then the next round is paired, here when the
+    caller is a worker already (``pair_now``: beat's deadline), else handed to a worker after the commit."""
     if Table.objects.filter(round=rnd, game__isnull=True, no_show=False).exists():
         return
     rnd.closed_at = timezone.now()
     rnd.save(update_fields=["closed_at"])
-    round_pair(tournament)
+    if pair_now:
+        round_pair(tournament)
+    else:
+        hand_off(next_round_pair, tournament.pk, rnd.number)
+
+
+def round_next_pair(*, tournament_id: int, after: int) -> int | None:
+    """The worker's side: pair the round after round ``after`` once that round is closed, exactly once. Under the
+    tournament's row lock it pairs only while the tournament is running and still at round ``after`` with that
+    round closed, so a retried task, a second worker and beat's sweep find it paired and do nothing (the unique
+    (tournament, number) of rounds is the last guard). Returns the round paired, None when there was nothing to do
+    (or the tournament finished)."""
+
+    def work() -> int | None:
+        with transaction.atomic():
+            tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+            if tournament is None or tournament.status != Tournament.Status.RUNNING or tournament.round != after:
+                return None
+            if Round.objects.filter(tournament=tournament, number=after, closed_at__isnull=True).exists():
+                return None
+            paired = round_pair(tournament)
+            return paired.number if paired is not None else None
+
+    return retry_transient(work)
+
+
+def rounds_unpaired() -> list[int]:
+    """Beat's sweep: a running tournament whose current round is closed without a next one (its hand-off lost, say
+    the process died between the commit and the queue) gets it within a minute; the tournaments paired."""
+    closed = Round.objects.filter(
+        tournament__status=Tournament.Status.RUNNING, number=F("tournament__round"), closed_at__isnull=False
+    ).values_list("tournament_id", "number")
+    return [tid for tid, number in closed if round_next_pair(tournament_id=tid, after=number) is not None]
 
 
 def table_for_game(*, server_id: int, table_id: object) -> Table:
@@ -240,7 +282,7 @@ def rounds_overdue(*, now: object = None) -> list[int]:
             if rnd.closed_at is not None or tournament.status != Tournament.Status.RUNNING:
                 continue
             Table.objects.filter(round=rnd, game__isnull=True).update(no_show=True)
-            _round_close_if_done(tournament, rnd)
+            _round_close_if_done(tournament, rnd, pair_now=True)  # beat is a worker already
             closed.append(round_id)
     return closed
 
@@ -256,9 +298,12 @@ __all__ = [
     "ArenaError",
     "Records",
     "lock",
+    "next_round_pair",
     "records_load",
+    "round_next_pair",
     "round_pair",
     "rounds_overdue",
+    "rounds_unpaired",
     "standings_of",
     "table_for_game",
     "table_game_check",
