@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from infra.task_log import task_facts
 from tournaments import rounds, services, voids
 
 
@@ -26,8 +27,11 @@ def pair_next_later(tournament_id: int, after: int) -> None:
 
 @shared_task(name="tournaments.tasks.pair_next")
 def pair_next(tournament_id: int, after: int) -> int | None:
-    """Pair the round after ``after``; a repeat (a retry, a second worker, beat's sweep first) does nothing."""
-    return rounds.round_next_pair(tournament_id=tournament_id, after=after)
+    """Pair the round after ``after``; a repeat (a retry, a second worker, beat's sweep first) does nothing. The
+    task's log line says which: ``paired`` is the round paired, 0 for nothing."""
+    paired = rounds.round_next_pair(tournament_id=tournament_id, after=after)
+    task_facts(tournament=tournament_id, after=after, paired=paired or 0)
+    return paired
 
 
 @shared_task(name="tournaments.tasks.games_voided")
