@@ -22,10 +22,10 @@ class TournamentIn(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     game = serializers.CharField(help_text="A title with places (not hanabi): wizard, tokaido, spades, ...")
     format = serializers.ChoiceField(
-        choices=["swiss"],
+        choices=["swiss", "elimination"],
         required=False,
         default="swiss",
-        help_text='Only swiss; "elimination" is refused (400 invalid_input naming format) until it is built.',
+        help_text="swiss, or elimination: single elimination at two-seat tables (table_size 2, its default).",
     )
     rounds = serializers.IntegerField(min_value=1, max_value=30)
     table_size = serializers.IntegerField(required=False, help_text="Default: the title's recommended size.")

@@ -8,6 +8,7 @@ Every write here runs under the tournament's row lock, so a result, a deadline a
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -22,9 +23,9 @@ from infra.api.contract import MAX_ID
 from infra.db import retry_transient
 from infra.errors import ArenaError, Conflict, InvalidInput, NotFound
 from infra.handoffs import HandOff, hand_off
-from tournaments import progress
+from tournaments import elimination, progress
 from tournaments.models import Bye, Entry, Round, Table, TableSeat, Tournament
-from tournaments.pairing import Entrant, PairedTable, PairingError, pair_round
+from tournaments.pairing import Entrant, PairedTable, Pairing, PairingError, pair_round
 from tournaments.standings import ByeRecord, Line, TableRecord, standings
 
 
@@ -73,22 +74,30 @@ def records_load(tournament: Tournament, *, before_round: int | None = None) -> 
 
 def standings_of(tournament: Tournament, records: Records | None = None) -> list[Line]:
     records = records or records_load(tournament)
+    if tournament.format == Tournament.ELIMINATION:  # docs/tournaments.md#elimination: rounds advanced, then seed
+        return elimination.standings(records.start_elo, records.tables, records.removed, tournament.rounds)
     return standings(records.start_elo, records.tables, records.byes, tournament.table_size, records.removed)
 
 
-def _explanation(table: PairedTable, entrants: dict[int, Entrant], handles: dict[int, str]) -> dict:
-    """A table's reasons in the API's words (handles, not row ids): docs/tournaments.md#what-the-pairing-optimises."""
+def _explanation(
+    table: PairedTable, entrants: dict[int, Entrant], handles: dict[int, str], *, bracket: bool = False
+) -> dict:
+    """A table's reasons in the API's words (handles, not row ids): docs/tournaments.md#what-the-pairing-optimises;
+    an elimination table gives its bracket line (the two seeds) instead of a score group and repeats."""
     top, bottom = max(table.points), min(table.points)
     first = entrants[table.seats[0]]
     repeats = [[handles[a], handles[b]] for a, b in table.repeats]
+    seat_1 = f"seat 1: {handles[first.player]}, {first.first_seats} first seats before (fewest at the table)"
     return {
         "score_group": {"highest": top, "lowest": bottom},
         "repeats": repeats,
         "seat_1": {"player": handles[first.player], "first_seats_before": first.first_seats},
-        "reasons": [
+        "reasons": [table.reasons[0], seat_1]
+        if bracket
+        else [
             f"score group {top}-{bottom} points" if top != bottom else f"score group {top} points",
             ("repeats forced: " + ", ".join(f"{a}-{b}" for a, b in repeats)) if repeats else "no repeated table-mates",
-            f"seat 1: {handles[first.player]}, {first.first_seats} first seats before (fewest at the table)",
+            seat_1,
         ],
     }
 
@@ -101,20 +110,14 @@ def round_pair(tournament: Tournament) -> Round | None:
     if number > tournament.rounds:
         return _finish(tournament, now)
     records = records_load(tournament)
-    if number == 1:
-        entrants = progress.first_round_entrants(
-            {p: e for p, e in records.start_elo.items() if p not in records.removed}
-        )
-    else:
-        lines = standings(records.start_elo, records.tables, records.byes, tournament.table_size, records.removed)
-        entrants = progress.next_entrants(lines, records.tables, records.byes)
-    low, _ = get_game(tournament.title).player_range({})
     try:
-        pairing = pair_round(entrants, tournament.table_size, low)
+        pairing, by_player = _pairing_for(tournament, records, number)
     except PairingError:
         return _finish(tournament, now)
+    if not pairing.tables and not pairing.byes:  # an elimination bracket emptied by no-shows and voids
+        return _finish(tournament, now)
     handles = dict(Entry.objects.filter(tournament=tournament).values_list("player_id", "player__handle"))
-    by_player = {e.player: e for e in entrants}
+    bracket = tournament.format == Tournament.ELIMINATION
     rnd = Round.objects.create(
         tournament=tournament,
         number=number,
@@ -125,7 +128,10 @@ def round_pair(tournament: Tournament) -> Round | None:
         notes=list(pairing.notes),
     )
     tables = Table.objects.bulk_create(
-        [Table(round=rnd, board=t.board, explanation=_explanation(t, by_player, handles)) for t in pairing.tables]
+        [
+            Table(round=rnd, board=t.board, explanation=_explanation(t, by_player, handles, bracket=bracket))
+            for t in pairing.tables
+        ]
     )
     if any(t.pk is None for t in tables):  # backends without RETURNING on bulk inserts
         tables = list(Table.objects.filter(round=rnd).order_by("board"))
@@ -140,7 +146,29 @@ def round_pair(tournament: Tournament) -> Round | None:
     tournament.round = number
     tournament.save(update_fields=["round"])
     announce(TournamentRoundPaired(tournament_id=tournament.pk, round=number))
+    if not pairing.tables:  # only walkovers: nothing to wait for, the next round follows at once
+        rnd.closed_at = now
+        rnd.save(update_fields=["closed_at"])
+        round_pair(tournament)
     return rnd
+
+
+def _pairing_for(tournament: Tournament, records: Records, number: int) -> tuple[Pairing, dict[int, Entrant]]:
+    """The round's pairing by the tournament's format (docs/tournaments.md), and each seated player as an Entrant
+    (their first seats, which the explanation quotes)."""
+    if tournament.format == Tournament.ELIMINATION:
+        pairing = elimination.pair(records.start_elo, records.tables, records.removed, number)
+        firsts = Counter(record.seats[0] for record in records.tables)
+        return pairing, {p: Entrant(p, first_seats=firsts[p]) for t in pairing.tables for p in t.seats}
+    if number == 1:
+        entrants = progress.first_round_entrants(
+            {p: e for p, e in records.start_elo.items() if p not in records.removed}
+        )
+    else:
+        lines = standings(records.start_elo, records.tables, records.byes, tournament.table_size, records.removed)
+        entrants = progress.next_entrants(lines, records.tables, records.byes)
+    low, _ = get_game(tournament.title).player_range({})
+    return pair_round(entrants, tournament.table_size, low), {e.player: e for e in entrants}
 
 
 def _finish(tournament: Tournament, now: object) -> None:
