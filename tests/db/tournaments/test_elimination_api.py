@@ -10,11 +10,15 @@ seed: p2, p5, p1, p3, p4, p6.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from arena.players import players_fetch_or_create
 from ratings.models import Rating
 from tests.db.tournaments.conftest import TOURNAMENTS, create, register, tokaido_game
+from tournaments.rounds import rounds_overdue
 
 pytestmark = pytest.mark.django_db(transaction=True)  # each next round is paired after the last result's commit
 ELO = {"p1": 1600, "p2": 1550, "p3": 1500, "p4": 1450, "p5": 1400, "p6": 1350}
@@ -74,3 +78,22 @@ def test_elimination_needs_two_seat_tables(organiser):
     assert wizard.status_code == 400 and set(wizard.json()["error"]["fields"]) == {"table_size"}
     three = organiser.post(TOURNAMENTS, {**body, "game": "tokaido", "table_size": 3}, format="json")
     assert three.status_code == 400 and set(three.json()["error"]["fields"]) == {"table_size"}
+
+
+def test_a_no_show_sends_nobody_on_and_the_walkover_round_closes_at_once(organiser):
+    """Three players, seeds q1 > q2 > q3: 4 slots (1, 4, 2, 3), so q1 has a bye and q2 v q3 play. Nobody records
+    it by the deadline: nobody goes on, q1 walks over in round 2 (a round of walkovers only, closed at once), and
+    the tournament is finished with q1 on 2 points (the bye, the walkover), q2 and q3 on 0."""
+    for handle, elo in (("q1", 1600), ("q2", 1500), ("q3", 1400)):
+        Rating.objects.create(player=players_fetch_or_create([handle])[handle], title="tokaido", elo=elo, games=10)
+    tid = create(organiser, format="elimination", rounds=1, round_minutes=30)["id"]
+    for handle in ("q1", "q2", "q3"):
+        assert register(organiser, tid, handle).status_code == 201
+    started = organiser.post(f"{TOURNAMENTS}{tid}/start/").json()
+    assert started["rounds_planned"] == 2
+    (table,) = started["rounds"][0]["tables"]
+    assert sorted(table["seats"]) == ["q2", "q3"] and started["rounds"][0]["byes"] == ["q1"]
+    assert len(rounds_overdue(now=timezone.now() + timedelta(minutes=31))) == 1
+    shown = organiser.get(f"{TOURNAMENTS}{tid}/").json()
+    assert shown["status"] == "finished" and shown["rounds"][1]["tables"] == [] and shown["rounds"][1]["byes"] == ["q1"]
+    assert [(line["player"], line["points"]) for line in shown["standings"]] == [("q1", 2), ("q2", 0), ("q3", 0)]
