@@ -1,9 +1,10 @@
 """A running tournament's rounds: pair one, take a table's result, close a round at its deadline.
 
-docs/tournaments.md ("Pairing a round", "Rounds, results and deadlines"). The rules are the pure modules'
-(``pairing.py``, ``standings.py``, ``progress.py``); this module loads the records they need, writes what they
-decide, and announces each new round after its commit (``TournamentRoundPaired``: the top floor pushes its tables).
-Every write here runs under the tournament's row lock, so a result, a deadline and a void never interleave.
+docs/tournaments.md ("Pairing a round", "Rounds, results and deadlines", "Elimination"). The rules are the pure
+modules' (``pairing.py``, ``standings.py``, ``progress.py``, ``elimination.py``); this module loads the records they
+need, writes what they decide, and announces each new round after its commit (``TournamentRoundPaired``: the top
+floor pushes its tables). Every write here runs under the tournament's row lock, so a result, a deadline and a void
+never interleave; the round after a result's is paired by a worker (``next_round_pair``).
 """
 
 from __future__ import annotations
