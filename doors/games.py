@@ -19,9 +19,9 @@ from rest_framework.views import APIView
 from arena.api import schemas
 from arena.api.game_payload import parse_game
 from arena.models import Game
-from arena.recording import Outcome, Recorded, game_record, games_record
+from arena.recording import Outcome, Recorded, game_record
 from arena.selectors import game_get_for_server, games_as_committed, games_present
-from doors.tournament_games import tournament_game_record, tournament_table_take
+from doors.tournament_games import games_with_tables_record, tournament_game_record, tournament_table_take
 from infra.api.errors import refusal_body
 from infra.api.json_budget import game_values
 from infra.api.request_log import bind_games
@@ -101,8 +101,11 @@ class GameBatchApi(APIView):
                 "invalid_input", 'The batch carries only "games".', dict.fromkeys(unknown, "Unknown field.")
             )
         parsed: list[Any] = []
+        tables: list[object | None] = []  # each game's tournament_table (docs/tournaments.md), None for most
         per_game = settings.API_MAX_JSON_VALUES  # each game held to what it could be sent alone (issue 25 §1.3)
         for body in games:
+            game_body, table_ref = tournament_table_take(body)
+            tables.append(table_ref)
             try:
                 if game_values(body, per_game) > per_game:
                     raise InvalidInput(
@@ -110,10 +113,10 @@ class GameBatchApi(APIView):
                         f"A game holds more than {per_game} JSON values.",
                         {"body": f"More than {per_game} JSON values."},
                     )
-                parsed.append(parse_game(body))
+                parsed.append(parse_game(game_body))
             except ArenaError as refusal:
                 parsed.append(refusal)
-        outcomes = games_record(server=request.user, games=parsed)
+        outcomes = games_with_tables_record(server=request.user, games=parsed, tables=tables)
         bind_games([outcome.game.id for outcome in outcomes if isinstance(outcome, Recorded)])
         return Response({"results": self._results(outcomes)})
 

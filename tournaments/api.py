@@ -21,7 +21,12 @@ TAGS = ["tournaments"]
 class TournamentIn(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     game = serializers.CharField(help_text="A title with places (not hanabi): wizard, tokaido, spades, ...")
-    format = serializers.ChoiceField(choices=["swiss"], required=False, default="swiss")
+    format = serializers.ChoiceField(
+        choices=["swiss", "elimination"],
+        required=False,
+        default="swiss",
+        help_text="swiss, or elimination: single elimination at two-seat tables (table_size 2, its default).",
+    )
     rounds = serializers.IntegerField(min_value=1, max_value=30)
     table_size = serializers.IntegerField(required=False, help_text="Default: the title's recommended size.")
     starts_at = serializers.DateTimeField(help_text="Beat starts it then; POST .../start/ starts it earlier.")

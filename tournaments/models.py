@@ -14,7 +14,11 @@ from arena.models import Game, GameServer, Player
 
 
 class Tournament(models.Model):
-    """One Swiss tournament, created by a game server with the ``tournaments`` scope."""
+    """One tournament (Swiss, or single elimination at two-seat tables), created by a game server with the
+    ``tournaments`` scope."""
+
+    SWISS = "swiss"
+    ELIMINATION = "elimination"  # docs/tournaments.md#elimination
 
     class Status(models.TextChoices):
         REGISTERING = "registering"

@@ -19,6 +19,7 @@ Why the pairing works the way it does (docs/tournaments.md#pairing-a-round):
   then swaps between tables remove the repeats it was forced into: linear in the players (10,000 players at
   4-seat tables in well under a second, ``bench/pairing_bench.py``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -112,7 +113,7 @@ def bye_players(entrants: Sequence[Entrant], count: int) -> list[int]:
 def repeats_of(group: Iterable[int], mates: Mapping[int, frozenset[int]]) -> list[tuple[int, int]]:
     """The pairs of ``group`` who have shared a table before."""
     members = list(group)
-    return [(a, b) for i, a in enumerate(members) for b in members[i + 1:] if b in mates.get(a, frozenset())]
+    return [(a, b) for i, a in enumerate(members) for b in members[i + 1 :] if b in mates.get(a, frozenset())]
 
 
 def seat_order(table: Sequence[Entrant]) -> list[Entrant]:
@@ -148,7 +149,7 @@ def _cost(groups: Sequence[Sequence[int]], entrants: Sequence[Entrant], low: fro
     for group in groups:
         for i, a in enumerate(group):
             mates = entrants[a].mates
-            for b in group[i + 1:]:
+            for b in group[i + 1 :]:
                 if entrants[b].player in mates:
                     repeats += 1
         if any(i in low for i in group):
@@ -158,78 +159,112 @@ def _cost(groups: Sequence[Sequence[int]], entrants: Sequence[Entrant], low: fro
     return _Cost(repeats, max(0, need - covered), spread)
 
 
-def _exact(entrants: Sequence[Entrant], sizes: Sequence[int], low: frozenset[int], need: int,
-           start: list[list[int]] | None, budget: int | None) -> tuple[list[list[int]], bool]:
-    """Branch and bound over every partition of the players into tables of ``sizes`` (as a multiset): the lowest
-    (repeats, seat_shortfall, spread) tuple, the first found in ranking order on a tie. ``start`` seeds the bound;
-    ``budget`` (nodes) stops the search early, reported by the second value (False: not proven best)."""
-    n = len(entrants)
-    met = [[entrants[b].player in entrants[a].mates for b in range(n)] for a in range(n)]
-    points = [e.points for e in entrants]
-    remaining_sizes: dict[int, int] = {}
-    for s in sizes:
-        remaining_sizes[s] = remaining_sizes.get(s, 0) + 1
-    best: list[list[list[int]] | None] = [start]
-    best_key = [_cost(start, entrants, low, need).key() if start else (n * n, n, 10**9)]
-    nodes = [0]
-    placed = [False] * n
-    groups: list[list[int]] = []
-    complete = [True]
+class _Search:
+    """Branch and bound over every partition of the players into tables of ``sizes`` (as a multiset), one table at a
+    time: each table's first seat is the best-ranked player left (so no partition is visited twice), ``_choose``
+    completes it, ``_extend`` opens the next. A class only so the search's state is shared by the two steps."""
 
-    def bound(repeats: int, covered: int, spread: int, tables_left: int, low_left: int) -> tuple[int, int, int]:
+    def __init__(
+        self,
+        entrants: Sequence[Entrant],
+        sizes: Sequence[int],
+        low: frozenset[int],
+        need: int,
+        start: list[list[int]] | None,
+        budget: int | None,
+    ) -> None:
+        n = len(entrants)
+        self.n, self.low, self.need, self.budget = n, low, need, budget
+        self.met = [[entrants[b].player in entrants[a].mates for b in range(n)] for a in range(n)]
+        self.points = [e.points for e in entrants]
+        self.remaining_sizes: dict[int, int] = {}
+        for s in sizes:
+            self.remaining_sizes[s] = self.remaining_sizes.get(s, 0) + 1
+        self.best = start
+        self.best_key = _cost(start, entrants, low, need).key() if start else (n * n, n, 10**9)
+        self.nodes = 0
+        self.placed = [False] * n
+        self.groups: list[list[int]] = []
+        self.complete = True
+
+    def run(self, tables: int) -> tuple[list[list[int]], bool]:
+        self._extend(0, 0, 0, tables, len(self.low))
+        assert self.best is not None
+        return self.best, self.complete
+
+    def _bound(self, repeats: int, covered: int, spread: int, tables_left: int, low_left: int) -> tuple[int, int, int]:
+        """The best any completion can reach: repeats and spread only grow, and at most ``min(tables_left,
+        low_left)`` more tables can get a player short of first seats."""
         reachable = covered + min(tables_left, low_left)
-        return repeats, max(0, need - reachable), spread
+        return repeats, max(0, self.need - reachable), spread
 
-    def choose(state: tuple[int, int, int, int, int], size: int, group: list[int], after: int, rep: int, lo: int,
-               hi: int, has_low: bool, low_used: int) -> None:
-        """Complete the table of ``group`` (its first seat the best-ranked player left) with players after ``after``."""
+    def _choose(self, state: tuple[int, int, int, int, int], size: int, group: list[int], after: int, rep: int) -> None:
+        """Complete the table of ``group`` (its first seat the best-ranked player left) with players after ``after``;
+        ``rep`` counts its repeats so far, the one figure worth pruning on while the table fills."""
         repeats, covered, spread, tables_left, low_left = state
         if len(group) == size:
-            groups.append(list(group))
-            extend(repeats + rep, covered + has_low, spread + hi - lo, tables_left - 1, low_left - low_used)
-            groups.pop()
+            pts = [self.points[i] for i in group]
+            low_used = sum(1 for i in group if i in self.low)
+            self.groups.append(list(group))
+            self._extend(
+                repeats + rep,
+                covered + (low_used > 0),
+                spread + max(pts) - min(pts),
+                tables_left - 1,
+                low_left - low_used,
+            )
+            self.groups.pop()
             return
-        if repeats + rep > best_key[0][0]:
+        if repeats + rep > self.best_key[0]:
             return
-        for j in range(after, n):
+        placed, met = self.placed, self.met
+        for j in range(after, self.n):
             if placed[j]:
                 continue
             extra = sum(1 for g in group if met[g][j])
             placed[j] = True
             group.append(j)
-            is_low = j in low
-            choose(state, size, group, j + 1, rep + extra, min(lo, points[j]), max(hi, points[j]), has_low or is_low,
-                   low_used + is_low)
+            self._choose(state, size, group, j + 1, rep + extra)
             group.pop()
             placed[j] = False
 
-    def extend(repeats: int, covered: int, spread: int, tables_left: int, low_left: int) -> None:
-        if budget is not None and nodes[0] >= budget:
-            complete[0] = False
+    def _extend(self, repeats: int, covered: int, spread: int, tables_left: int, low_left: int) -> None:
+        """Open the next table at the best-ranked player left (or record a complete partition that beats the best)."""
+        if self.budget is not None and self.nodes >= self.budget:
+            self.complete = False
             return
-        nodes[0] += 1
-        if bound(repeats, covered, spread, tables_left, low_left) >= best_key[0]:
+        self.nodes += 1
+        if self._bound(repeats, covered, spread, tables_left, low_left) >= self.best_key:
             return
         try:
-            head = placed.index(False)
+            head = self.placed.index(False)
         except ValueError:
-            best_key[0] = (repeats, max(0, need - covered), spread)
-            best[0] = [list(g) for g in groups]
+            self.best_key = (repeats, max(0, self.need - covered), spread)
+            self.best = [list(g) for g in self.groups]
             return
-        placed[head] = True
-        for size in sorted(remaining_sizes, reverse=True):
-            if remaining_sizes[size] == 0:
+        self.placed[head] = True
+        state = (repeats, covered, spread, tables_left, low_left)
+        for size in sorted(self.remaining_sizes, reverse=True):
+            if self.remaining_sizes[size] == 0:
                 continue
-            remaining_sizes[size] -= 1
-            state = (repeats, covered, spread, tables_left, low_left)
-            choose(state, size, [head], head + 1, 0, points[head], points[head], head in low, int(head in low))
-            remaining_sizes[size] += 1
-        placed[head] = False
+            self.remaining_sizes[size] -= 1
+            self._choose(state, size, [head], head + 1, 0)
+            self.remaining_sizes[size] += 1
+        self.placed[head] = False
 
-    extend(0, 0, 0, len(sizes), len(low))
-    result = best[0]
-    assert result is not None
-    return result, complete[0]
+
+def _exact(
+    entrants: Sequence[Entrant],
+    sizes: Sequence[int],
+    low: frozenset[int],
+    need: int,
+    start: list[list[int]] | None,
+    budget: int | None,
+) -> tuple[list[list[int]], bool]:
+    """The lowest (repeats, seat_shortfall, spread) tuple over every partition, the first found in ranking order on a
+    tie. ``start`` seeds the bound; ``budget`` (nodes) stops the search early, reported by the second value (False:
+    not proven best)."""
+    return _Search(entrants, sizes, low, need, start, budget).run(len(sizes))
 
 
 def _greedy(entrants: Sequence[Entrant], sizes: Sequence[int], low: frozenset[int], need: int) -> list[list[int]]:
@@ -333,18 +368,30 @@ def _balance(groups: list[list[int]], entrants: Sequence[Entrant], low: frozense
             return
         if any(i in low for i in group):
             continue
-        nearby = sorted((u for u in range(max(0, t - REPAIR_RADIUS), min(len(groups), t + REPAIR_RADIUS + 1))
-                         if u != t), key=lambda u: abs(u - t))
-        options = [(entrants[a].points != entrants[b].points, abs(u - t), a, b, u)
-                   for u in nearby if sum(1 for i in groups[u] if i in low) >= 2
-                   for b in groups[u] if b in low for a in group
-                   if fits(b, group, a) and fits(a, groups[u], b)]
+        nearby = sorted(
+            (u for u in range(max(0, t - REPAIR_RADIUS), min(len(groups), t + REPAIR_RADIUS + 1)) if u != t),
+            key=lambda u: abs(u - t),
+        )
+        options = [
+            (entrants[a].points != entrants[b].points, abs(u - t), a, b, u)
+            for u in nearby
+            if sum(1 for i in groups[u] if i in low) >= 2
+            for b in groups[u]
+            if b in low
+            for a in group
+            if fits(b, group, a) and fits(a, groups[u], b)
+        ]
         if not options:  # none close by: the nearest table anywhere with a short player to spare
             for u in sorted(range(len(groups)), key=lambda u: abs(u - t)):
                 if u == t or sum(1 for i in groups[u] if i in low) < 2:
                     continue
-                options = [(True, abs(u - t), a, b, u) for b in groups[u] if b in low for a in group
-                           if fits(b, group, a) and fits(a, groups[u], b)]
+                options = [
+                    (True, abs(u - t), a, b, u)
+                    for b in groups[u]
+                    if b in low
+                    for a in group
+                    if fits(b, group, a) and fits(a, groups[u], b)
+                ]
                 if options:
                     break
         if options:
@@ -386,7 +433,8 @@ def pair_round(entrants: Sequence[Entrant], size: int, low: int) -> Pairing:
         pts = tuple(e.points for e in members)
         reasons = [
             f"score group {max(pts)}-{min(pts)} points" if max(pts) != min(pts) else f"score group {pts[0]} points",
-            ("repeats forced: " + ", ".join(f"{a}-{b}" for a, b in repeated)) if repeated
+            ("repeats forced: " + ", ".join(f"{a}-{b}" for a, b in repeated))
+            if repeated
             else "no repeated table-mates",
             f"seat 1: player {ids[0]}, {members[0].first_seats} first seats before (fewest at the table)",
         ]

@@ -93,8 +93,8 @@ def parse_tournament(raw: Any) -> TournamentInput:
     if not isinstance(title, str) or not 1 <= len(title) <= 32:
         errors["game"] = "Required: the game's id (wizard, tokaido, ...)."
     fmt = body.get("format", "swiss")
-    if fmt != "swiss":
-        errors["format"] = 'Must be "swiss" (the only format so far).'
+    if fmt not in ("swiss", "elimination"):
+        errors["format"] = 'Must be "swiss" or "elimination" (two-seat tables).'
     rounds = _int(body, "rounds", 1, MAX_ROUNDS, errors, required=True)
     table_size = _int(body, "table_size", 2, 64, errors)
     minutes = _int(body, "round_minutes", 1, MAX_ROUND_MINUTES, errors)

@@ -20,6 +20,7 @@ from infra.errors import ArenaError, Conflict, Forbidden, InvalidInput, NotFound
 from ratings import reputation
 from ratings.config import elo_config
 from ratings.models import Rating, Reputation
+from tournaments.elimination import rounds_needed
 from tournaments.models import Entry, Tournament
 from tournaments.payload import TournamentInput
 from tournaments.rounds import lock, round_pair
@@ -40,6 +41,18 @@ def tournament_create(*, server: GameServer, data: TournamentInput) -> Tournamen
         )
     low, high = rules.player_range({})
     size = data.table_size or rules.table_recommended or rules.recommended_players or low
+    if data.format == Tournament.ELIMINATION:  # docs/tournaments.md#elimination: one winner per two-seat table
+        size = data.table_size or 2
+        if size != 2 or low > 2:
+            raise InvalidInput(
+                "invalid_input",
+                f"Elimination is played at two-seat tables; {rules.name} tables take {low} to {high} players.",
+                {
+                    "table_size": "Must be 2 for elimination, in a title that plays two."
+                    if low <= 2
+                    else f"{rules.name} cannot be played two-handed."
+                },
+            )
     if not low <= size <= high:
         raise InvalidInput(
             "invalid_input",
@@ -209,7 +222,9 @@ def tournament_start(
             )
         Entry.objects.bulk_update(entries, ["start_elo", "status", "reason"])
         tournament.status, tournament.started_at = Tournament.Status.RUNNING, moment
-        tournament.save(update_fields=["status", "started_at"])
+        if tournament.format == Tournament.ELIMINATION:  # the bracket's rounds (docs/tournaments.md#elimination)
+            tournament.rounds = rounds_needed(len(staying))
+        tournament.save(update_fields=["status", "started_at", "rounds"])
         round_pair(tournament)
     return tournament
 

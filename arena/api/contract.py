@@ -219,6 +219,19 @@ LINKS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
 }
 
 
+# The one field a game body may carry beyond its game's own (docs/tournaments.md, "Rounds, results and deadlines"):
+# doors/tournament_games.py takes it off before the core parses the body, on the single and the batch endpoint.
+TOURNAMENT_TABLE = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": MAX_ID,
+    "nullable": True,
+    "description": "The tournament table this game is the result of: the table's id as its "
+    "tournament.table_formed push gave it. Left out or null: an ordinary game.",
+    "examples": [4711],
+}
+
+
 def _games(components: dict[str, Any]) -> None:
     """GameInRequest becomes a oneOf of every game's own body, chosen by ``game``."""
     generic = components["GameInRequest"]["properties"]
@@ -233,6 +246,7 @@ def _games(components: dict[str, Any]) -> None:
     for rules in all_games():
         name = f"GameIn_{rules.title}"
         components[name] = game_schema(rules, table_id=table_id, finished_at=finished_at)
+        components[name]["properties"]["tournament_table"] = copy.deepcopy(TOURNAMENT_TABLE)
         mapping[rules.title] = f"#/components/schemas/{name}"
     components["GameInRequest"] = {
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
@@ -261,12 +275,13 @@ def _games(components: dict[str, Any]) -> None:
     if item:
         item["status_code"] = {
             "type": "integer",
-            "description": "201 recorded, 200 a resend of the same game, 400 refused, 409 "
-            "table_conflict: what the game alone would have been answered.",
+            "description": "201 recorded, 200 a resend of the same game, 400 refused, 404 no such "
+            "tournament_table, 409 table_conflict or the tournament table's: what the game alone would have been "
+            "answered.",
         }
         item["body"] = {
             "oneOf": [{"$ref": "#/components/schemas/GameOut"}, {"$ref": "#/components/schemas/Error"}],
-            "description": "The game (200, 201) or its refusal (400, 409), as POST /api/v1/games/ "
+            "description": "The game (200, 201) or its refusal (400, 404, 409), as POST /api/v1/games/ "
             "would answer it alone.",
         }
     components.pop("GamePlayerInRequest", None)

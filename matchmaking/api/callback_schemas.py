@@ -83,6 +83,29 @@ class TicketClosedData(serializers.Serializer):
     ticket = TicketClosedTicket()
 
 
+class TournamentPushHead(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The tournament's id (GET /api/v1/tournaments/{id}/).")
+    name = serializers.CharField()
+    game = serializers.CharField(help_text="The title played.")
+
+
+class TournamentPushTable(serializers.Serializer):
+    id = serializers.IntegerField(help_text='Name it as "tournament_table" when you record the game.')
+    board = serializers.IntegerField(min_value=1, help_text="1: the leaders' table.")
+    seats = serializers.ListField(child=serializers.CharField(), help_text="The players' ids in seat order.")
+    seat_1 = serializers.CharField(help_text="Who plays first (the first of seats).")
+
+
+class TournamentTableFormedData(serializers.Serializer):
+    """What tournaments push per table (docs/tournaments.md, "Rounds, results and deadlines"); matchmaking carries
+    it without importing tournaments, so the shape is described here, beside the other events'."""
+
+    tournament = TournamentPushHead()
+    round = serializers.IntegerField(min_value=1)
+    deadline = serializers.DateTimeField(help_text="After it, a table without a game scores 0 for every seat.")
+    table = TournamentPushTable()
+
+
 class PingData(serializers.Serializer):
     callback = serializers.DictField(help_text='{"url"}: where this ping was sent.')
 
@@ -108,7 +131,7 @@ ENVELOPES = {
         "PlayerWarnedEvent", events.PLAYER_WARNED, _ANY(help_text="The warning, as the moderation docs describe it.")
     ),
     events.TOURNAMENT_TABLE_FORMED: envelope_serializer(
-        "TournamentTableFormedEvent", events.TOURNAMENT_TABLE_FORMED, _ANY(help_text="The tournament's table.")
+        "TournamentTableFormedEvent", events.TOURNAMENT_TABLE_FORMED, TournamentTableFormedData()
     ),
     events.PING: envelope_serializer("PingEvent", events.PING, PingData()),
 }

@@ -1,10 +1,10 @@
 """No module below the doors imports a Celery task module, not even inside a function (which hides a cycle).
 
 A service that must have a worker do something hands it off (``infra.handoffs.hand_off``) to a ``HandOff`` it
-declares, which its app's task module binds (``done_by``): the void's rebuild, a table's push, a lost board's copy.
-So the import runs one way, tasks to services. The doors (API, admin, urls, app configs, listeners, commands, the
-task modules themselves) may call tasks. grimp, the library under import-linter, counts imports inside functions
-too.
+declares, which its app's task module binds (``done_by``): the void's rebuild, a table's push, a lost board's copy,
+a tournament's next round. So the import runs one way, tasks to services. The doors (API, admin, urls, app
+configs, listeners, commands, the task modules themselves) may call tasks. grimp, the library under import-linter,
+counts imports inside functions too.
 """
 
 from __future__ import annotations
@@ -40,4 +40,5 @@ def test_every_hand_off_is_bound_by_its_apps_task_module():
         "leaderboards: rebuild a lost board": "leaderboards.tasks",
         "moderation: rebuild the voided titles": "moderation.tasks",
         "moderation: lift a timed ban when its term ends": "moderation.tasks",
+        "tournaments: pair the round after a closed one": "tournaments.tasks",
     }

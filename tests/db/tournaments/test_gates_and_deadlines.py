@@ -37,6 +37,12 @@ def test_create_takes_the_titles_sizes_and_refuses_what_cannot_be_played(organis
         TOURNAMENTS, {"name": "x", "game": "tokaido", "round": 3, "starts_at": "2030-01-01T00:00:00Z"}, format="json"
     )
     assert typo.status_code == 400 and set(typo.json()["error"]["fields"]) == {"round", "rounds"}
+    knockout = organiser.post(
+        TOURNAMENTS,
+        {"name": "x", "game": "tokaido", "format": "knockout", "rounds": 3, "starts_at": "2030-01-01T00:00:00Z"},
+        format="json",
+    )
+    assert knockout.status_code == 400 and set(knockout.json()["error"]["fields"]) == {"format"}
 
 
 def test_the_scope_is_needed_and_a_tournament_is_its_servers_own(organiser):
