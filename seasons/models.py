@@ -28,6 +28,9 @@ class Season(models.Model):
     ends_at = models.DateTimeField()
     closed_at = models.DateTimeField(null=True, blank=True)
     cursor = models.BigIntegerField(default=0, help_text="The highest rating_seq the live stage has folded.")
+    version = models.BigIntegerField(
+        default=0, help_text="Bumped by every write to the entries: the Redis copy of the standings holds one."
+    )
 
     class Meta:
         constraints = [

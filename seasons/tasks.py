@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from seasons import services
+from seasons import services, standings
 
 
 @shared_task(name="seasons.tasks.follow")
@@ -27,3 +27,10 @@ def rollover_due() -> list[str]:
     for title in services.season_titles():
         services.season_follow(title=title)
     return closed
+
+
+@shared_task(name="seasons.tasks.rebuild_standings")
+def rebuild_standings(season_id: int) -> int:
+    """A reader found the open season's Redis copy missing or behind: copy the entries again (under the season's
+    lock, so it is exact for the version it is stamped with)."""
+    return standings.rebuild(season_id=season_id)
