@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.games import all_games, get_game
-from arena.models import Game, Player, Seat
+from arena.models import Game, Player
 from infra.errors import NotFound
 from infra.gc_pause import gc_paused
 from ratings.config import elo_config
@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 
 # Games read per query while folding (one query for games, one for their seats).
 _CHUNK = 5000
-_RATED = Game.Status.RATED
 
 
 def season_rules() -> rules.SeasonRules:
@@ -83,27 +82,12 @@ def season_open(*, title: str, now: datetime | None = None) -> Season:
 def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[list[RatedGame], list[int]]]:
     """The season's rated games with rating_seq > ``after_seq``, in rating order, by chunks; and their seqs."""
     while True:
-        rows = list(
-            Game.objects.filter(
-                title=title,
-                status=_RATED,
-                rating_seq__gt=after_seq,
-                finished_at__gte=season.starts_at,
-                finished_at__lt=season.ends_at,
-            )
-            .order_by("rating_seq")
-            .values_list("id", "recommended_sides", "finished_at", "rating_seq")[:_CHUNK]
+        rows = store.games_read(
+            title=title, starts=season.starts_at, ends=season.ends_at, after_seq=after_seq, limit=_CHUNK
         )
         if not rows:
             return
-        seats: dict[int, list[tuple[int, int, int | None, bool]]] = {row[0]: [] for row in rows}
-        for game_id, player_id, side, place, quit_ in (
-            Seat.objects.filter(game_id__in=list(seats))
-            .order_by("game_id", "position")
-            .values_list("game_id", "player_id", "side", "place", "quit")
-        ):
-            seats[game_id].append((player_id, side, place, quit_))
-        yield [RatedGame(r[0], r[1], None, r[2], None, seats[r[0]]) for r in rows], [r[3] for r in rows]
+        yield [RatedGame(r[0], r[1], None, r[2], None, r[4]) for r in rows], [r[3] for r in rows]
         after_seq = rows[-1][3]
 
 

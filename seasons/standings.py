@@ -19,7 +19,7 @@ from redis.exceptions import RedisError
 
 from arena.models import Player
 from infra import mode
-from seasons import standings_redis
+from seasons import standings_redis, store
 from seasons.models import Season, SeasonEntry
 from seasons.store import EntryRow
 
@@ -41,8 +41,7 @@ def after_fold(
     if not kept_in_redis() or not rows:
         return
     players = {
-        pid: (handle, status == Player.Status.BANNED)
-        for pid, handle, status in Player.objects.filter(id__in=list(rows)).values_list("id", "handle", "status")
+        pid: (handle, status == Player.Status.BANNED) for pid, handle, status in store.players_read(player_ids=rows)
     }
     changes: list[standings_redis.Change] = []
     for pid, (_, points, games, left, league, elo, _, tier, score) in rows.items():
