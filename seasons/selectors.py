@@ -259,10 +259,12 @@ def player_season(*, title: str, player: str) -> dict[str, Any]:
     )
     rank = None
     if entry is not None and not found.is_banned:
-        rank = (
-            1
-            + _live(season).filter(Q(tier__gt=entry["tier"]) | Q(tier=entry["tier"], score__gt=entry["score"])).count()
-        )
+        reply = standings.read(season, mode_="rank", arg=found.id, limit=1)
+        if reply is not None:
+            rank = reply.first_rank if reply.found else None
+        else:
+            above = _live(season).filter(Q(tier__gt=entry["tier"]) | Q(tier=entry["tier"], score__gt=entry["score"]))
+            rank = 1 + above.count()
     lines = _player_lines(season, found.id, entry["carried"] if entry else None)
     corrections = (
         SeasonCorrection.objects.filter(season__title=title, player=found)

@@ -82,8 +82,9 @@ def _script(source: str) -> Script:
     return redis_client().register_script(source)
 
 
-# KEYS: board, meta, stamp. ARGV: version, mode (page | around), offset (page) or padded id (around), limit.
-# Replies: nil (no copy of this version); {total, -1, sizes} (around a player not in it);
+# KEYS: board, meta, stamp. ARGV: version, mode (page | around | rank), offset (page) or padded id, limit.
+# Replies: nil (no copy of this version); {total, -1, sizes} (around or rank of a player not in it);
+# {total, -2, sizes, rank} (rank);
 # {total, start, sizes} (past the end); {total, start, sizes, first_rank, members, metas}.
 # sizes: the count of each tier's prefix, placement ("6") first, elite ("0") last. The window of around mirrors
 # seasons.rules.window_start.
@@ -93,6 +94,11 @@ local total = redis.call('ZCARD', KEYS[1])
 local sizes = {}
 for t = 6, 0, -1 do
   sizes[#sizes + 1] = redis.call('ZLEXCOUNT', KEYS[1], '[' .. t, '(' .. (t + 1))
+end
+if ARGV[2] == 'rank' then
+  local m = redis.call('HGET', KEYS[2], ARGV[3])
+  if not m then return {total, -1, sizes} end
+  return {total, -2, sizes, redis.call('ZLEXCOUNT', KEYS[1], '-', '(' .. string.sub(m, 1, 17)) + 1}
 end
 local limit = tonumber(ARGV[4])
 local start
@@ -168,7 +174,8 @@ class Reply:
 
 
 def read(title: str, season_id: int, version: int, *, mode: str, arg: int, limit: int) -> Reply | None:
-    """One round trip; None when the copy is missing or of another version (the caller asks the database)."""
+    """One round trip; None when the copy is missing or of another version (the caller asks the database).
+    ``rank``: the player's rank alone, in ``first_rank``."""
     k = keys(title, season_id)
     ref = arg if mode == "page" else f"{arg:0{MEMBER_WIDTH}d}"
     reply = _script(_READ)(keys=[k.board, k.meta, k.stamp], args=[version, mode, ref, limit])
@@ -178,6 +185,8 @@ def read(title: str, season_id: int, version: int, *, mode: str, arg: int, limit
     sizes = {(tier if tier >= 0 else None): n for tier, n in zip(range(-1, 6), counts, strict=True) if n}
     if start == -1:
         return Reply(total, sizes, 0, 0, [], found=False)
+    if start == -2:
+        return Reply(total, sizes, 0, reply[3], [])
     if len(reply) == 3:
         return Reply(total, sizes, start, 0, [])
     rows = []

@@ -210,19 +210,23 @@ def close_in_database() -> bool:
 # them. Rank: equal (tier, score) share the first position's rank. Relegation: in a league above bronze, the
 # players after the first size - ceil(size * share) (floating point, as the rules compute it). Banned players
 # are left out. The carried league: one down, two from the relegation zone, kept when above bronze.
+# One sort of the season's entries: every window orders by a prefix of (-tier, score DESC, player_id), a league's
+# partition being its tier (placement is tier -1), and the rows go in in that order, the archive's order index's
+# (rank, player). The carried entries go in by player, the order of the entries' unique index: both appends.
 _CLOSE_FINALS = """
 INSERT INTO seasons_seasonfinal (season_id, player_id, rank, league, points, games, placement_left, season_elo,
                                  relegation)
-SELECT %(closed)s, player_id, rank() OVER (ORDER BY tier DESC, score DESC), league, points, games, placement_left,
+SELECT %(closed)s, player_id, rank() OVER by_key, league, points, games, placement_left,
        CASE WHEN league = %(top)s THEN elo END,
        COALESCE(league > 0 AND row_number() OVER league_order
                 > count(*) OVER by_league - ceil(count(*) OVER by_league * %(share)s::float8), false)
 FROM seasons_seasonentry AS e
 WHERE season_id = %(closed)s
   AND NOT EXISTS (SELECT 1 FROM arena_player AS p WHERE p.id = e.player_id AND p.status = %(banned)s)
-WINDOW by_league AS (PARTITION BY league),
-       league_order AS (PARTITION BY league ORDER BY tier DESC, score DESC, player_id)
-ORDER BY 3, 2
+WINDOW by_key AS (ORDER BY -tier, score DESC),
+       by_league AS (PARTITION BY -tier),
+       league_order AS (PARTITION BY -tier ORDER BY score DESC, player_id)
+ORDER BY -tier, score DESC, player_id
 """
 _CLOSE_CARRY = """
 INSERT INTO seasons_seasonentry (season_id, player_id, points, games, placement_left, league, elo, elo_games, tier,
@@ -232,7 +236,7 @@ SELECT %(next)s, player_id, (%(thresholds)s::int4[])[c + 1], 0, 0, c, %(initial)
 FROM (SELECT player_id, GREATEST(0, league - CASE WHEN relegation THEN 2 ELSE 1 END) AS c
       FROM seasons_seasonfinal WHERE season_id = %(closed)s AND league IS NOT NULL) AS f
 WHERE c > 0
-ORDER BY c DESC, 3 DESC, player_id
+ORDER BY player_id
 """
 
 

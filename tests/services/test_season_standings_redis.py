@@ -19,7 +19,7 @@ from arena.models import Player
 from arena.players import player_status_ban, player_status_unban
 from seasons import standings, standings_redis, tasks
 from seasons.models import Season
-from seasons.selectors import standings_live, standings_live_around
+from seasons.selectors import player_season, standings_live, standings_live_around
 from seasons.services import season_follow, season_open, season_replay_live
 from tests.db.seasons.helpers import live_rows, rated_game, replayed_rows
 
@@ -71,6 +71,8 @@ def assert_same_either_way(settings, s: Season) -> None:
             got = standings_live_around(season=s, player=handle, limit=limit)
             want = from_db(settings, lambda h=handle, n=limit: standings_live_around(season=s, player=h, limit=n))
             assert (got.total, got.rows, got.leagues) == (want.total, want.rows, want.leagues), (handle, limit)
+        mine = player_season(title=s.title, player=handle)["rank"]
+        assert mine == from_db(settings, lambda h=handle: player_season(title=s.title, player=h)["rank"]), handle
 
 
 def test_the_copy_follows_each_batch_and_answers_as_the_database_and_the_replay(settings, redis_conn):
