@@ -18,12 +18,16 @@ from django.db.models import F
 from redis.exceptions import RedisError
 
 from arena.models import Player
-from infra import mode
+from infra import handoffs, mode
 from seasons import standings_redis, store
 from seasons.models import Season, SeasonEntry
 from seasons.store import EntryRow
 
 log = logging.getLogger(__name__)
+
+# A reader found the open season's Redis copy missing or behind its version: seasons/tasks.py has a worker copy the
+# entries again, while the database answers. Handed over at once: no write makes it true, a reader saw it.
+lost_copy_rebuild = handoffs.HandOff("seasons: rebuild a season's standings copy")
 
 
 def kept_in_redis() -> bool:
@@ -61,9 +65,7 @@ def read(season: Season, *, mode_: str, arg: int, limit: int) -> standings_redis
     try:
         reply = standings_redis.read(season.title, season.pk, season.version, mode=mode_, arg=arg, limit=limit)
         if reply is None and standings_redis.request_rebuild(season.title, season.pk):
-            from seasons.tasks import rebuild_standings
-
-            rebuild_standings.delay(season.pk)
+            handoffs.hand_off(lost_copy_rebuild, season.pk, at_once=True)
         return reply
     except RedisError:
         log.warning("season standings: Redis read failed", extra={"title": season.title, "season": season.number})

@@ -39,4 +39,5 @@ def test_every_hand_off_is_bound_by_its_apps_task_module():
         "leaderboards: rebuild a lost board": "leaderboards.tasks",
         "moderation: rebuild the voided titles": "moderation.tasks",
         "moderation: lift a timed ban when its term ends": "moderation.tasks",
+        "seasons: rebuild a season's standings copy": "seasons.tasks",
     }
