@@ -10,6 +10,8 @@ It empties the database's games, players, ratings and seasons first, so it refus
 - stage: the same pending four-player games rated batch by batch by ``elo_stage_run`` (the Elo stage), each batch
   followed by ``season_follow`` (the season stage folding it); the season stage's total time as a share of the Elo
   stage's (docs/seasons.md; the issue's limit is 10 %);
+- read: the first standings page against the first leaderboard page over the same players, both from Redis when
+  ``REDIS_URL`` is set (use your own Redis database number), p50 and p99 in the same run;
 - rollover: ``season_rollover`` of a season holding ``--entries`` entries (written directly), timed.
 """
 
@@ -144,11 +146,16 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 def reads(season: Season, ids: list[int], rnd: random.Random, n: int = 100) -> None:
-    """The season's first page against the leaderboard's first page over the same players, in turns (both from
-    the database: this bench has no Redis, and the season standings have no Redis copy yet)."""
+    """The season's first page against the leaderboard's first page over the same players, in turns. With
+    ``REDIS_URL`` set both are first copied into Redis (the board by its rebuild, the season by the one its stage's
+    readers ask for) and answer from there, as in production; without it both answer from the database."""
     from django.utils import timezone
 
+    from infra import mode
+    from leaderboards.redis_board import is_ready
     from leaderboards.selectors import board_page
+    from leaderboards.services import board_rebuild
+    from seasons import standings, standings_redis
     from seasons.selectors import standings_live
 
     at = timezone.now()
@@ -159,6 +166,18 @@ def reads(season: Season, ids: list[int], rnd: random.Random, n: int = 100) -> N
             [at, ids],
         )
     vacuum()
+    where = "database"
+    if mode.redis_configured():
+        t0 = time.perf_counter()
+        board_rebuild(title="nile")
+        t1 = time.perf_counter()
+        standings.rebuild(season_id=season.pk)
+        t2 = time.perf_counter()
+        season.refresh_from_db()
+        held = standings_redis.read(season.title, season.pk, season.version, mode="page", arg=0, limit=1)
+        assert is_ready("nile") and held is not None, "both copies must be in Redis before timing"
+        where = "Redis"
+        print(f"copies into Redis: board {t1 - t0:.1f} s, season {t2 - t1:.1f} s ({len(ids)} players)")
     season_times, board_times = [], []
     for _ in range(n):
         t0 = time.perf_counter()
@@ -170,10 +189,12 @@ def reads(season: Season, ids: list[int], rnd: random.Random, n: int = 100) -> N
         board_times.append(t2 - t1)
     sp, bp = percentile(season_times, 0.99), percentile(board_times, 0.99)
     print(
-        f"read: first page of {len(ids)} players, p50/p99: season {percentile(season_times, 0.5) * 1000:.1f}/"
-        f"{sp * 1000:.1f} ms, board (database) {percentile(board_times, 0.5) * 1000:.1f}/{bp * 1000:.1f} ms; "
-        f"season / board p99 = {sp / bp:.1f}x (limit 2x)"
+        f"read ({where}): first page of {len(ids)} players, p50/p99: season {percentile(season_times, 0.5) * 1000:.2f}/"
+        f"{sp * 1000:.2f} ms, board {percentile(board_times, 0.5) * 1000:.2f}/{bp * 1000:.2f} ms; "
+        f"season / board p99 = {sp / bp:.2f}x (limit 2x)"
     )
+    if mode.redis_configured():
+        standings_redis.drop(season.title, season.pk)
 
 
 def main() -> None:

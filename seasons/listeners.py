@@ -1,13 +1,15 @@
 """What seasons hear from below (``infra/announcements.py``), subscribed once by ``SeasonsConfig.ready``.
 
 A rating batch is folded into the open season by a worker (``seasons.tasks.follow``; in-process when embedded); a
-rebuild (after a void) replays the season. Banned players need no write: the standings leave them out at each read
-(``seasons/selectors.py``), so a ban or an unban shows at once.
+rebuild (after a void) replays the season. A ban or an unban needs no write to the entries: the database's standings
+leave banned players out at each read (``seasons/selectors.py``); the season's version moves so that its Redis copy
+is rebuilt without them (``seasons/standings.py``).
 """
 
 from __future__ import annotations
 
-from infra.announcements import RatingsChanged, subscribe
+from infra.announcements import PlayerStatusChanged, RatingsChanged, subscribe
+from seasons.standings import standings_changed
 from seasons.tasks import follow, replay
 
 
@@ -20,4 +22,11 @@ def on_ratings_changed(fact: RatingsChanged) -> None:
         replay.delay(fact.title)
 
 
+def on_player_status_changed(fact: PlayerStatusChanged) -> None:
+    """A ban or an unban: the database's standings read the status at each read; the Redis copies of the seasons
+    the player is in are made stale (their version moves) and rebuild at the next read."""
+    standings_changed(player_id=fact.player_id)
+
+
 subscribe(RatingsChanged, on_ratings_changed)
+subscribe(PlayerStatusChanged, on_player_status_changed)

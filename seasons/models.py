@@ -28,6 +28,9 @@ class Season(models.Model):
     ends_at = models.DateTimeField()
     closed_at = models.DateTimeField(null=True, blank=True)
     cursor = models.BigIntegerField(default=0, help_text="The highest rating_seq the live stage has folded.")
+    version = models.BigIntegerField(
+        default=0, help_text="Bumped by every write to the entries: the Redis copy of the standings holds one."
+    )
 
     class Meta:
         constraints = [
@@ -64,8 +67,10 @@ class SeasonEntry(models.Model):
     score = models.FloatField(help_text="points, or the season Elo in the top league")
 
     class Meta:
+        # No index on the order key (tier, score): it changes with every game, so each upsert of the live stage
+        # would write a new index entry, and no update could stay on its page (HOT). Scaled out, pages are read
+        # from the Redis copy; the database sorts the season's entries when it answers (embedded, or a lost copy).
         constraints = [models.UniqueConstraint(fields=["season", "player"], name="season_entry_player")]
-        indexes = [models.Index(fields=["season", "-tier", "-score", "player"], name="season_entry_order")]
 
     def __str__(self) -> str:
         return f"{self.season_id}: player {self.player_id}, {self.points} points"

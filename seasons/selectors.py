@@ -1,7 +1,8 @@
 """Season reads (docs/seasons.md), each a fixed number of queries whatever the size of the answer.
 
-The open season's standings are read from the live entries, banned players left out at each read; a closed
-season's from its archive (``SeasonFinal``, ``SeasonCorrection``) only, never from the live tables.
+The open season's standings are read from the Redis copy when it holds the season's version (scaled out), else
+from the live entries, banned players left out at each read; both give the same answer. A closed season's from its
+archive (``SeasonFinal``, ``SeasonCorrection``) only, never from the live tables.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from arena.models import Game, Player, Seat
 from arena.selectors import player_get
 from infra.errors import NotFound
 from ratings.plan import RatedGame
-from seasons import rules
+from seasons import rules, standings, standings_redis
 from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonGame
 from seasons.services import season_open, season_rules
 
@@ -54,20 +55,29 @@ def _live_sizes(season: Season) -> tuple[int, dict[int | None, int]]:
 
 def _page(season: Season, start: int, limit: int, sizes: dict[int | None, int]) -> list[dict[str, Any]]:
     """``limit`` rows from 0-based position ``start``, in the entries' index order; ranks as the boards give them:
-    one count for the first row (1 + those strictly above), then ties share and any other row's rank is its
-    position + 1. A row's place inside its league is its position less the players of the leagues above it."""
+    one count for the first row (1 + those strictly above)."""
     rows = list(_live(season).order_by("-tier", "-score", "player_id").values(*_PAGE_FIELDS)[start : start + limit])
     if not rows:
         return []
     first = rows[0]
     rank = 1 + _live(season).filter(Q(tier__gt=first["tier"]) | Q(tier=first["tier"], score__gt=first["score"])).count()
+    return _shaped(rows, start, rank, sizes, lambda row: (row["tier"], row["score"]))
+
+
+def _shaped(
+    rows: list[dict[str, Any]], start: int, first_rank: int, sizes: dict[int | None, int], key: Any
+) -> list[dict[str, Any]]:
+    """The API's rows from stored ones, whichever store read them. After the first row (``first_rank``), a row
+    tying the row above (equal ``key``) shares its rank and any other row's rank is its position + 1. A row's place
+    inside its league is its position less the players of the leagues above it: the relegation zone."""
     out = []
+    rank = first_rank
     previous = None
     for i, row in enumerate(rows):
-        key = (row["tier"], row["score"])
-        if i and key != previous:
+        mine = key(row)
+        if i and mine != previous:
             rank = start + i + 1
-        previous = key
+        previous = mine
         league = row["league"]
         relegation = False
         if league:
@@ -89,22 +99,40 @@ def _page(season: Season, start: int, limit: int, sizes: dict[int | None, int]) 
     return out
 
 
+def _from_redis(reply: standings_redis.Reply) -> StandingsPage:
+    rows = _shaped(reply.rows, reply.start, reply.first_rank, reply.sizes, lambda row: row["key"])
+    return StandingsPage(reply.total, rows, _leagues(reply.sizes))
+
+
 def standings_live(*, season: Season, offset: int, limit: int) -> StandingsPage:
-    """A page of the open season's standings: three queries (league sizes, the page, one count for its rank)."""
+    """A page of the open season's standings: from the Redis copy in one round trip when it holds the season's
+    version (``seasons/standings.py``), else three queries (league sizes, the page, one count for its rank)."""
+    reply = standings.read(season, mode_="page", arg=offset, limit=limit)
+    if reply is not None:
+        return _from_redis(reply)
     total, sizes = _live_sizes(season)
     return StandingsPage(total, _page(season, offset, limit, sizes), _leagues(sizes))
+
+
+def _not_in_season(season: Season, player: str) -> NotFound:
+    return NotFound(
+        "player_not_in_season",
+        f"{player} has no place in {season}: no counted game yet, or banned.",
+        {"around": "Not in this season's standings."},
+    )
 
 
 def standings_live_around(*, season: Season, player: str, limit: int) -> StandingsPage:
     """The ``limit`` rows around ``player``; 404 ``player_not_found`` or ``player_not_in_season``."""
     found = player_get(handle=player)
+    reply = standings.read(season, mode_="around", arg=found.id, limit=limit)
+    if reply is not None:
+        if not reply.found:
+            raise _not_in_season(season, player)
+        return _from_redis(reply)
     entry = _live(season).filter(player=found).values_list("tier", "score").first()
     if entry is None:
-        raise NotFound(
-            "player_not_in_season",
-            f"{player} has no place in {season}: no counted game yet, or banned.",
-            {"around": "Not in this season's standings."},
-        )
+        raise _not_in_season(season, player)
     tier, score = entry
     position = (
         _live(season)
@@ -231,10 +259,12 @@ def player_season(*, title: str, player: str) -> dict[str, Any]:
     )
     rank = None
     if entry is not None and not found.is_banned:
-        rank = (
-            1
-            + _live(season).filter(Q(tier__gt=entry["tier"]) | Q(tier=entry["tier"], score__gt=entry["score"])).count()
-        )
+        reply = standings.read(season, mode_="rank", arg=found.id, limit=1)
+        if reply is not None:
+            rank = reply.first_rank if reply.found else None
+        else:
+            above = _live(season).filter(Q(tier__gt=entry["tier"]) | Q(tier=entry["tier"], score__gt=entry["score"]))
+            rank = 1 + above.count()
     lines = _player_lines(season, found.id, entry["carried"] if entry else None)
     corrections = (
         SeasonCorrection.objects.filter(season__title=title, player=found)

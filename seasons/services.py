@@ -16,12 +16,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena.games import all_games, get_game
-from arena.models import Game, Player, Seat
+from arena.models import Game, Player
 from infra.errors import NotFound
 from infra.gc_pause import gc_paused
 from ratings.config import elo_config
 from ratings.plan import PlayerState, RatedGame
-from seasons import rules, store
+from seasons import rules, standings, store
 from seasons.corrections import Final, correction_text, late_reason, void_reason
 from seasons.models import Season, SeasonCorrection, SeasonEntry, SeasonFinal, SeasonGame, SeasonRollover
 
@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 
 # Games read per query while folding (one query for games, one for their seats).
 _CHUNK = 5000
-_RATED = Game.Status.RATED
 
 
 def season_rules() -> rules.SeasonRules:
@@ -83,27 +82,12 @@ def season_open(*, title: str, now: datetime | None = None) -> Season:
 def _season_games(title: str, season: Season, after_seq: int) -> Iterator[tuple[list[RatedGame], list[int]]]:
     """The season's rated games with rating_seq > ``after_seq``, in rating order, by chunks; and their seqs."""
     while True:
-        rows = list(
-            Game.objects.filter(
-                title=title,
-                status=_RATED,
-                rating_seq__gt=after_seq,
-                finished_at__gte=season.starts_at,
-                finished_at__lt=season.ends_at,
-            )
-            .order_by("rating_seq")
-            .values_list("id", "recommended_sides", "finished_at", "rating_seq")[:_CHUNK]
+        rows = store.games_read(
+            title=title, starts=season.starts_at, ends=season.ends_at, after_seq=after_seq, limit=_CHUNK
         )
         if not rows:
             return
-        seats: dict[int, list[tuple[int, int, int | None, bool]]] = {row[0]: [] for row in rows}
-        for game_id, player_id, side, place, quit_ in (
-            Seat.objects.filter(game_id__in=list(seats))
-            .order_by("game_id", "position")
-            .values_list("game_id", "player_id", "side", "place", "quit")
-        ):
-            seats[game_id].append((player_id, side, place, quit_))
-        yield [RatedGame(r[0], r[1], None, r[2], None, seats[r[0]]) for r in rows], [r[3] for r in rows]
+        yield [RatedGame(r[0], r[1], None, r[2], None, r[4]) for r in rows], [r[3] for r in rows]
         after_seq = rows[-1][3]
 
 
@@ -118,18 +102,22 @@ def _carry(season: Season) -> dict[int, int]:
 def _fold(season: Season) -> int:
     """Fold the open season's newly rated games into its entries and game rows (caller holds the season's lock).
     Returns the games folded. Per chunk: one read of the games, one of their seats, one of their players' entries,
-    one upsert of those entries and one COPY of the games' leagues; no query per game."""
+    one upsert of those entries and one COPY of the games' leagues; no query per game. Then, scaled out, the
+    batch's players into the Redis copy of the standings in one script call (``seasons.standings.after_fold``)."""
     folded = 0
     config = season_rules()
+    written: dict[int, store.EntryRow] = {}
+    old: dict[int, tuple[int, float] | None] = {}
     for games, seqs in _season_games(season.title, season, season.cursor):
         ids = {seat[0] for game in games for seat in game.seats}
         # No carry needed: every carried player has had an entry since the season opened.
         play = rules.SeasonPlay(rules=config, keep_lines=False)
-        for pid, points, played, left, league, elo, elo_games, _, _ in store.entries_load(
+        for pid, points, played, left, league, elo, elo_games, tier, score in store.entries_load(
             season_id=season.pk, player_ids=ids
         ):
             play.entries[pid] = rules.Entry(pid, points, played, left, league)
             play.elo_states[pid] = PlayerState(None, elo, elo_games)
+            old.setdefault(pid, (tier, score))
         with gc_paused():
             for game in games:
                 play.apply_game(game)
@@ -137,6 +125,7 @@ def _fold(season: Season) -> int:
         for pid in ids:
             entry, state = play.entries[pid], play.elo_states[pid]
             tier, score = rules.order_key(entry.league, entry.points, state.elo)
+            old.setdefault(pid, None)
             rows.append(
                 (
                     pid,
@@ -150,6 +139,7 @@ def _fold(season: Season) -> int:
                     score,
                 )
             )
+        written.update((row[0], row) for row in rows)
         store.entries_upsert(season_id=season.pk, rows=rows)
         store.games_insert(
             season_id=season.pk,
@@ -158,7 +148,9 @@ def _fold(season: Season) -> int:
         season.cursor = seqs[-1]
         folded += len(games)
     if folded:
-        season.save(update_fields=["cursor"])
+        season.version += 1
+        season.save(update_fields=["cursor", "version"])
+        standings.after_fold(season, before=season.version - 1, rows=written, old=old)
     return folded
 
 
@@ -204,7 +196,8 @@ def season_replay_live(*, title: str) -> int:
         SeasonEntry.objects.filter(season=season, carried__isnull=True).delete()
         store.entries_upsert(season_id=season.pk, rows=_carried_entries(_carry(season)))
         season.cursor = 0
-        season.save(update_fields=["cursor"])
+        season.version += 1  # the Redis copy no longer matches: the next read rebuilds it
+        season.save(update_fields=["cursor", "version"])
         folded = _fold(season)
     for closed in Season.objects.filter(title=title, closed_at__isnull=False).order_by("number"):
         season_correct(season_id=closed.pk)
@@ -295,6 +288,7 @@ def season_rollover(
         players = _close(season, following)
         if actor is not None:
             SeasonRollover.objects.create(title=title, closed_number=season.number, actor=actor, reason=reason)
+    standings.drop(season)
     log.info("season closed", extra={"title": title, "season": season.number, "players": players})
     return season
 

@@ -9,6 +9,7 @@ transaction holding the season's row lock. ``_postgres()`` is the only place tha
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from datetime import datetime
 
 import orjson
 from django.db import connection
@@ -100,6 +101,66 @@ def games_insert(*, season_id: int, rows: Sequence[tuple[int, int, str]]) -> Non
     )
 
 
+# A counted game as the stage folds it: (id, recommended_sides, finished_at, rating_seq, seats), a seat being
+# (player_id, side, place, quit) in seat order.
+GameRow = tuple[int, "int | None", datetime, int, list[tuple[int, int, "int | None", bool]]]
+
+# One statement for a chunk of games and their seats: the games picked by the rating order's index, their seats
+# joined. The portable path reads the same with two ORM queries.
+_GAMES = """
+SELECT g.id, g.recommended_sides, g.finished_at, g.rating_seq, s.player_id, s.side, s.place, s.quit
+FROM (SELECT id, recommended_sides, finished_at, rating_seq FROM arena_game
+      WHERE title = %b AND status = %b AND rating_seq > %b AND finished_at >= %b AND finished_at < %b
+      ORDER BY rating_seq LIMIT %b) AS g
+JOIN arena_seat AS s ON s.game_id = g.id
+ORDER BY g.rating_seq, s.position
+"""
+
+
+def games_read(*, title: str, starts: datetime, ends: datetime, after_seq: int, limit: int) -> list[GameRow]:
+    """The title's rated games finished in [starts, ends) with rating_seq > ``after_seq``, in rating order, at
+    most ``limit``, with their seats."""
+    from arena.models import Game, Seat
+
+    rated = str(Game.Status.RATED)
+    out: list[GameRow] = []
+    if _postgres():
+        with pg_cursor() as cur:
+            cur.execute(_GAMES, [title, rated, after_seq, starts, ends, limit])
+            for game_id, sides, finished, seq, pid, side, place, quit_ in cur:
+                if not out or out[-1][0] != game_id:
+                    out.append((game_id, sides, finished, seq, []))
+                out[-1][4].append((pid, side, place, quit_))
+        return out
+    games = list(
+        Game.objects.filter(
+            title=title, status=rated, rating_seq__gt=after_seq, finished_at__gte=starts, finished_at__lt=ends
+        )
+        .order_by("rating_seq")
+        .values_list("id", "recommended_sides", "finished_at", "rating_seq")[:limit]
+    )
+    seats: dict[int, list[tuple[int, int, int | None, bool]]] = {row[0]: [] for row in games}
+    for game_id, pid, side, place, quit_ in (
+        Seat.objects.filter(game_id__in=list(seats))
+        .order_by("game_id", "position")
+        .values_list("game_id", "player_id", "side", "place", "quit")
+    ):
+        seats[game_id].append((pid, side, place, quit_))
+    return [(*row, seats[row[0]]) for row in games]
+
+
+def players_read(*, player_ids: Collection[int]) -> list[tuple[int, str, str]]:
+    """(id, handle, status) of these players, in one query (PostgreSQL: the ids as one binary array)."""
+    from arena.models import Player
+
+    if _postgres():
+        with pg_cursor() as cur:
+            cur.execute("SELECT id, handle, status FROM arena_player WHERE id = ANY(%b::int8[])", [list(player_ids)])
+            rows: list[tuple[int, str, str]] = cur.fetchall()
+            return rows
+    return list(Player.objects.filter(id__in=list(player_ids)).values_list("id", "handle", "status"))
+
+
 # (player_id, rank, league, points, games, placement_left, season_elo, relegation)
 FinalRow = tuple[int, int, "int | None", int, int, int, "float | None", bool]
 
@@ -149,19 +210,23 @@ def close_in_database() -> bool:
 # them. Rank: equal (tier, score) share the first position's rank. Relegation: in a league above bronze, the
 # players after the first size - ceil(size * share) (floating point, as the rules compute it). Banned players
 # are left out. The carried league: one down, two from the relegation zone, kept when above bronze.
+# One sort of the season's entries: every window orders by a prefix of (-tier, score DESC, player_id), a league's
+# partition being its tier (placement is tier -1), and the rows go in in that order, the archive's order index's
+# (rank, player). The carried entries go in by player, the order of the entries' unique index: both appends.
 _CLOSE_FINALS = """
 INSERT INTO seasons_seasonfinal (season_id, player_id, rank, league, points, games, placement_left, season_elo,
                                  relegation)
-SELECT %(closed)s, player_id, rank() OVER (ORDER BY tier DESC, score DESC), league, points, games, placement_left,
+SELECT %(closed)s, player_id, rank() OVER by_key, league, points, games, placement_left,
        CASE WHEN league = %(top)s THEN elo END,
        COALESCE(league > 0 AND row_number() OVER league_order
                 > count(*) OVER by_league - ceil(count(*) OVER by_league * %(share)s::float8), false)
 FROM seasons_seasonentry AS e
 WHERE season_id = %(closed)s
   AND NOT EXISTS (SELECT 1 FROM arena_player AS p WHERE p.id = e.player_id AND p.status = %(banned)s)
-WINDOW by_league AS (PARTITION BY league),
-       league_order AS (PARTITION BY league ORDER BY tier DESC, score DESC, player_id)
-ORDER BY 3, 2
+WINDOW by_key AS (ORDER BY -tier, score DESC),
+       by_league AS (PARTITION BY -tier),
+       league_order AS (PARTITION BY -tier ORDER BY score DESC, player_id)
+ORDER BY -tier, score DESC, player_id
 """
 _CLOSE_CARRY = """
 INSERT INTO seasons_seasonentry (season_id, player_id, points, games, placement_left, league, elo, elo_games, tier,
@@ -171,7 +236,7 @@ SELECT %(next)s, player_id, (%(thresholds)s::int4[])[c + 1], 0, 0, c, %(initial)
 FROM (SELECT player_id, GREATEST(0, league - CASE WHEN relegation THEN 2 ELSE 1 END) AS c
       FROM seasons_seasonfinal WHERE season_id = %(closed)s AND league IS NOT NULL) AS f
 WHERE c > 0
-ORDER BY c DESC, 3 DESC, player_id
+ORDER BY player_id
 """
 
 

@@ -3,9 +3,14 @@ make a fold or a rollover happen once, whoever runs it and however often)."""
 
 from __future__ import annotations
 
-from celery import shared_task
+import logging
 
-from seasons import services
+from celery import shared_task
+from kombu.exceptions import OperationalError
+
+from seasons import services, standings
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(name="seasons.tasks.follow")
@@ -27,3 +32,20 @@ def rollover_due() -> list[str]:
     for title in services.season_titles():
         services.season_follow(title=title)
     return closed
+
+
+@shared_task(name="seasons.tasks.rebuild_standings")
+def rebuild_standings(season_id: int) -> int:
+    """A reader found the open season's Redis copy missing or behind: copy the entries again (under the season's
+    lock, so it is exact for the version it is stamped with)."""
+    return standings.rebuild(season_id=season_id)
+
+
+@standings.lost_copy_rebuild.done_by
+def rebuild_lost(season_id: int) -> None:
+    """The readers' hand-off (once a minute however many read): queue the copy's rebuild."""
+    try:
+        rebuild_standings.delay(season_id)
+    except OperationalError:
+        # No broker: the next reader a minute on asks again; the database answers meanwhile.
+        log.exception("season %s: could not queue its standings copy's rebuild", season_id)

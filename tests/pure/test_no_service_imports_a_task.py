@@ -41,4 +41,5 @@ def test_every_hand_off_is_bound_by_its_apps_task_module():
         "moderation: rebuild the voided titles": "moderation.tasks",
         "moderation: lift a timed ban when its term ends": "moderation.tasks",
         "tournaments: pair the round after a closed one": "tournaments.tasks",
+        "seasons: rebuild a season's standings copy": "seasons.tasks",
     }
