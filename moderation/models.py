@@ -230,6 +230,9 @@ class AuditEntry(models.Model):
         # A closed flag or report opened again (a mistaken duplicate, dismissal or verdict): details {"was": status,
         # "duplicate_of": id | null, "undone": [...]} (what the reopening undid, moderation.services.queue).
         REOPEN = "reopen"
+        # A tournament stopped where it was (the panel's Tournament page): details {"tournament": id, "name", "game",
+        # "round": the round it stopped at}; the note is the reason, also kept on the tournament.
+        CANCEL_TOURNAMENT = "cancel_tournament"
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="moderation_actions"

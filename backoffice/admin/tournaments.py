@@ -7,11 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db import transaction
 from django.http import HttpRequest
 from django.utils.html import format_html_join
 
 from backoffice.admin.base import PanelAdmin
 from backoffice.admin.confirm import Action, RequiredNoteForm
+from moderation.models import AuditEntry
+from moderation.services.action_steps import audit_write
 from tournaments.models import Tournament
 from tournaments.selectors import tournament_present
 from tournaments.services import tournament_cancel
@@ -26,7 +29,22 @@ def _over(tournament: Tournament) -> str | None:
 
 
 def _cancel(request: HttpRequest, tournament: Tournament, form: Any) -> str:
-    tournament_cancel(tournament_id=tournament.pk, by=request.user.get_username(), reason=form.cleaned_data["note"])
+    """The cancellation and its audit entry in one transaction: the audit log lists it with the moderators' other
+    actions (who, when, why), and a cancellation that fails leaves no entry."""
+    reason = form.cleaned_data["note"]
+    with transaction.atomic():
+        cancelled = tournament_cancel(tournament_id=tournament.pk, by=request.user.get_username(), reason=reason)
+        audit_write(
+            moderator=request.user,
+            action=AuditEntry.Action.CANCEL_TOURNAMENT,
+            note=reason,
+            details={
+                "tournament": cancelled.pk,
+                "name": cancelled.name,
+                "game": cancelled.title,
+                "round": cancelled.round,
+            },
+        )
     return f"Tournament #{tournament.pk} cancelled."
 
 
@@ -36,7 +54,7 @@ CANCEL = Action(
     button="Cancel tournament",
     consequences=lambda t: [
         "The tournament stops where it is: no further round is paired, no result is taken.",
-        "Your name and the reason are kept on the tournament.",
+        "Your name and the reason are kept on the tournament and written to the audit log.",
     ],
     perform=_cancel,
     form=lambda obj, data: RequiredNoteForm(data),

@@ -91,3 +91,7 @@ def test_a_moderator_finds_reads_and_cancels_a_tournament(page, live_server, mod
     assert shown["status"] == "cancelled" and shown["cancel_reason"] == cancelled.cancel_reason
     page.goto(f"/admin/tournaments/tournament/{tid}/cancel/")
     expect(page.locator("body")).to_contain_text("already cancelled")
+    # And in the audit log, with the moderators' other actions: who, what and why.
+    page.goto("/admin/moderation/auditentry/")
+    row = page.locator("#result_list tbody tr").filter(has_text="cancel")
+    expect(row.first).to_contain_text("mod")

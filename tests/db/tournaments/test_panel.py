@@ -1,10 +1,12 @@
 """The Tournament page of the panel (docs/tournaments.md#cancelling): a moderator reads a running tournament and
-cancels it with a reason; who and why stay on the tournament, and the game server sees it cancelled."""
+cancels it with a reason; who and why stay on the tournament and in the audit log, and the game server sees it
+cancelled."""
 
 from __future__ import annotations
 
 from django.test import Client
 
+from moderation.models import AuditEntry
 from tests.db.moderation.panel_helpers import PASSWORD, make_moderator
 from tests.db.tournaments.conftest import TOURNAMENTS, create, register
 
@@ -28,3 +30,10 @@ def test_a_moderator_cancels_a_running_tournament(organiser):
     assert shown["status"] == "cancelled" and shown["cancel_reason"] == "Ring of accounts."
     again = client.get(f"/admin/tournaments/tournament/{tid}/change/")
     assert b"ann" in again.content and b"Ring of accounts." in again.content
+    # Audited like the moderators' other actions: one entry, by ann, with the reason and the tournament.
+    (entry,) = AuditEntry.objects.filter(action=AuditEntry.Action.CANCEL_TOURNAMENT)
+    assert (entry.moderator_name, entry.note) == ("ann", "Ring of accounts.")
+    assert entry.details == {"tournament": tid, "name": shown["name"], "game": shown["game"], "round": 1}
+    # A second cancel is refused and writes nothing.
+    client.post(f"/admin/tournaments/tournament/{tid}/cancel/", {"note": "Again."})
+    assert AuditEntry.objects.filter(action=AuditEntry.Action.CANCEL_TOURNAMENT).count() == 1
