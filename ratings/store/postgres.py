@@ -27,54 +27,65 @@ def _deck(deck_key: str | None) -> tuple[str, list[str]]:
     return ("variant->>%b::text", [deck_key]) if deck_key is not None else ("NULL::text", [])
 
 
-def _with_seats(games: list[tuple[Any, ...]]) -> list[RatedGame]:
-    """(id, recommended_sides, coop_score, finished_at, deck, ...) tuples -> RatedGames, seats in position order."""
-    seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
-    if games:
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT game_id, player_id, side, place, quit FROM {SEAT} WHERE game_id = ANY(%b::int8[]) "
-                "ORDER BY game_id, position",
-                [list(seats)],
-            )
-            for game_id, player_id, side, place, quit_ in cur.fetchall():
-                seats[game_id].append((player_id, side, place, quit_))
-    return [RatedGame(g[0], g[1], g[2], g[3], g[4], seats[g[0]]) for g in games]
+def _games_read(select: str, order: str, params: list[Any]) -> tuple[list[RatedGame], list[tuple[Any, ...]]]:
+    """The games ``select`` picks (its columns: ``_GAME_COLUMNS``, the deck, then any extras), each with its seats
+    in position order, in ``order``; returns the RatedGames and each game's extras.
+
+    One statement: the seats are joined to the chosen games (by the seat's (game, player) index), rather than
+    read by a second statement over an array of 2,000 game ids, which cost the batch a round trip and the
+    server a scan with a 2,000-element ``ANY`` per seat (docs/testing.md, "Workers and pools")."""
+    with pg_cursor() as cur:
+        cur.execute(
+            f"SELECT g.*, s.player_id, s.side, s.place, s.quit FROM ({select}) AS g "
+            f"LEFT JOIN {SEAT} AS s ON s.game_id = g.id ORDER BY g.{order}, s.position",
+            params,
+        )
+        rows = cur.fetchall()
+    games: list[RatedGame] = []
+    extras: list[tuple[Any, ...]] = []
+    last = None
+    seats: list[RatedSeat] = []
+    for row in rows:
+        if row[0] != last:
+            last = row[0]
+            seats = []
+            games.append(RatedGame(row[0], row[1], row[2], row[3], row[4], seats))
+            extras.append(row[5:-4])
+        if row[-4] is not None:  # a game without seats (never recorded so) keeps an empty list, as it always did
+            seats.append(row[-4:])
+    return games, extras
 
 
 class BatchPostgresStore:
     def pending_games(self, *, title: str, limit: int, deck_key: str | None) -> list[RatedGame]:
         deck, deck_params = _deck(deck_key)
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT {_GAME_COLUMNS}, {deck} FROM {GAME} WHERE title = %b AND status = %b ORDER BY id LIMIT %b",
-                [*deck_params, title, PENDING, limit],
-            )
-            games = cur.fetchall()
-        return _with_seats(games)
+        games, _ = _games_read(
+            f"SELECT {_GAME_COLUMNS}, {deck} AS deck FROM {GAME} WHERE title = %b AND status = %b ORDER BY id LIMIT %b",
+            "id",
+            [*deck_params, title, PENDING, limit],
+        )
+        return games
 
     def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT {_GAME_COLUMNS}, NULL::text, rating_seq FROM {GAME} "
-                "WHERE title = %b AND status = %b AND NOT trueskill_done ORDER BY rating_seq LIMIT %b",
-                [title, RATED, limit],
-            )
-            games = cur.fetchall()
-        return _with_seats(games), [g[5] for g in games]
+        games, extras = _games_read(
+            f"SELECT {_GAME_COLUMNS}, NULL::text AS deck, rating_seq FROM {GAME} "
+            "WHERE title = %b AND status = %b AND NOT trueskill_done ORDER BY rating_seq LIMIT %b",
+            "rating_seq",
+            [title, RATED, limit],
+        )
+        return games, [extra[0] for extra in extras]
 
     def rated_games(
         self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
     ) -> tuple[list[RatedGame], list[int], list[bool]]:
         deck, deck_params = _deck(deck_key)
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT {_GAME_COLUMNS}, {deck}, rating_seq, trueskill_done FROM {GAME} "
-                "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
-                [*deck_params, title, RATED, after_seq or 0, limit],
-            )
-            games = cur.fetchall()
-        return _with_seats(games), [g[5] for g in games], [g[6] for g in games]
+        games, extras = _games_read(
+            f"SELECT {_GAME_COLUMNS}, {deck} AS deck, rating_seq, trueskill_done FROM {GAME} "
+            "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
+            "rating_seq",
+            [*deck_params, title, RATED, after_seq or 0, limit],
+        )
+        return games, [extra[0] for extra in extras], [extra[1] for extra in extras]
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
         with pg_cursor() as cur:
