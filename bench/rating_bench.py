@@ -156,7 +156,6 @@ def make_games(
                 False,
                 "bench",
                 None,
-                False,
             )
         )
         game_seats = []
@@ -181,7 +180,7 @@ def make_games(
     with connection.cursor() as cur:
         with cur.cursor.copy(
             "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, accepted_at, details, "
-            "status, recommended_sides, coop_score, warnings, same_ip, fingerprint, rating_seq, trueskill_done) "
+            "status, recommended_sides, coop_score, warnings, same_ip, fingerprint, rating_seq) "
             "FROM STDIN"
         ) as copy:
             for row in games:
@@ -205,8 +204,7 @@ def copy_games(
     with connection.cursor() as cur:
         with cur.cursor.copy(
             "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
-            "trueskill_done) FROM STDIN"
+            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint) FROM STDIN"
         ) as copy:
             for n in range(len(layout)):
                 finished = EPOCH + timedelta(seconds=n)
@@ -226,7 +224,6 @@ def copy_games(
                         "[]",
                         False,
                         "bench",
-                        False,
                     )
                 )
         with cur.cursor.copy(

@@ -8,18 +8,60 @@ write itself, hence ``infra.db.pg_cursor`` on Django's own connection (so inside
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
+
+from psycopg import pq
+from psycopg.adapt import Buffer, Dumper
 
 from infra.db import columns, pg_cursor
 from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
 from ratings.reputation import KEEP
 from ratings.skill import DEFAULT_SKILL, Skill
 from ratings.store import CooldownUpdate, EloUpdate, NewRating, ReputationRow, SkillUpdate
+from ratings.store.arrays import ARRAY_OIDS, pack
 from ratings.store.tables import CHANGE, CHANGE_COLUMNS, CHANGE_TYPES, GAME, PENDING, RATED, RATING, REPUTATION, SEAT
 
 _GAME_COLUMNS = "id, recommended_sides, coop_score, finished_at"
+
+
+def _packed_types(kind: str) -> tuple[type[bytes], type[Dumper]]:
+    """A bytes type for an array of ``kind`` already in binary form, and the dumper that sends it as is, typed."""
+
+    class Packed(bytes):
+        pass
+
+    class PackedDumper(Dumper):
+        format = pq.Format.BINARY
+        oid = ARRAY_OIDS[kind]
+
+        def dump(self, obj: Any) -> Buffer | None:
+            return obj  # type: ignore[no-any-return]
+
+    return Packed, PackedDumper
+
+
+_PACKED = {kind: _packed_types(kind) for kind in ARRAY_OIDS}
+
+
+def _array(kind: str, values: Sequence[Any]) -> Any:
+    """An array parameter of ``kind`` (see ``ratings.store.arrays``); a column holding a NULL goes to psycopg's own
+    list dumper, which handles it (the packer does not)."""
+    values = list(values)
+    if None in values:
+        return values
+    return _PACKED[kind][0](pack(kind, values))
+
+
+@contextmanager
+def _cursor() -> Iterator[Any]:
+    """``pg_cursor`` that also sends ``_array`` parameters."""
+    with pg_cursor() as cur:
+        for packed, dumper in _PACKED.values():
+            cur.adapters.register_dumper(packed, dumper)
+        yield cur
 
 
 def _deck(deck_key: str | None) -> tuple[str, list[str]]:
@@ -66,42 +108,33 @@ class BatchPostgresStore:
         )
         return games
 
-    def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
-        games, extras = _games_read(
-            f"SELECT {_GAME_COLUMNS}, NULL::text AS deck, rating_seq FROM {GAME} "
-            "WHERE title = %b AND status = %b AND NOT trueskill_done ORDER BY rating_seq LIMIT %b",
-            "rating_seq",
-            [title, RATED, limit],
-        )
-        return games, [extra[0] for extra in extras]
-
     def rated_games(
         self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
-    ) -> tuple[list[RatedGame], list[int], list[bool]]:
+    ) -> tuple[list[RatedGame], list[int]]:
         deck, deck_params = _deck(deck_key)
         games, extras = _games_read(
-            f"SELECT {_GAME_COLUMNS}, {deck} AS deck, rating_seq, trueskill_done FROM {GAME} "
+            f"SELECT {_GAME_COLUMNS}, {deck} AS deck, rating_seq FROM {GAME} "
             "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
             "rating_seq",
             [*deck_params, title, RATED, after_seq or 0, limit],
         )
-        return games, [extra[0] for extra in extras], [extra[1] for extra in extras]
+        return games, [extra[0] for extra in extras]
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
-        with pg_cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 f"SELECT id, player_id, elo, games FROM {RATING} WHERE title = %b "
                 "AND player_id = ANY(%b::int8[]) ORDER BY id FOR UPDATE",
-                [title, list(player_ids)],
+                [title, _array("int8", list(player_ids))],
             )
             rows = cur.fetchall()
         return {player_id: PlayerState(rating_id, elo, games) for rating_id, player_id, elo, games in rows}
 
     def skill_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, SkillState]:
-        with pg_cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 f"SELECT id, player_id, ts_mu, ts_sigma FROM {RATING} WHERE title = %b AND player_id = ANY(%b::int8[])",
-                [title, list(player_ids)],
+                [title, _array("int8", list(player_ids))],
             )
             rows = cur.fetchall()
         return {
@@ -124,30 +157,34 @@ class BatchPostgresStore:
     def update_elo(self, *, rows: Sequence[EloUpdate]) -> None:
         if not rows:
             return
-        with pg_cursor() as cur:
+        ids, elos, games, last = columns(rows)
+        with _cursor() as cur:
             cur.execute(
                 f"UPDATE {RATING} AS r SET elo = v.elo, games = v.games, "
                 "last_game_at = GREATEST(r.last_game_at, v.last_game_at) "
                 "FROM unnest(%b::int8[], %b::float8[], %b::int4[], %b::timestamptz[]) "
                 "AS v(id, elo, games, last_game_at) WHERE r.id = v.id",
-                columns(rows),
+                [_array("int8", ids), _array("float8", elos), _array("int4", games), _array("timestamptz", last)],
             )
 
     def update_skill(self, *, rows: Sequence[SkillUpdate]) -> None:
         if not rows:
             return
-        with pg_cursor() as cur:
+        ids, mus, sigmas = columns(rows)
+        with _cursor() as cur:
             cur.execute(
                 f"UPDATE {RATING} AS r SET ts_mu = v.mu, ts_sigma = v.sigma "
                 "FROM unnest(%b::int8[], %b::float8[], %b::float8[]) AS v(id, mu, sigma) WHERE r.id = v.id",
-                columns(rows),
+                [_array("int8", ids), _array("float8", mus), _array("float8", sigmas)],
             )
 
     def lock_ratings(self, *, ids: Sequence[int]) -> None:
         if not ids:
             return
-        with pg_cursor() as cur:
-            cur.execute(f"SELECT id FROM {RATING} WHERE id = ANY(%b::int8[]) ORDER BY id FOR UPDATE", [list(ids)])
+        with _cursor() as cur:
+            cur.execute(
+                f"SELECT id FROM {RATING} WHERE id = ANY(%b::int8[]) ORDER BY id FOR UPDATE", [_array("int8", ids)]
+            )
 
     def insert_changes(self, *, title: str, rows: Sequence[ChangeRow], created_at: datetime) -> None:
         if not rows:
@@ -165,18 +202,13 @@ class BatchPostgresStore:
     def mark_games_rated(self, *, rows: Sequence[tuple[int, int]]) -> None:
         if not rows:
             return
-        with pg_cursor() as cur:
+        ids, seqs = columns(rows)
+        with _cursor() as cur:
             cur.execute(
                 f"UPDATE {GAME} AS g SET status = %b, rating_seq = v.seq "
                 "FROM unnest(%b::int8[], %b::int8[]) AS v(id, seq) WHERE g.id = v.id",
-                [RATED, *columns(rows)],
+                [RATED, _array("int8", ids), _array("int8", seqs)],
             )
-
-    def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
-        if not ids:
-            return
-        with pg_cursor() as cur:
-            cur.execute(f"UPDATE {GAME} SET trueskill_done = true WHERE id = ANY(%b::int8[])", [list(ids)])
 
     def append_outcomes(
         self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
@@ -188,13 +220,13 @@ class BatchPostgresStore:
         # No RETURNING: a data-modifying CTE returning every appended row (to keep the batch's few quitters) cost
         # the upsert a tenth to a sixth of its time on the bench; the quitters' rows are read after it, by key, and are
         # already locked by this transaction, so they are the rows just written.
-        with pg_cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 f"INSERT INTO {REPUTATION} AS r (player_id, recent, cooldown_seconds) "
                 f"SELECT player_id, right(added, {KEEP}), 0 "
                 "FROM unnest(%b::int8[], %b::text[]) AS v(player_id, added) ORDER BY player_id "
                 f"ON CONFLICT (player_id) DO UPDATE SET recent = right(r.recent || EXCLUDED.recent, {KEEP})",
-                [[r[0] for r in rows], [r[1] for r in rows]],
+                [_array("int8", [r[0] for r in rows]), [r[1] for r in rows]],
             )
             if not returning:
                 return {}
