@@ -73,13 +73,17 @@ def _games_read(select: str, order: str, params: list[Any]) -> tuple[list[RatedG
     """The games ``select`` picks (its columns: ``_GAME_COLUMNS``, the deck, then any extras), each with its seats
     in position order, in ``order``; returns the RatedGames and each game's extras.
 
-    One statement: the seats are joined to the chosen games (by the seat's (game, player) index), rather than
-    read by a second statement over an array of 2,000 game ids, which cost the batch a round trip and the
-    server a scan with a 2,000-element ``ANY`` per seat (docs/testing.md, "Workers and pools")."""
+    One statement: each chosen game's seats are read by the seat's (game, player) index, rather than by a
+    second statement over an array of 2,000 game ids, which cost the batch a round trip and let the planner
+    scan the whole seat table (it did, on the bench). The lateral subquery's ``OFFSET 0`` keeps it from being
+    flattened into a plain join, which the planner hashed over a scan of every seat too: probing the index
+    once per game is the plan at every table size (docs/testing.md, "Workers and pools")."""
     with pg_cursor() as cur:
         cur.execute(
             f"SELECT g.*, s.player_id, s.side, s.place, s.quit FROM ({select}) AS g "
-            f"LEFT JOIN {SEAT} AS s ON s.game_id = g.id ORDER BY g.{order}, s.position",
+            f"LEFT JOIN LATERAL (SELECT player_id, side, place, quit, position FROM {SEAT} "
+            "WHERE game_id = g.id OFFSET 0) AS s ON true "
+            f"ORDER BY g.{order}, s.position",
             params,
         )
         rows = cur.fetchall()
