@@ -1,8 +1,8 @@
 """The writes of ``Game`` rows that other apps ask for: the core owns the row kind, the others call here.
 
-Recording creates games (``arena/recording.py``) and the rating stages' batch writes mark them rated through
-their store; beside those, a moderator's void (``moderation/services/penalties/voids.py``) and the TrueSkill stage's
-"nothing to rate" (``ratings/trueskill_batch.py``) change a game's row, and both come through this module.
+Recording creates games (``arena/recording.py``) and the Elo stage's batch writes mark them rated through its
+store; beside those, a moderator's void (``moderation/services/penalties/voids.py``) changes a game's row, and comes
+through this module. (The TrueSkill stage writes no game row: its progress is its own stage row's ``last_seq``.)
 """
 
 from __future__ import annotations
@@ -19,13 +19,4 @@ def games_void_mark(*, game_ids: Sequence[int]) -> int:
     voided players."""
     changed: int = Game.objects.filter(pk__in=game_ids).update(status=Game.Status.VOID)
     announce(GamesVoided(game_ids=tuple(sorted(game_ids))))
-    return changed
-
-
-def games_trueskill_skip(*, title: str) -> int:
-    """A title TrueSkill does not rate: every rated game of it waiting for the TrueSkill stage is marked done, so
-    the stage's lag reads zero; returns how many."""
-    changed: int = Game.objects.filter(title=title, status=Game.Status.RATED, trueskill_done=False).update(
-        trueskill_done=True
-    )
     return changed

@@ -113,9 +113,10 @@ class Game(models.Model):
     warnings = models.JSONField(default=list, blank=True)
     same_ip = models.BooleanField(default=False)
     fingerprint = models.CharField(max_length=64, help_text="Keyed hash of the body as sent, to tell a resend.")
-    # Order in which the Elo stage applied the game; the rebuild replays in this order.
+    # Order in which the Elo stage applied the game; the rebuild replays in this order. The TrueSkill stage
+    # follows the same order and keeps how far it got in its own stage row (ratings.stages), not on the game:
+    # a flag here cost every TrueSkill batch an update of each game row and of its six indexes.
     rating_seq = models.BigIntegerField(null=True, blank=True)
-    trueskill_done = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -126,11 +127,6 @@ class Game(models.Model):
                 fields=["title", "id"],
                 name="game_pending_by_title",
                 condition=models.Q(status="pending"),
-            ),
-            models.Index(
-                fields=["title", "rating_seq"],
-                name="game_trueskill_todo",
-                condition=models.Q(status="rated", trueskill_done=False),
             ),
             models.Index(fields=["title", "rating_seq"], name="game_rated_order"),
             # GET /api/v1/games/?since=: a server's games in finished_at order, by cursor (arena/game_reads.py).

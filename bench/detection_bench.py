@@ -135,8 +135,7 @@ def _copy_games(
     with connection.cursor() as cur:
         with cur.cursor.copy(
             "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint, "
-            "trueskill_done) FROM STDIN"
+            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint) FROM STDIN"
         ) as games:
             for n in numbers:
                 game_id = first_id + n
@@ -166,7 +165,6 @@ def _copy_games(
                         "[]",
                         False,
                         "bench",
-                        False,
                     )
                 )
                 positions = list(range(size))

@@ -77,16 +77,18 @@ def titles_rated() -> list[str]:
     return sorted(titles)
 
 
-def _replay_games(title: str) -> Iterator[tuple[int, RatedGame, bool]]:
-    """(seq, game, trueskill_done) of every rated game in seq order, read in chunks."""
+def _replay_games(title: str, trueskill_seq: int) -> Iterator[tuple[int, RatedGame, bool]]:
+    """(seq, game, whether the TrueSkill stage has applied it: up to its ``trueskill_seq``) of every rated game in
+    seq order, read in chunks."""
     db = store()
     deck = deck_key(title)
     after = None
     while True:
-        games, seqs, done = db.rated_games(title=title, after_seq=after, limit=REBUILD_CHUNK, deck_key=deck)
+        games, seqs = db.rated_games(title=title, after_seq=after, limit=REBUILD_CHUNK, deck_key=deck)
         if not games:
             return
-        yield from zip(seqs, games, done, strict=True)
+        for seq, game in zip(seqs, games, strict=True):
+            yield seq, game, seq <= trueskill_seq
         after = seqs[-1]
 
 
@@ -106,7 +108,7 @@ def title_replay(
     trueskill = trueskill_rated(title)
     with transaction.atomic():
         stage_lock(title, RatingStage.Stage.ELO)
-        stage_lock(title, RatingStage.Stage.TRUESKILL)
+        trueskill_seq = stage_lock(title, RatingStage.Stage.TRUESKILL).last_seq
         history = RatingChange.objects.filter(title=title)
         resets = list(
             history.filter(kind=KIND_RESET).order_by("seq", "player_id").values_list("seq", "player_id", "finished_at")
@@ -118,7 +120,7 @@ def title_replay(
         plan = EloPlan(states={}, config=elo_config(), hanabi_rules=hanabi_rules(title))
         skills = SkillPlan(states={})
         # One per-title sequence numbers games and resets alike: merging by it restores the order of application.
-        events = heapq.merge(_replay_games(title), resets, key=itemgetter(0))
+        events = heapq.merge(_replay_games(title, trueskill_seq), resets, key=itemgetter(0))
         done = 0
         with gc_paused() if not trueskill else nullcontext():
             for seq, what, extra in events:

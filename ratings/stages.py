@@ -13,9 +13,10 @@ Order and exactly-once come from the database, never from the task queue:
 - Games are taken in id order, which is the order Arena accepted (committed) them; two games committed by
   concurrent requests have no order between them, and one whose transaction commits after a later id was rated
   simply takes the next seq. ``rating_seq`` is the authoritative order.
-- TrueSkill is a second ordered stage with its own lock row: it takes rated games with ``trueskill_done`` false
-  in ``rating_seq`` order and sets the flag in the same transaction. It only ever writes the ts_* columns, so the
-  two stages never undo each other; their Rating row locks are taken in id order, so they never deadlock.
+- TrueSkill is a second ordered stage with its own lock row: it takes the rated games after its row's
+  ``last_seq`` in ``rating_seq`` order and advances ``last_seq`` in the same transaction (no write to the games).
+  It only ever writes the ts_* columns, so the two stages never undo each other; their Rating row locks are
+  taken in id order, so they never deadlock.
 - Several titles are locked in name order, the one order every multi-title locker uses.
 
 A game whose player was banned after it was recorded but before it was rated is rated as recorded: the ban

@@ -104,9 +104,9 @@ def _games(source: str, seats: str, player_id: str) -> str:
     return f""",
 g AS (
     INSERT INTO {GAME} (server_id, table_id, title, variant, rated, finished_at, accepted_at, details, status,
-                        recommended_sides, coop_score, warnings, same_ip, fingerprint, trueskill_done)
+                        recommended_sides, coop_score, warnings, same_ip, fingerprint)
     SELECT (doc.j ->> 'server')::int8, gi.t, gi.ti, gi.v, gi.r, gi.f, now(), gi.d, gi.s, gi.rs, gi.cs, gi.w,
-           gi.sip, gi.fp, false
+           gi.sip, gi.fp
     FROM {source} ORDER BY gi.ord
     ON CONFLICT (server_id, table_id) DO NOTHING
     RETURNING id, table_id, status

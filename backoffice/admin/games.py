@@ -127,7 +127,6 @@ class GameAdmin(PanelAdmin):
         "recommended_sides",
         "coop_score",
         "rating_seq",
-        "trueskill_done",
         "details",
     )
     ordering = ("-id",)

@@ -52,13 +52,11 @@ class RatingStore(Protocol):
     def pending_games(self, *, title: str, limit: int, deck_key: str | None) -> list[RatedGame]:
         """The title's first ``limit`` pending games in arrival (id) order, with their seats."""
 
-    def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
-        """Elo-rated games the TrueSkill stage has not applied yet, in rating_seq order; and their seqs."""
-
     def rated_games(
         self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
-    ) -> tuple[list[RatedGame], list[int], list[bool]]:
-        """A chunk of rated games in rating_seq order after ``after_seq``: games, seqs, trueskill_done flags."""
+    ) -> tuple[list[RatedGame], list[int]]:
+        """A chunk of rated games in rating_seq order after ``after_seq``, and their seqs: the rebuild's replay,
+        and the TrueSkill stage's next games (after its own ``last_seq``)."""
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
         """The players' Elo standings, their Rating rows locked FOR UPDATE in id order (see ``lock_ratings``)."""
@@ -89,9 +87,6 @@ class RatingStore(Protocol):
 
     def mark_games_rated(self, *, rows: Sequence[tuple[int, int]]) -> None:
         """Games (id, rating_seq) -> status rated, with their place in the title's order."""
-
-    def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
-        """Games the TrueSkill stage has applied."""
 
     def append_outcomes(
         self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]

@@ -55,17 +55,12 @@ class BatchPortableStore:
         pending = Game.objects.filter(title=title, status=PENDING).order_by("id")[:limit]
         return _with_seats(_read(pending, deck_key))
 
-    def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
-        todo = Game.objects.filter(title=title, status=RATED, trueskill_done=False).order_by("rating_seq")[:limit]
-        games = _read(todo, None, "rating_seq")
-        return _with_seats(games), [g[5] for g in games]
-
     def rated_games(
         self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
-    ) -> tuple[list[RatedGame], list[int], list[bool]]:
+    ) -> tuple[list[RatedGame], list[int]]:
         rated = Game.objects.filter(title=title, status=RATED, rating_seq__gt=after_seq or 0).order_by("rating_seq")
-        games = _read(rated[:limit], deck_key, "rating_seq", "trueskill_done")
-        return _with_seats(games), [g[5] for g in games], [g[6] for g in games]
+        games = _read(rated[:limit], deck_key, "rating_seq")
+        return _with_seats(games), [g[5] for g in games]
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
         rows = (
@@ -137,10 +132,6 @@ class BatchPortableStore:
                 f"UPDATE {GAME} SET status = %s, rating_seq = %s WHERE id = %s",
                 [(RATED, seq, game_id) for game_id, seq in rows],
             )
-
-    def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
-        if ids:
-            Game.objects.filter(id__in=list(ids)).update(trueskill_done=True)
 
     def append_outcomes(
         self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]

@@ -8,18 +8,60 @@ write itself, hence ``infra.db.pg_cursor`` on Django's own connection (so inside
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
+
+from psycopg import pq
+from psycopg.adapt import Buffer, Dumper
 
 from infra.db import columns, pg_cursor
 from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
 from ratings.reputation import KEEP
 from ratings.skill import DEFAULT_SKILL, Skill
 from ratings.store import CooldownUpdate, EloUpdate, NewRating, ReputationRow, SkillUpdate
+from ratings.store.arrays import ARRAY_OIDS, pack
 from ratings.store.tables import CHANGE, CHANGE_COLUMNS, CHANGE_TYPES, GAME, PENDING, RATED, RATING, REPUTATION, SEAT
 
 _GAME_COLUMNS = "id, recommended_sides, coop_score, finished_at"
+
+
+def _packed_types(kind: str) -> tuple[type[bytes], type[Dumper]]:
+    """A bytes type for an array of ``kind`` already in binary form, and the dumper that sends it as is, typed."""
+
+    class Packed(bytes):
+        pass
+
+    class PackedDumper(Dumper):
+        format = pq.Format.BINARY
+        oid = ARRAY_OIDS[kind]
+
+        def dump(self, obj: Any) -> Buffer | None:
+            return obj  # type: ignore[no-any-return]
+
+    return Packed, PackedDumper
+
+
+_PACKED = {kind: _packed_types(kind) for kind in ARRAY_OIDS}
+
+
+def _array(kind: str, values: Sequence[Any]) -> Any:
+    """An array parameter of ``kind`` (see ``ratings.store.arrays``); a column holding a NULL goes to psycopg's own
+    list dumper, which handles it (the packer does not)."""
+    values = list(values)
+    if None in values:
+        return values
+    return _PACKED[kind][0](pack(kind, values))
+
+
+@contextmanager
+def _cursor() -> Iterator[Any]:
+    """``pg_cursor`` that also sends ``_array`` parameters."""
+    with pg_cursor() as cur:
+        for packed, dumper in _PACKED.values():
+            cur.adapters.register_dumper(packed, dumper)
+        yield cur
 
 
 def _deck(deck_key: str | None) -> tuple[str, list[str]]:
@@ -27,70 +69,76 @@ def _deck(deck_key: str | None) -> tuple[str, list[str]]:
     return ("variant->>%b::text", [deck_key]) if deck_key is not None else ("NULL::text", [])
 
 
-def _with_seats(games: list[tuple[Any, ...]]) -> list[RatedGame]:
-    """(id, recommended_sides, coop_score, finished_at, deck, ...) tuples -> RatedGames, seats in position order."""
-    seats: dict[int, list[RatedSeat]] = {game[0]: [] for game in games}
-    if games:
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT game_id, player_id, side, place, quit FROM {SEAT} WHERE game_id = ANY(%b::int8[]) "
-                "ORDER BY game_id, position",
-                [list(seats)],
-            )
-            for game_id, player_id, side, place, quit_ in cur.fetchall():
-                seats[game_id].append((player_id, side, place, quit_))
-    return [RatedGame(g[0], g[1], g[2], g[3], g[4], seats[g[0]]) for g in games]
+def _games_read(select: str, order: str, params: list[Any]) -> tuple[list[RatedGame], list[tuple[Any, ...]]]:
+    """The games ``select`` picks (its columns: ``_GAME_COLUMNS``, the deck, then any extras), each with its seats
+    in position order, in ``order``; returns the RatedGames and each game's extras.
+
+    One statement: each chosen game's seats are read by the seat's (game, player) index, rather than by a
+    second statement over an array of 2,000 game ids, which cost the batch a round trip and let the planner
+    scan the whole seat table (it did, on the bench). The lateral subquery's ``OFFSET 0`` keeps it from being
+    flattened into a plain join, which the planner hashed over a scan of every seat too: probing the index
+    once per game is the plan at every table size (docs/testing.md, "Workers and pools")."""
+    with pg_cursor() as cur:
+        cur.execute(
+            f"SELECT g.*, s.player_id, s.side, s.place, s.quit FROM ({select}) AS g "
+            f"LEFT JOIN LATERAL (SELECT player_id, side, place, quit, position FROM {SEAT} "
+            "WHERE game_id = g.id OFFSET 0) AS s ON true "
+            f"ORDER BY g.{order}, s.position",
+            params,
+        )
+        rows = cur.fetchall()
+    games: list[RatedGame] = []
+    extras: list[tuple[Any, ...]] = []
+    last = None
+    seats: list[RatedSeat] = []
+    for row in rows:
+        if row[0] != last:
+            last = row[0]
+            seats = []
+            games.append(RatedGame(row[0], row[1], row[2], row[3], row[4], seats))
+            extras.append(row[5:-4])
+        if row[-4] is not None:  # a game without seats (never recorded so) keeps an empty list, as it always did
+            seats.append(row[-4:])
+    return games, extras
 
 
 class BatchPostgresStore:
     def pending_games(self, *, title: str, limit: int, deck_key: str | None) -> list[RatedGame]:
         deck, deck_params = _deck(deck_key)
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT {_GAME_COLUMNS}, {deck} FROM {GAME} WHERE title = %b AND status = %b ORDER BY id LIMIT %b",
-                [*deck_params, title, PENDING, limit],
-            )
-            games = cur.fetchall()
-        return _with_seats(games)
-
-    def trueskill_todo(self, *, title: str, limit: int) -> tuple[list[RatedGame], list[int]]:
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT {_GAME_COLUMNS}, NULL::text, rating_seq FROM {GAME} "
-                "WHERE title = %b AND status = %b AND NOT trueskill_done ORDER BY rating_seq LIMIT %b",
-                [title, RATED, limit],
-            )
-            games = cur.fetchall()
-        return _with_seats(games), [g[5] for g in games]
+        games, _ = _games_read(
+            f"SELECT {_GAME_COLUMNS}, {deck} AS deck FROM {GAME} WHERE title = %b AND status = %b ORDER BY id LIMIT %b",
+            "id",
+            [*deck_params, title, PENDING, limit],
+        )
+        return games
 
     def rated_games(
         self, *, title: str, after_seq: int | None, limit: int, deck_key: str | None
-    ) -> tuple[list[RatedGame], list[int], list[bool]]:
+    ) -> tuple[list[RatedGame], list[int]]:
         deck, deck_params = _deck(deck_key)
-        with pg_cursor() as cur:
-            cur.execute(
-                f"SELECT {_GAME_COLUMNS}, {deck}, rating_seq, trueskill_done FROM {GAME} "
-                "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
-                [*deck_params, title, RATED, after_seq or 0, limit],
-            )
-            games = cur.fetchall()
-        return _with_seats(games), [g[5] for g in games], [g[6] for g in games]
+        games, extras = _games_read(
+            f"SELECT {_GAME_COLUMNS}, {deck} AS deck, rating_seq FROM {GAME} "
+            "WHERE title = %b AND status = %b AND rating_seq > %b ORDER BY rating_seq LIMIT %b",
+            "rating_seq",
+            [*deck_params, title, RATED, after_seq or 0, limit],
+        )
+        return games, [extra[0] for extra in extras]
 
     def elo_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, PlayerState]:
-        with pg_cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 f"SELECT id, player_id, elo, games FROM {RATING} WHERE title = %b "
                 "AND player_id = ANY(%b::int8[]) ORDER BY id FOR UPDATE",
-                [title, list(player_ids)],
+                [title, _array("int8", list(player_ids))],
             )
             rows = cur.fetchall()
         return {player_id: PlayerState(rating_id, elo, games) for rating_id, player_id, elo, games in rows}
 
     def skill_states(self, *, title: str, player_ids: Collection[int]) -> dict[int, SkillState]:
-        with pg_cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 f"SELECT id, player_id, ts_mu, ts_sigma FROM {RATING} WHERE title = %b AND player_id = ANY(%b::int8[])",
-                [title, list(player_ids)],
+                [title, _array("int8", list(player_ids))],
             )
             rows = cur.fetchall()
         return {
@@ -113,30 +161,34 @@ class BatchPostgresStore:
     def update_elo(self, *, rows: Sequence[EloUpdate]) -> None:
         if not rows:
             return
-        with pg_cursor() as cur:
+        ids, elos, games, last = columns(rows)
+        with _cursor() as cur:
             cur.execute(
                 f"UPDATE {RATING} AS r SET elo = v.elo, games = v.games, "
                 "last_game_at = GREATEST(r.last_game_at, v.last_game_at) "
                 "FROM unnest(%b::int8[], %b::float8[], %b::int4[], %b::timestamptz[]) "
                 "AS v(id, elo, games, last_game_at) WHERE r.id = v.id",
-                columns(rows),
+                [_array("int8", ids), _array("float8", elos), _array("int4", games), _array("timestamptz", last)],
             )
 
     def update_skill(self, *, rows: Sequence[SkillUpdate]) -> None:
         if not rows:
             return
-        with pg_cursor() as cur:
+        ids, mus, sigmas = columns(rows)
+        with _cursor() as cur:
             cur.execute(
                 f"UPDATE {RATING} AS r SET ts_mu = v.mu, ts_sigma = v.sigma "
                 "FROM unnest(%b::int8[], %b::float8[], %b::float8[]) AS v(id, mu, sigma) WHERE r.id = v.id",
-                columns(rows),
+                [_array("int8", ids), _array("float8", mus), _array("float8", sigmas)],
             )
 
     def lock_ratings(self, *, ids: Sequence[int]) -> None:
         if not ids:
             return
-        with pg_cursor() as cur:
-            cur.execute(f"SELECT id FROM {RATING} WHERE id = ANY(%b::int8[]) ORDER BY id FOR UPDATE", [list(ids)])
+        with _cursor() as cur:
+            cur.execute(
+                f"SELECT id FROM {RATING} WHERE id = ANY(%b::int8[]) ORDER BY id FOR UPDATE", [_array("int8", ids)]
+            )
 
     def insert_changes(self, *, title: str, rows: Sequence[ChangeRow], created_at: datetime) -> None:
         if not rows:
@@ -154,18 +206,13 @@ class BatchPostgresStore:
     def mark_games_rated(self, *, rows: Sequence[tuple[int, int]]) -> None:
         if not rows:
             return
-        with pg_cursor() as cur:
+        ids, seqs = columns(rows)
+        with _cursor() as cur:
             cur.execute(
                 f"UPDATE {GAME} AS g SET status = %b, rating_seq = v.seq "
                 "FROM unnest(%b::int8[], %b::int8[]) AS v(id, seq) WHERE g.id = v.id",
-                [RATED, *columns(rows)],
+                [RATED, _array("int8", ids), _array("int8", seqs)],
             )
-
-    def mark_trueskill_done(self, *, ids: Collection[int]) -> None:
-        if not ids:
-            return
-        with pg_cursor() as cur:
-            cur.execute(f"UPDATE {GAME} SET trueskill_done = true WHERE id = ANY(%b::int8[])", [list(ids)])
 
     def append_outcomes(
         self, *, rows: Sequence[tuple[int, str]], returning: Collection[int]
@@ -177,13 +224,13 @@ class BatchPostgresStore:
         # No RETURNING: a data-modifying CTE returning every appended row (to keep the batch's few quitters) cost
         # the upsert a tenth to a sixth of its time on the bench; the quitters' rows are read after it, by key, and are
         # already locked by this transaction, so they are the rows just written.
-        with pg_cursor() as cur:
+        with _cursor() as cur:
             cur.execute(
                 f"INSERT INTO {REPUTATION} AS r (player_id, recent, cooldown_seconds) "
                 f"SELECT player_id, right(added, {KEEP}), 0 "
                 "FROM unnest(%b::int8[], %b::text[]) AS v(player_id, added) ORDER BY player_id "
                 f"ON CONFLICT (player_id) DO UPDATE SET recent = right(r.recent || EXCLUDED.recent, {KEEP})",
-                [[r[0] for r in rows], [r[1] for r in rows]],
+                [_array("int8", [r[0] for r in rows]), [r[1] for r in rows]],
             )
             if not returning:
                 return {}

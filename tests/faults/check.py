@@ -36,6 +36,7 @@ from django.utils import timezone  # noqa: E402
 from arena.models import Game, Player  # noqa: E402
 from matchmaking.models import Delivery, OpenSeat, Table, Ticket  # noqa: E402
 from moderation.models import AuditEntry  # noqa: E402
+from ratings.lag import trueskill_lag  # noqa: E402
 from ratings.models import RatingChange  # noqa: E402
 from tests.db.ratings.replay import R0, Replay, assert_matches  # noqa: E402
 
@@ -47,7 +48,7 @@ def outstanding() -> dict[str, int]:
     voids = [e for e in AuditEntry.objects.filter(action="void_games") if e.details.get("pending_titles")]
     return {
         "pending": Game.objects.filter(status=Game.Status.PENDING).count(),
-        "trueskill": Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).count(),
+        "trueskill": sum(row.pending for row in trueskill_lag()),
         "voids": len(voids),
         "deliveries": Delivery.objects.filter(status="pending").count(),
     }

@@ -377,7 +377,8 @@ def _counts(cluster: Cluster) -> dict[str, int]:
         row = conn.execute("""
             SELECT (SELECT count(*) FROM arena_game),
                    (SELECT count(*) FROM arena_game WHERE status = 'rated'),
-                   (SELECT count(*) FROM arena_game WHERE trueskill_done),
+                   (SELECT count(*) FROM arena_game g JOIN ratings_ratingstage t
+                    ON t.title = g.title AND t.stage = 'trueskill' WHERE g.rating_seq <= t.last_seq),
                    (SELECT count(*) FROM arena_seat s JOIN arena_game g ON g.id = s.game_id),
                    (SELECT count(*) FROM ratings_ratingchange WHERE kind = 'game'),
                    (SELECT count(*) FROM (SELECT game_id, player_id FROM ratings_ratingchange WHERE kind = 'game'

@@ -21,6 +21,7 @@ from rest_framework.test import APIClient
 from arena.models import Game
 from arena.servers import game_server_create
 from config.celery import app
+from ratings.lag import trueskill_lag
 from ratings.models import RatingChange
 from tests.db.ratings.bodies import random_bodies
 from tests.db.ratings.helpers import ensure_hanabot_table, post
@@ -104,10 +105,7 @@ def server_api(transactional_db) -> APIClient:
 
 
 def _outstanding() -> int:
-    return (
-        Game.objects.filter(status=Game.Status.PENDING).count()
-        + Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).count()
-    )
+    return Game.objects.filter(status=Game.Status.PENDING).count() + sum(row.pending for row in trueskill_lag())
 
 
 def wait_until_done(worker: Worker, timeout: float = DONE_TIMEOUT) -> float:

@@ -104,7 +104,6 @@ def _stored(server_id: int) -> tuple[list, list]:
             "same_ip",
             "fingerprint",
             "rating_seq",
-            "trueskill_done",
         )
     )
     seats = list(

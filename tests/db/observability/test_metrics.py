@@ -13,6 +13,7 @@ from arena.models import Game
 from infra import beat
 from matchmaking.models import ServerCallback
 from moderation.models import DetectionState
+from ratings.models import RatingStage
 from tests.conftest import game_body, player
 from tests.db.matchmaking.conftest import ticket_body
 from tests.db.matchmaking.receiver import receiver
@@ -75,9 +76,12 @@ def test_rating_lag_gauges_read_the_database_at_scrape(api):
 def test_trueskill_and_detection_gauges(api):
     assert api.post("/api/v1/games/", wizard(), format="json").status_code == 201
     game = Game.objects.get()
-    assert game.status == Game.Status.RATED and game.trueskill_done
+    stage = RatingStage.objects.get(title="wizard", stage=RatingStage.Stage.TRUESKILL)
+    assert game.status == Game.Status.RATED and stage.last_seq == game.rating_seq
     now = timezone.now()
-    Game.objects.filter(pk=game.pk).update(trueskill_done=False, accepted_at=now - timedelta(seconds=45))
+    # The TrueSkill stage one game behind: its row's last_seq before the game's seq.
+    RatingStage.objects.filter(pk=stage.pk).update(last_seq=game.rating_seq - 1)
+    Game.objects.filter(pk=game.pk).update(accepted_at=now - timedelta(seconds=45))
     DetectionState.objects.update(last_game_id=0)
     samples = scrape(Client())
     assert value(samples, "arena_trueskill_pending_games", title="wizard") == 1

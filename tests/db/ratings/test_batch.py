@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from arena.models import Game, Player
 from ratings.elo_batch import elo_stage_run
+from ratings.lag import trueskill_lag
 from ratings.models import Rating, RatingChange, RatingStage
 from ratings.rebuild import title_replay
 from ratings.trueskill_batch import trueskill_stage_run
@@ -57,7 +58,7 @@ def test_batches_equal_sequential_replay(api, games, limit, skill_limit):
         assert_matches(replay, trueskill=True)
         game_order_ok()
         assert not Game.objects.filter(status=Game.Status.PENDING).exists()
-        assert not Game.objects.filter(status=Game.Status.RATED, trueskill_done=False).exists()
+        assert not trueskill_lag()
 
 
 @settings(
@@ -248,7 +249,7 @@ def test_trueskill_stage_skips_hanabi_and_follows_rating_order(api):
     replay.play(games)
     assert_matches(replay, trueskill=True)
     assert not Rating.objects.filter(title="hanabi", ts_mu__isnull=False).exists()
-    assert not Game.objects.filter(status="rated", trueskill_done=False).exists()
+    assert not trueskill_lag()
     stage = RatingStage.objects.get(title="wizard", stage="trueskill")
     assert stage.last_seq == Game.objects.filter(title="wizard", status="rated").order_by("-rating_seq")[0].rating_seq
 

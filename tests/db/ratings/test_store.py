@@ -11,7 +11,7 @@ from django.db import connection
 
 import ratings.store
 from arena.models import Game
-from ratings.models import Rating, RatingChange
+from ratings.models import Rating, RatingChange, RatingStage
 from ratings.rebuild import title_replay
 from ratings.store import RatingStore, store
 from ratings.store.portable import BatchPortableStore
@@ -25,7 +25,7 @@ INTERFACE = [name for name, _ in inspect.getmembers(RatingStore, inspect.isfunct
 
 @pytest.mark.parametrize("backend", [BatchPostgresStore, BatchPortableStore])
 def test_each_backend_has_every_method_of_the_interface_with_its_signature(backend):
-    assert len(INTERFACE) == 14  # with reputation's append_outcomes and update_cooldowns
+    assert len(INTERFACE) == 12  # with reputation's append_outcomes and update_cooldowns; TrueSkill reads rated_games
     for name in INTERFACE:
         assert inspect.signature(getattr(backend, name)) == inspect.signature(getattr(RatingStore, name)), name
 
@@ -58,7 +58,8 @@ def _stored() -> tuple:
                 "opponent",
             )
         ),
-        sorted(Game.objects.values_list("id", "status", "rating_seq", "trueskill_done")),
+        sorted(Game.objects.values_list("id", "status", "rating_seq")),
+        sorted(RatingStage.objects.values_list("title", "stage", "last_seq")),
     )
 
 
@@ -69,7 +70,6 @@ def _reads(db: RatingStore) -> tuple:
         db.pending_games(title="hanabi", limit=50, deck_key="deck"),
         db.rated_games(title="wizard", after_seq=3, limit=20, deck_key=None),
         db.rated_games(title="hanabi", after_seq=None, limit=20, deck_key="deck"),
-        db.trueskill_todo(title="wizard", limit=30),
         {pid: (s.rating_id, s.elo, s.games) for pid, s in db.elo_states(title="wizard", player_ids=players).items()},
         {pid: (s.rating_id, s.skill) for pid, s in db.skill_states(title="wizard", player_ids=players).items()},
     )
