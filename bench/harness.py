@@ -24,6 +24,11 @@ PYTHON = sys.executable
 _MASTERS: dict[int, int] = {}
 
 
+def say(*parts: object) -> None:
+    """Print at once: a bench's lines reach a pipe (the tiny-size test, a log) as they come, not at its exit."""
+    print(*parts, flush=True)
+
+
 def service_env(database: str, redis_db: int, **extra: str) -> dict[str, str]:
     """Environment for Arena processes of a benchmark: its own Postgres database and Redis db index."""
     base = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
