@@ -21,7 +21,7 @@ def run(live: Sequence[Ticket], now: float, recommended: int, game_low: int, gam
     """The tables formed from the ``live`` (unexpired) tickets, in the order they were formed."""
     state = PassState(live, now, recommended, game_low, game_high)
     tables = []
-    waiting, units, rank = state.waiting, state.units, state.serve_rank
+    waiting, unit, rank = state.waiting, state.unit, state.serve_rank
     remove = state.remove
     for served in state.serve_order:
         if not waiting[served]:
@@ -30,7 +30,7 @@ def run(live: Sequence[Ticket], now: float, recommended: int, game_low: int, gam
         if chosen is not None:
             for i in chosen:
                 remove(i)
-            tables.append(_table([units[i] for i in sorted(chosen, key=rank.__getitem__)]))
+            tables.append(_table([unit(i) for i in sorted(chosen, key=rank.__getitem__)]))
     return tables
 
 
