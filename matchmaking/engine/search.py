@@ -19,6 +19,7 @@ recursion and the state it shares, the best table so far, as one small object).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from matchmaking.engine.rules import ANY_SIZE_AFTER, BETA_SQ, CANDIDATES, QUALITY_DIGITS
@@ -84,7 +85,7 @@ def _columns(
     xs = [state.top_shrink[c] for c in cs]
     weights = [weight_of[c] for c in cs]
     reference = state.mu[served]
-    seats_of: list[int] | tuple[int, ...]
+    seats_of: Sequence[int]
     taken: list[int] | tuple[int, ...]
     seats_left: list[int] | range
     masks: list[int] | tuple[int, ...]

@@ -54,8 +54,9 @@ def best_table(state: PassState, served: int) -> tuple[int, ...] | None:
         if wait[c] > oldest_wait:
             oldest_wait = wait[c]
         room += seats[c]
-    try_key = state.try_key
-    keys = [try_key[c] for c in cands]
+    # The order a table search tries candidates in: largest shrink factor first, then longest wait.
+    top_shrink = state.top_shrink
+    keys = [(-top_shrink[c], -wait[c]) for c in cands]
     trying = sorted(range(len(cands)), key=keys.__getitem__)
     recommended = state.recommended
     for size in range(min(high, seats[served] + room), low - 1, -1):

@@ -72,9 +72,9 @@ class PassState:
         self.tol = array(
             "d", [min(TOLERANCE_MAX, TOLERANCE_BASE + TOLERANCE_PER_SECOND * max(0.0, w)) for w in self.wait]
         )
-        self.least = _permuted(array("q", [u.min_players for u in live]), by_elo).tolist()
-        self.most = _permuted(array("q", [u.max_players for u in live]), by_elo).tolist()
-        self.seats = _permuted(array("q", [len(u.party) + 1 for u in live]), by_elo).tolist()
+        self.least = _permuted(array("q", [u.min_players for u in live]), by_elo)
+        self.most = _permuted(array("q", [u.max_players for u in live]), by_elo)
+        self.seats = _permuted(array("q", [len(u.party) + 1 for u in live]), by_elo)
         # The handles as numbers (equal handles, equal numbers): two plain tickets are compared on these.
         numbers: dict[str, int] = {}
         self.player_no = _permuted(array("q", [numbers.setdefault(u.player, len(numbers)) for u in live]), by_elo)
@@ -94,8 +94,6 @@ class PassState:
         self.party_players = {i: frozenset(u.players) for i, u in units.items()}
         self.party_ips = {i: frozenset((u.ip_hash, *(m.ip_hash for m in u.party))) for i, u in units.items()}
         self._read_skills(live, by_elo, units)
-        # The order a table search tries candidates in: largest shrink factor first, then longest wait.
-        self.try_key = [(-x, -w) for x, w in zip(self.top_shrink, self.wait, strict=True)]
         count = self.end = len(live)
         self.before = list(range(-1, count - 1))
         self.after = list(range(1, count + 1))
