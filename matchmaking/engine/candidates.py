@@ -8,6 +8,7 @@ search tries per size (at most C(8, size - 1)), whatever the pool size.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from matchmaking.engine.bands import Links, skip
 from matchmaking.engine.rules import CANDIDATES, SCAN_LIMIT
@@ -20,42 +21,47 @@ def nearest(state: PassState, served: int, low: int, high: int) -> list[int]:
     reputation (its own or the served ticket's) keeps apart is passed over, not examined: the scan walks the band
     (``bands``) of the tickets no minimum keeps apart, and checks each it visits."""
     elo, least, most, seats, waiting = state.elo, state.least, state.most, state.seats, state.waiting
-    centre, within, end = elo[served], state.tol[served], state.end
+    centre, within = elo[served], state.tol[served]
     room = high - seats[served]
     tol, plain, player_no = state.tol, state.plain, state.player_no
     plain_served, me = plain[served], player_no[served]
     rule, rep_low, rep_min = state.reputation_rule, state.rep_low, state.rep_min
     low_served, min_served = rep_low[served], rep_min[served]
-    band = None if state.bands is None else state.bands.entry(served, min_served, low_served)
-    before: list[int] | Links
-    after: list[int] | Links
-    if band is None:
-        before, after = state.before, state.after
+    entry = None if state.bands is None else state.bands.entry(served, min_served, low_served)
+    # The walk is over ranks in a list of members: the waiting list itself (every place, kept exact as tickets
+    # are seated) or a band (``bands``: its seated members are passed over as they are met).
+    members: Sequence[int]
+    before: Links
+    after: Links
+    if entry is None:
+        members, before, after = range(state.end), state.before, state.after
         below, above = before[served], after[served]
     else:
-        before, after, below, above = band
+        (members, before, after), below, above = entry
+    end = len(members)
     inf = math.inf
     found: list[int] = []
     add = found.append
     left = CANDIDATES
     scanned = 0
-    gap_below = centre - elo[below] if below >= 0 else inf
-    gap_above = elo[above] - centre if above < end else inf
+    gap_below = centre - elo[members[below]] if below >= 0 else inf
+    gap_above = elo[members[above]] - centre if above < end else inf
     while left and scanned < SCAN_LIMIT:
         if gap_below <= gap_above:
             if gap_below > within:
                 break
-            other, below = below, before[below]
-            if below >= 0 and not waiting[below]:
-                below = before[other] = skip(before, below, waiting, end)
-            gap_below = centre - elo[below] if below >= 0 else inf
+            at, below = below, before[below]
+            if below >= 0 and not waiting[members[below]]:
+                below = before[at] = skip(before, below, members, waiting)
+            gap_below = centre - elo[members[below]] if below >= 0 else inf
         else:
             if gap_above > within:
                 break
-            other, above = above, after[above]
-            if above < end and not waiting[above]:
-                above = after[other] = skip(after, above, waiting, end)
-            gap_above = elo[above] - centre if above < end else inf
+            at, above = above, after[above]
+            if above < end and not waiting[members[above]]:
+                above = after[at] = skip(after, above, members, waiting)
+            gap_above = elo[members[above]] - centre if above < end else inf
+        other = members[at]
         if rule and (min_served > rep_low[other] or rep_min[other] > low_served):
             continue  # a minimum reputation keeps the two apart: passed over, not examined
         scanned += 1
