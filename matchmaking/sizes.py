@@ -15,12 +15,17 @@ from matchmaking.engine import MIN_TABLE
 
 
 class Rules(Protocol):
-    """What this module reads of a game's rules (``arena.games.get_game``)."""
+    """What this module reads of a game's rules (``arena.games.get_game``): read only, so that the class attributes
+    of a game's rules class (``ClassVar``) meet it."""
 
-    name: str
-    variants: Mapping[str, tuple[Any, ...]]
-    recommended_players: int | None  # None for a cooperative game: ``table_recommended`` says
-    table_recommended: int | None
+    @property
+    def name(self) -> str: ...
+    @property
+    def variants(self) -> Mapping[str, tuple[Any, ...]]: ...
+    @property
+    def recommended_players(self) -> int | None: ...  # None for a cooperative game: ``table_recommended`` says
+    @property
+    def table_recommended(self) -> int | None: ...
 
     def player_range(self, variant: Mapping[str, Any]) -> tuple[int, int]: ...
 

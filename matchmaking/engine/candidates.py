@@ -8,50 +8,69 @@ search tries per size (at most C(8, size - 1)), whatever the pool size.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+from matchmaking.engine.bands import Links, skip
 from matchmaking.engine.rules import CANDIDATES, SCAN_LIMIT
 from matchmaking.engine.state import PassState
 
 
 def nearest(state: PassState, served: int, low: int, high: int) -> list[int]:
     """Up to CANDIDATES waiting tickets nearest in Elo that could sit with ``served`` at a size it allows,
-    scanning at most SCAN_LIMIT outward from its Elo (equal gaps: the one below first)."""
-    elo, least, most, seats, after, before = state.elo, state.least, state.most, state.seats, state.after, state.before
-    centre, within, end = elo[served], state.tol[served], len(elo)
+    examining at most SCAN_LIMIT outward from its Elo (equal gaps: the one below first). A ticket that a minimum
+    reputation (its own or the served ticket's) keeps apart is passed over, not examined: the scan walks the band
+    (``bands``) of the tickets no minimum keeps apart, and checks each it visits."""
+    elo, least, most, seats, waiting = state.elo, state.least, state.most, state.seats, state.waiting
+    centre, within = elo[served], state.tol[served]
     room = high - seats[served]
-    below, above = before[served], after[served]
-    tol, plain, handle = state.tol, state.plain, state.handle
-    plain_served, name = plain[served], handle[served]
-    rule = state.reputation_rule
-    rep_low, rep_min = state.rep_low, state.rep_min
+    tol, plain, player_no = state.tol, state.plain, state.player_no
+    plain_served, me = plain[served], player_no[served]
+    rule, rep_low, rep_min = state.reputation_rule, state.rep_low, state.rep_min
     low_served, min_served = rep_low[served], rep_min[served]
+    entry = None if state.bands is None else state.bands.entry(served, min_served, low_served)
+    # The walk is over ranks in a list of members: the waiting list itself (every place, kept exact as tickets
+    # are seated) or a band (``bands``: its seated members are passed over as they are met).
+    members: Sequence[int]
+    before: Links
+    after: Links
+    if entry is None:
+        members, before, after = range(state.end), state.before, state.after
+        below, above = before[served], after[served]
+    else:
+        (members, before, after), below, above = entry
+    end = len(members)
     inf = math.inf
     found: list[int] = []
     add = found.append
     left = CANDIDATES
     scanned = 0
-    gap_below = centre - elo[below] if below >= 0 else inf
-    gap_above = elo[above] - centre if above < end else inf
+    gap_below = centre - elo[members[below]] if below >= 0 else inf
+    gap_above = elo[members[above]] - centre if above < end else inf
     while left and scanned < SCAN_LIMIT:
         if gap_below <= gap_above:
             if gap_below > within:
                 break
-            other, below = below, before[below]
-            gap_below = centre - elo[below] if below >= 0 else inf
+            at, below = below, before[below]
+            if below >= 0 and not waiting[members[below]]:
+                below = before[at] = skip(before, below, members, waiting)
+            gap_below = centre - elo[members[below]] if below >= 0 else inf
         else:
             if gap_above > within:
                 break
-            other, above = above, after[above]
-            gap_above = elo[above] - centre if above < end else inf
-        scanned += 1
+            at, above = above, after[above]
+            if above < end and not waiting[members[above]]:
+                above = after[at] = skip(after, above, members, waiting)
+            gap_above = elo[members[above]] - centre if above < end else inf
+        other = members[at]
         if rule and (min_served > rep_low[other] or rep_min[other] > low_served):
-            continue  # a minimum reputation keeps the two apart (counted as scanned: the bound holds)
+            continue  # a minimum reputation keeps the two apart: passed over, not examined
+        scanned += 1
         if least[other] <= high and most[other] >= low and seats[other] <= room:
             if plain_served and plain[other]:
                 # Two lone players who block nobody and refuse nothing: mutual acceptance is all (the
                 # served ticket accepts ``other``, being within its tolerance).
                 gap = centre - elo[other]
-                if (gap if gap >= 0 else -gap) <= tol[other] and handle[other] != name:
+                if (gap if gap >= 0 else -gap) <= tol[other] and player_no[other] != me:
                     add(other)
                     left -= 1
             elif state.pair_allowed(served, other):
@@ -83,15 +102,15 @@ def all_fit(state: PassState, cands: list[int]) -> bool:
         rep_low, rep_min = state.rep_low, state.rep_min
         if max(rep_min[c] for c in cands) > min(rep_low[c] for c in cands):
             return False
-    handle = state.handle
-    return len({handle[c] for c in cands}) == len(cands)
+    player_no = state.player_no
+    return len({player_no[c] for c in cands}) == len(cands)
 
 
 def fits(state: PassState, cands: list[int]) -> list[int]:
     """Which candidates fit with each other: bit j of ``fits[k]`` says candidate k fits with candidate j."""
     m = len(cands)
     found = [0] * m
-    elo, tol, plain, handle = state.elo, state.tol, state.plain, state.handle
+    elo, tol, plain, player_no = state.elo, state.tol, state.plain, state.player_no
     rule, rep_low, rep_min = state.reputation_rule, state.rep_low, state.rep_min
     for i in range(m):
         a = cands[i]
@@ -105,7 +124,7 @@ def fits(state: PassState, cands: list[int]) -> list[int]:
                 continue
             if rule and (rep_min[a] > rep_low[b] or rep_min[b] > rep_low[a]):
                 continue
-            if (handle[a] != handle[b]) if plain_a and plain[b] else state.pair_allowed(a, b):
+            if (player_no[a] != player_no[b]) if plain_a and plain[b] else state.pair_allowed(a, b):
                 found[i] |= 1 << j
                 found[j] |= 1 << i
     return found

@@ -27,7 +27,8 @@ MIN_TABLE = 2
 # C(8, size - 1), at most 70. 10 would find slightly more even six-player tables at four times the cost.
 CANDIDATES = 8
 # Tickets examined outward from the served ticket's Elo to find those candidates: bounds the scan when many
-# nearby tickets are incompatible (blocked, same IP, other sizes).
+# nearby tickets are incompatible (blocked, same IP, other sizes). Those a minimum reputation keeps apart are passed
+# over, not examined (``bands``), so a minimum never shortens the reach of the scan.
 SCAN_LIMIT = 200
 # Qualities equal to this many decimals count as equal, so that floating-point noise never overrides the
 # total-wait rule between tables that are equally even.

@@ -12,12 +12,14 @@ of trying: once it loses, no later candidate at that depth can win, and the loop
 
 Sums are kept relative to the served ticket's mu, so that the spread of a near-even table is not lost to
 cancellation between large sums. The steps: ``_columns`` reads the candidates into lists in the order of trying,
-``_factor_tables`` precomputes the one-seat bound, ``_branch_and_bound`` walks the combinations.
+``_factor_tables`` precomputes the one-seat bound, ``_branch_and_bound`` walks the combinations (a ``_Walk``: the
+recursion and the state it shares, the best table so far, as one small object).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from matchmaking.engine.rules import ANY_SIZE_AFTER, BETA_SQ, CANDIDATES, QUALITY_DIGITS
@@ -30,6 +32,7 @@ _BOUND_MARGIN = 1e-12
 _WAIT_MARGIN = 1e-9
 # Qualities this far below the best so far cannot round up to it.
 _ROUNDING = 2 * 10.0**-QUALITY_DIGITS
+_INFLATE = 1 + _BOUND_MARGIN
 # Per-candidate constants of the usual search (every candidate one seat, every two fit, nobody refusing).
 _ONES = (1,) * (CANDIDATES + 1)
 _ANYONE = (-1,) * (CANDIDATES + 1)  # a mask of everyone: ``mask & ~_ANYONE[pos]`` is always 0
@@ -59,8 +62,9 @@ class _Columns(NamedTuple):
     sums: list[list[float]]
 
 
-def best_group(state: PassState, served: int, cands: list[int], seatable: list[int], fits: list[int] | None,
-               size: int, need: int) -> tuple[int, ...] | None:
+def best_group(
+    state: PassState, served: int, cands: list[int], seatable: list[int], fits: list[int] | None, size: int, need: int
+) -> tuple[int, ...] | None:
     """The best group of ``seatable`` candidates (in the order to try) filling ``need`` seats at a table of
     ``size`` with ``served``, as indices into ``cands`` in ascending order; None if no group is valid."""
     columns = _columns(state, served, cands, seatable, fits, need)
@@ -69,8 +73,9 @@ def best_group(state: PassState, served: int, cands: list[int], seatable: list[i
     return _branch_and_bound(state, served, size, need, columns)
 
 
-def _columns(state: PassState, served: int, cands: list[int], seatable: list[int], fits: list[int] | None,
-             need: int) -> _Columns | None:
+def _columns(
+    state: PassState, served: int, cands: list[int], seatable: list[int], fits: list[int] | None, need: int
+) -> _Columns | None:
     """The candidates read into lists in the order of trying; None when they cannot fill ``need`` seats."""
     ks = seatable  # already in the order to try
     cs = [cands[k] for k in ks]
@@ -80,7 +85,7 @@ def _columns(state: PassState, served: int, cands: list[int], seatable: list[int
     xs = [state.top_shrink[c] for c in cs]
     weights = [weight_of[c] for c in cs]
     reference = state.mu[served]
-    seats_of: list[int] | tuple[int, ...]
+    seats_of: Sequence[int]
     taken: list[int] | tuple[int, ...]
     seats_left: list[int] | range
     masks: list[int] | tuple[int, ...]
@@ -123,8 +128,25 @@ def _columns(state: PassState, served: int, cands: list[int], seatable: list[int
         masks = [fits[k] for k in ks]
         bits = [1 << k for k in ks]
         refusing = [state.refuses[c] for c in cs]
-    return _Columns(ks, cs, single, taken, waits, xs, weights, shrinks, seat_waits, seats_left, firsts, seconds,
-                    masks, bits, refusing, heads, sums)
+    return _Columns(
+        ks,
+        cs,
+        single,
+        taken,
+        waits,
+        xs,
+        weights,
+        shrinks,
+        seat_waits,
+        seats_left,
+        firsts,
+        seconds,
+        masks,
+        bits,
+        refusing,
+        heads,
+        sums,
+    )
 
 
 def _factor_tables(xs: list[float], need: int) -> tuple[list[list[float]], list[list[float]]]:
@@ -154,32 +176,73 @@ def _largest_factors(xs: list[float], taken: list[int] | tuple[int, ...], rest: 
     return top, spare
 
 
-def _branch_and_bound(state: PassState, served: int, size: int, need: int,
-                      columns: _Columns) -> tuple[int, ...] | None:
+def _branch_and_bound(state: PassState, served: int, size: int, need: int, columns: _Columns) -> tuple[int, ...] | None:
     """The walk over the combinations (see the module's docstring), from ``served`` alone."""
-    (ks, cs, single, taken, waits, xs, weights, shrinks, seat_waits, seats_left, firsts, seconds, masks, bits,
-     refusing, heads, sums) = columns
-    count = len(cs)
-    recommended = state.recommended
-    addresses_apart = state.addresses_apart
-    beta_sq = BETA_SQ
-    sqrt, exp = math.sqrt, math.exp
-    inflate = 1 + _BOUND_MARGIN
-    best_q, best_w = -1.0, -math.inf
-    best: list[int] | None = None
-    chosen: list[int] = []
+    walk = _Walk(state, served, size, columns)
+    own_weight = state.weight[served]
+    own_moment, own_square = state.centred(served, state.mu[served]) if served in state.party_skills else (0.0, 0.0)
+    own_wait = state.wait[served]
+    walk.grow(
+        0,
+        need,
+        0,
+        own_weight,
+        state.shrink[served],
+        own_moment,
+        own_square,
+        own_wait * state.seats[served],
+        own_wait,
+        state.refuses[served],
+        own_square - own_moment * own_moment / own_weight,
+    )
+    best = walk.best
+    return None if best is None else tuple(sorted(columns.ks[p] for p in best))
 
-    def grow(start: int, left: int, mask: int, weight: float, product: float, moment: float, square: float,
-             total_wait: float, oldest: float, refuses: bool, spread_so_far: float) -> None:
-        nonlocal best_q, best_w, best
+
+class _Walk:
+    """One search's state: the candidates' columns, the best table so far and the positions chosen on the way.
+
+    Its attributes are what the recursion reads (a closure over them was measured no faster, and a closure that
+    recurses is a reference cycle holding the whole pass until the collector finds it)."""
+
+    __slots__ = ("addresses_apart", "best", "best_q", "best_w", "chosen", "columns", "recommended", "served", "size")
+
+    def __init__(self, state: PassState, served: int, size: int, columns: _Columns):
+        self.columns = columns
+        self.served, self.size, self.recommended = served, size, state.recommended
+        self.addresses_apart = state.addresses_apart
+        self.best_q, self.best_w = -1.0, -math.inf
+        self.best: list[int] | None = None
+        self.chosen: list[int] = []
+
+    def grow(
+        self,
+        start: int,
+        left: int,
+        mask: int,
+        weight: float,
+        product: float,
+        moment: float,
+        square: float,
+        total_wait: float,
+        oldest: float,
+        refuses: bool,
+        spread_so_far: float,
+    ) -> None:
+        """Every group extending ``chosen`` by ``left`` more seats from position ``start`` on that can still beat
+        (or tie) the best so far; the arguments are the running sums of the group chosen so far."""
+        (_, _, single, taken, waits, xs, weights, shrinks, seat_waits, seats_left, firsts, seconds, masks, bits,
+         refusing, heads, sums) = self.columns  # fmt: skip
+        size, chosen = self.size, self.chosen
+        sqrt, exp, beta_sq, inflate = math.sqrt, math.exp, BETA_SQ, _INFLATE
         if single:
             room = beta_sq * weight
             damp = (exp(-0.5 * spread_so_far) if spread_so_far > 0.0 else 1.0) * inflate
             head, tail = heads[left], sums[left]
-        for pos in range(start, count):
+        for pos in range(start, len(waits)):
             if seats_left[pos] < left:
                 break  # too few seats left from here on
-            if single and sqrt(product * head[pos] * size / (room + tail[pos])) * damp < best_q - _ROUNDING:
+            if single and sqrt(product * head[pos] * size / (room + tail[pos])) * damp < self.best_q - _ROUNDING:
                 break  # the factors only fall from here on: no later table can beat (or tie) the best
             seats = taken[pos]
             if seats > left or mask & ~masks[pos]:
@@ -195,37 +258,43 @@ def _branch_and_bound(state: PassState, served: int, size: int, need: int,
             spread = square_ - moment_ * moment_ / weight_
             chosen.append(pos)
             if rest == 0:
-                if (size == recommended or oldest_ >= ANY_SIZE_AFTER) and \
-                        (not refuses_ or addresses_apart(served, [cs[p] for p in chosen])):
-                    q = round(sqrt(product_ * size / (beta_sq * weight_)) * exp(-0.5 * spread), QUALITY_DIGITS)
-                    if q > best_q or (q == best_q and (wait_sum > best_w or (
-                            wait_sum == best_w and best is not None
-                            and sorted(ks[p] for p in chosen) < sorted(ks[p] for p in best)))):
-                        best_q, best_w, best = q, wait_sum, chosen[:]
+                if size == self.recommended or oldest_ >= ANY_SIZE_AFTER:
+                    self.consider(weight_, product_, spread, wait_sum, refuses_)
             elif seats_left[pos + 1] >= rest:
                 # The largest shrink factors left are those of the next positions (sorted that way).
                 if single:
                     top, spare = heads[rest][pos + 1], sums[rest][pos + 1]
                 else:
                     top, spare = _largest_factors(xs, taken, rest, pos + 1)
-                bound = sqrt(product_ * top * size / (beta_sq * weight_ + spare)) \
-                    * exp(-0.5 * (spread if spread > 0.0 else 0.0)) * inflate
-                if bound >= best_q - _ROUNDING:
+                bound = (
+                    sqrt(product_ * top * size / (beta_sq * weight_ + spare))
+                    * exp(-0.5 * (spread if spread > 0.0 else 0.0))
+                    * inflate
+                )
+                if bound >= self.best_q - _ROUNDING:
                     bound_q = round(bound, QUALITY_DIGITS)
-                    if bound_q > best_q or (bound_q == best_q and
-                                            wait_sum + rest * max(waits[pos + 1:]) + _WAIT_MARGIN >= best_w):
-                        grow(pos + 1, rest, mask | bits[pos], weight_, product_, moment_, square_, wait_sum,
-                             oldest_, refuses_, spread)
+                    if bound_q > self.best_q or (
+                        bound_q == self.best_q and wait_sum + rest * max(waits[pos + 1 :]) + _WAIT_MARGIN >= self.best_w
+                    ):
+                        self.grow(pos + 1, rest, mask | bits[pos], weight_, product_, moment_, square_, wait_sum,
+                                  oldest_, refuses_, spread)  # fmt: skip
             chosen.pop()
 
-    own_weight = state.weight[served]
-    own_moment, own_square = state.centred(served, state.mu[served]) if served in state.party_skills else (0.0, 0.0)
-    own_wait = state.wait[served]
-    try:
-        grow(0, need, 0, own_weight, state.shrink[served], own_moment, own_square, own_wait * state.seats[served],
-             own_wait, state.refuses[served], own_square - own_moment * own_moment / own_weight)
-    finally:
-        # grow refers to itself (it recurses): a reference cycle that would keep this search, and through
-        # ``state`` the whole pass, alive until the garbage collector found it.
-        grow = None  # type: ignore[assignment]  # a function emptied on purpose (``del`` would read as unbound)
-    return None if best is None else tuple(sorted(ks[p] for p in best))
+    def consider(self, weight: float, product: float, spread: float, wait_sum: float, refuses: bool) -> None:
+        """The group chosen fills the table: kept if it is valid and beats the best so far (quality to
+        QUALITY_DIGITS, then total wait, then combinations order)."""
+        chosen, cs = self.chosen, self.columns.cs
+        if refuses and not self.addresses_apart(self.served, [cs[p] for p in chosen]):
+            return
+        q = round(math.sqrt(product * self.size / (BETA_SQ * weight)) * math.exp(-0.5 * spread), QUALITY_DIGITS)
+        best_q, best_w, best = self.best_q, self.best_w, self.best
+        if q > best_q or (
+            q == best_q
+            and (wait_sum > best_w or (wait_sum == best_w and best is not None and self._earlier(chosen, best)))
+        ):
+            self.best_q, self.best_w, self.best = q, wait_sum, chosen[:]
+
+    def _earlier(self, chosen: list[int], best: list[int]) -> bool:
+        """``chosen`` comes before ``best`` in combinations order (the candidates' indices, ascending)."""
+        ks = self.columns.ks
+        return sorted(ks[p] for p in chosen) < sorted(ks[p] for p in best)

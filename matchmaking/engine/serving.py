@@ -21,7 +21,7 @@ def run(live: Sequence[Ticket], now: float, recommended: int, game_low: int, gam
     """The tables formed from the ``live`` (unexpired) tickets, in the order they were formed."""
     state = PassState(live, now, recommended, game_low, game_high)
     tables = []
-    waiting, units, rank = state.waiting, state.units, state.serve_rank
+    waiting, unit, rank = state.waiting, state.unit, state.serve_rank
     remove = state.remove
     for served in state.serve_order:
         if not waiting[served]:
@@ -30,7 +30,7 @@ def run(live: Sequence[Ticket], now: float, recommended: int, game_low: int, gam
         if chosen is not None:
             for i in chosen:
                 remove(i)
-            tables.append(_table([units[i] for i in sorted(chosen, key=rank.__getitem__)]))
+            tables.append(_table([unit(i) for i in sorted(chosen, key=rank.__getitem__)]))
     return tables
 
 
@@ -54,8 +54,9 @@ def best_table(state: PassState, served: int) -> tuple[int, ...] | None:
         if wait[c] > oldest_wait:
             oldest_wait = wait[c]
         room += seats[c]
-    try_key = state.try_key
-    keys = [try_key[c] for c in cands]
+    # The order a table search tries candidates in: largest shrink factor first, then longest wait.
+    top_shrink = state.top_shrink
+    keys = [(-top_shrink[c], -wait[c]) for c in cands]
     trying = sorted(range(len(cands)), key=keys.__getitem__)
     recommended = state.recommended
     for size in range(min(high, seats[served] + room), low - 1, -1):

@@ -30,9 +30,10 @@ def pushes_due(delivery_ids: Sequence[Any]) -> None:
 def deliveries_abandon(*, server_id: int, reason: str) -> int:
     """The server's pending pushes are given up: recorded as abandoned, never sent (a worker holding one finds it
     no longer pending and leaves it)."""
-    return Delivery.objects.filter(server_id=server_id, status=Delivery.Status.PENDING).update(
+    abandoned: int = Delivery.objects.filter(server_id=server_id, status=Delivery.Status.PENDING).update(
         status=Delivery.Status.ABANDONED, next_attempt_at=None, last_error=reason
     )
+    return abandoned
 
 
 def deliveries_retry(*, delivery_ids: Sequence[Any], now: datetime | None = None) -> int:

@@ -78,6 +78,7 @@ def variant_key(variant: dict[str, Any]) -> str:
 
 
 def _pool_for(title: str, variant: dict[str, Any], rated: bool) -> Pool:
+    pool: Pool
     pool, _ = Pool.objects.get_or_create(
         title=title, variant_key=variant_key(variant), rated=rated, defaults={"variant": variant}
     )
@@ -222,7 +223,8 @@ def ticket_pass_on_request(*, ticket: Ticket) -> Ticket:
     if not mode.pass_on_request() or ticket.status != Ticket.Status.WAITING:
         return ticket
     pool_run(pool_id=ticket.pool_id, wait=True)
-    return Ticket.objects.select_related("pool", "table").get(pk=ticket.pk)
+    after: Ticket = Ticket.objects.select_related("pool", "table").get(pk=ticket.pk)
+    return after
 
 
 def _refuse_too_many_waiting(server: GameServer) -> None:
@@ -275,7 +277,9 @@ def _refuse_cooldown(seats: Sequence[SeatInput], players: dict[str, Player], now
 
 
 def _retried(server: GameServer, data: TicketInput) -> Ticket | None:
-    ticket = Ticket.objects.filter(server=server, request_id=data.request_id).select_related("pool").first()
+    ticket: Ticket | None = (
+        Ticket.objects.filter(server=server, request_id=data.request_id).select_related("pool").first()
+    )
     if ticket is None:
         return None
     if ticket.fingerprint != data.fingerprint:
@@ -352,7 +356,7 @@ def tickets_cancel_for_server(*, server_id: int) -> None:
 def _close(ticket_ids: Sequence[Any], status: str, reason: str = "") -> int:
     """Closes waiting tickets (never a matched one), frees their players to queue again; returns how many."""
     now = timezone.now()
-    closed = Ticket.objects.filter(pk__in=ticket_ids, status=Ticket.Status.WAITING).update(
+    closed: int = Ticket.objects.filter(pk__in=ticket_ids, status=Ticket.Status.WAITING).update(
         status=status, closed_at=now, cancel_reason=reason
     )
     if closed:

@@ -1,7 +1,7 @@
 """Exact query counts of a matchmaking pass and of a ticket's POST and GET (issue 17), whatever the pool's size.
 
 Each figure is the sum of the statements named beside it, counted from the code, not read off a run. Two things
-make SQLite's and PostgreSQL's figures differ, both on purpose (matchmaking/store.py):
+make SQLite's and PostgreSQL's figures differ, both on purpose (matchmaking/store/):
 
 - PostgreSQL's pass sets ``work_mem`` for its transaction (one ``SET LOCAL``) and writes everything it decided in
   one statement (tables, matched and expired tickets, freed seats, the pool's stamp); SQLite, the embedded mode,
@@ -51,7 +51,7 @@ def by_backend(*, sqlite: int, postgresql: int) -> int:
 # load of every waiting seat with its rating, preferences and reputation (one query).
 PASS_BASE = SAVEPOINT + 1 + 1
 PG_WORK_MEM = 1  # SET LOCAL work_mem, PostgreSQL only
-# PostgreSQL reads the waiting tickets' keys before the load, which takes them as a literal array (store.py).
+# PostgreSQL reads the waiting tickets' keys before the load, which takes them as a literal array (store/load.py).
 PG_KEYS = 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +73,29 @@ def test_a_ticket_is_told_how_many_its_minimum_keeps_away():
     ]
     assert minimum_excludes(pool[0], pool, NOW) == 2
     assert minimum_excludes(pool[1], pool, NOW) == 0  # b asks no minimum
+
+
+@pytest.mark.parametrize(
+    ("apart", "tables"),
+    [
+        ("mine", [("a", "b")]),  # a asks 90: the 250 at 50 % are passed over, b is found
+        ("theirs", [("a", "b")]),  # the 250 ask 90 of a, who has 80 %: passed over too
+        (None, []),  # the same 250, no minimum keeping them apart: 200 examined, b never reached
+    ],
+)
+def test_tickets_a_minimum_keeps_apart_are_not_counted_among_the_200_examined(apart, tables):
+    # docs/matchmaking.md, "Fairness": at most 200 tickets are examined outward from the served ticket's Elo, not
+    # counting those a minimum reputation keeps apart from it. Between a and b, 250 fresh tickets that want 3 to 5
+    # players (no table with a or b, who take 2, nor among themselves while fresh), all within 150 Elo.
+    a = ticket("a", elo=1400.0, waited=1, players=(2, 2), rep=80.0, least=90.0 if apart == "mine" else None)
+    b = ticket("b", elo=1545.0, players=(2, 2), rep=95.0)
+    between = [
+        ticket(
+            f"x{i:03d}", elo=1400 + 0.5 * (i + 1), players=(3, 5), rep=50.0, least=90.0 if apart == "theirs" else None
+        )
+        for i in range(250)
+    ]
+    assert seated([a, b, *between]) == tables
 
 
 # ---- Properties over random pools ---------------------------------------------------------------------------
