@@ -121,6 +121,8 @@ def replica(root: Path, of: Cluster) -> Cluster:
             "-R",
             "-X",
             "stream",
+            # At once: by default the backup waits for a spread checkpoint (most of checkpoint_timeout, 112 s here).
+            "--checkpoint=fast",
         ]
     )
     cluster = Cluster(data=data, port=free_port())
