@@ -144,8 +144,11 @@ def _rated() -> int:
 
 
 def _progress_beyond(count: int, timeout: float) -> None:
+    """Wait for the state the kill needs (more games rated than at the last kill), however long a restarted worker
+    takes to its first batch on a busy machine; fail if it never comes."""
     deadline = time.monotonic() + timeout
-    while _rated() <= count and time.monotonic() < deadline:
+    while _rated() <= count:
+        assert time.monotonic() < deadline, f"no game rated beyond {count} in {timeout:.0f} s"
         time.sleep(0.01)
 
 
@@ -174,7 +177,7 @@ def test_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(worker: Wo
         post(server_api, chunk)
         if number == len(chunks) - 1:
             break
-        _progress_beyond(rated_at_kills[-1], timeout=10.0)  # this worker has committed batches of its own...
+        _progress_beyond(rated_at_kills[-1], timeout=120.0)  # this worker has committed batches of its own...
         time.sleep(rnd.uniform(0.0, 0.2))
         mid_transaction += _worker_in_transaction(timeout=5.0)  # ...and is inside another one
         worker.kill(signal.SIGKILL)  # the whole group: main process, pool processes and beat
