@@ -47,6 +47,7 @@ from django.db.models import Max  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from arena.models import Game, GameServer, Player  # noqa: E402
+from bench.game_rows import PENDING_GAMES_COPY, pending_game  # noqa: E402
 from infra import announcements  # noqa: E402
 from moderation import detection  # noqa: E402
 from moderation.models import AuditEntry, DetectionState, Flag  # noqa: E402
@@ -133,10 +134,7 @@ def _copy_games(
     ring_every = 25  # one game in 25 is a ring's
     seats_rows = []
     with connection.cursor() as cur:
-        with cur.cursor.copy(
-            "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint) FROM STDIN"
-        ) as games:
+        with cur.cursor.copy(PENDING_GAMES_COPY) as games:
             for n in numbers:
                 game_id = first_id + n
                 title = rnd.choices(TITLES, WEIGHTS)[0]
@@ -149,24 +147,7 @@ def _copy_games(
                 else:
                     order = rnd.sample(pop.honest, size)
                 finished = start + step * n
-                games.write_row(
-                    (
-                        game_id,
-                        server_id,
-                        f"b-{game_id}",
-                        title,
-                        "{}",
-                        True,
-                        finished,
-                        finished,
-                        "{}",
-                        "pending",
-                        4,
-                        "[]",
-                        False,
-                        "bench",
-                    )
-                )
+                games.write_row(pending_game(game_id, server_id, f"b-{game_id}", title, finished))
                 positions = list(range(size))
                 rnd.shuffle(positions)
                 for place, (player, pos) in enumerate(zip(order, positions, strict=True), start=1):

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from django.db import connection
 
 from arena.models import GameServer, Player
+from bench.game_rows import PENDING_GAMES_COPY, pending_game
 from bench.harness import say
 
 TITLE = "wizard"
@@ -127,30 +128,10 @@ def copy_games(
     twin (``FLOOR_TITLE``, no quits) and the twin rated with reputation switched off (``BASE_TITLE``)."""
     quits = quits or {}
     with connection.cursor() as cur:
-        with cur.cursor.copy(
-            "COPY arena_game (id, server_id, table_id, title, variant, rated, finished_at, "
-            "accepted_at, details, status, recommended_sides, warnings, same_ip, fingerprint) FROM STDIN"
-        ) as copy:
+        with cur.cursor.copy(PENDING_GAMES_COPY) as copy:
             for n in range(len(layout)):
                 finished = EPOCH + timedelta(seconds=n)
-                copy.write_row(
-                    (
-                        first_id + n,
-                        server_id,
-                        f"{table_prefix}-{n}",
-                        title,
-                        "{}",
-                        True,
-                        finished,
-                        finished,
-                        "{}",
-                        "pending",
-                        4,
-                        "[]",
-                        False,
-                        "bench",
-                    )
-                )
+                copy.write_row(pending_game(first_id + n, server_id, f"{table_prefix}-{n}", title, finished))
         with cur.cursor.copy(
             "COPY arena_seat (game_id, player_id, position, score, quit, side, place, fields, ip_hash) FROM STDIN"
         ) as copy:
