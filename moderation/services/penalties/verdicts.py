@@ -23,32 +23,33 @@ def flag_dismiss(*, moderator: AbstractBaseUser | None, flag: Flag, note: str) -
         return audit_write(moderator=moderator, action=Action.DISMISS_FLAG, note=note, players=players, flags=[locked])
 
 
-def report_dismiss(*, moderator: AbstractBaseUser | None, report: Report, note: str) -> AuditEntry:
-    """The report is not upheld; it counts against the reporter's track record."""
-    note = note_required(note)
+def _report_close(
+    *, moderator: AbstractBaseUser | None, report: Report, status: str, action: str, note: str
+) -> AuditEntry:
+    """Either verdict on a report: closed under its lock, audited with the accused and the reported game."""
     with transaction.atomic():
         locked = case_lock_open(Report, report)
-        case_resolve(locked, Report.Status.DISMISSED, moderator, note)
+        case_resolve(locked, status, moderator, note)
         return audit_write(
             moderator=moderator,
-            action=Action.DISMISS_REPORT,
+            action=action,
             note=note,
             players=list(locked.accused.all()),
             reports=[locked],
             games=[locked.game] if locked.game else [],
         )
+
+
+def report_dismiss(*, moderator: AbstractBaseUser | None, report: Report, note: str) -> AuditEntry:
+    """The report is not upheld; it counts against the reporter's track record."""
+    note = note_required(note)
+    return _report_close(
+        moderator=moderator, report=report, status=Report.Status.DISMISSED, action=Action.DISMISS_REPORT, note=note
+    )
 
 
 def report_uphold(*, moderator: AbstractBaseUser | None, report: Report, note: str = "") -> AuditEntry:
     """The moderator agrees with the reporter (a penalty, if any, is its own action); raises their track record."""
-    with transaction.atomic():
-        locked = case_lock_open(Report, report)
-        case_resolve(locked, Report.Status.UPHELD, moderator, note)
-        return audit_write(
-            moderator=moderator,
-            action=Action.UPHOLD_REPORT,
-            note=note,
-            players=list(locked.accused.all()),
-            reports=[locked],
-            games=[locked.game] if locked.game else [],
-        )
+    return _report_close(
+        moderator=moderator, report=report, status=Report.Status.UPHELD, action=Action.UPHOLD_REPORT, note=note
+    )
