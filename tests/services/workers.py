@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from django.db import connection
 
 from config.celery import app
+from tests import migrated
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
@@ -24,12 +24,9 @@ CELERY = str(Path(sys.executable).with_name("celery"))
 
 def worker_env(**extra: str) -> dict[str, str]:
     """This process's environment pointed at the test database, plus ``extra`` settings for the worker."""
-    db = connection.settings_dict
-    credentials = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else "")
-    port = f":{db['PORT']}" if db.get("PORT") else ""
     return {
         **os.environ,
-        "DATABASE_URL": f"postgres://{credentials}@{db['HOST'] or 'localhost'}{port}/{db['NAME']}",
+        "DATABASE_URL": migrated.url_of(connection.settings_dict),
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "PYTHONPATH": str(ROOT),
         **extra,
