@@ -32,7 +32,8 @@ def elo_stage_run(*, title: str, limit: int | None = None) -> BatchResult:
     started = time.perf_counter()
     # The collector paused for the whole batch, not just the plan: the read, the plan, the writes' columns and the
     # reputation fold allocate tens of thousands of objects that live until the batch ends, and collections over
-    # them found nothing (5 to 10 % of the batch's CPU, docs/testing.md "The Elo stage, 2026-12-03 night").
+    # them found nothing (5 to 7 % of the batch's CPU; docs/testing.md, "The Elo stage and TrueSkill, 2026-12-03
+    # night").
     with gc_paused(), transaction.atomic():
         stage = stage_lock(title, RatingStage.Stage.ELO)
         games = db.pending_games(title=title, limit=limit, deck_key=deck_key(title))
