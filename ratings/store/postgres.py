@@ -18,13 +18,16 @@ from psycopg.adapt import Buffer, Dumper
 
 from infra.db import columns, pg_cursor
 from ratings.plan import ChangeRow, PlayerState, RatedGame, RatedSeat, SkillState
-from ratings.reputation import KEEP
+from ratings.reputation import FINISHED, KEEP, QUIT
 from ratings.skill import DEFAULT_SKILL, Skill
 from ratings.store import CooldownUpdate, EloUpdate, NewRating, ReputationRow, SkillUpdate
 from ratings.store.arrays import ARRAY_OIDS, pack
 from ratings.store.tables import CHANGE, CHANGE_COLUMNS, CHANGE_TYPES, GAME, PENDING, RATED, RATING, REPUTATION, SEAT
 
 _GAME_COLUMNS = "id, recommended_sides, coop_score, finished_at"
+# Between two players' outcome strings in the reputation upsert's one text parameter: no outcome letter is one.
+_OUTCOMES_SEPARATOR = ","
+assert _OUTCOMES_SEPARATOR not in FINISHED + QUIT
 
 
 def _packed_types(kind: str) -> tuple[type[bytes], type[Dumper]]:
@@ -149,13 +152,14 @@ class BatchPostgresStore:
     def insert_ratings(self, *, title: str, rows: Sequence[NewRating]) -> None:
         if not rows:
             return
-        with pg_cursor() as cur:
+        kinds = ("int8", "float8", "int4", "timestamptz", "float8", "float8")
+        with _cursor() as cur:
             cur.execute(
                 f"INSERT INTO {RATING} (player_id, title, elo, games, last_game_at, ts_mu, ts_sigma) "
                 "SELECT v.player_id, %b, v.elo, v.games, v.last_game_at, v.ts_mu, v.ts_sigma "
                 "FROM unnest(%b::int8[], %b::float8[], %b::int4[], %b::timestamptz[], %b::float8[], %b::float8[]) "
                 "AS v(player_id, elo, games, last_game_at, ts_mu, ts_sigma)",
-                [title, *columns(rows)],
+                [title, *(_array(kind, column) for kind, column in zip(kinds, columns(rows), strict=True))],
             )
 
     def update_elo(self, *, rows: Sequence[EloUpdate]) -> None:
@@ -224,13 +228,16 @@ class BatchPostgresStore:
         # No RETURNING: a data-modifying CTE returning every appended row (to keep the batch's few quitters) cost
         # the upsert a tenth to a sixth of its time on the bench; the quitters' rows are read after it, by key, and are
         # already locked by this transaction, so they are the rows just written.
+        # The outcomes travel as one text, split by the server: psycopg dumps a list of 4,000 strings element by
+        # element in Python (7 to 10 ms a batch, against 0.03 ms for the join); outcome letters hold no comma.
         with _cursor() as cur:
             cur.execute(
                 f"INSERT INTO {REPUTATION} AS r (player_id, recent, cooldown_seconds) "
                 f"SELECT player_id, right(added, {KEEP}), 0 "
-                "FROM unnest(%b::int8[], %b::text[]) AS v(player_id, added) ORDER BY player_id "
+                f"FROM unnest(%b::int8[], string_to_array(%b::text, '{_OUTCOMES_SEPARATOR}')) AS v(player_id, added) "
+                "ORDER BY player_id "
                 f"ON CONFLICT (player_id) DO UPDATE SET recent = right(r.recent || EXCLUDED.recent, {KEEP})",
-                [_array("int8", [r[0] for r in rows]), [r[1] for r in rows]],
+                [_array("int8", [r[0] for r in rows]), _OUTCOMES_SEPARATOR.join([r[1] for r in rows])],
             )
             if not returning:
                 return {}
