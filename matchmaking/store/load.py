@@ -20,7 +20,7 @@ from matchmaking.models import OpenSeat, Pool, Preferences, Ticket
 from ratings import settled
 from ratings.config import elo_config
 from ratings.models import Rating, Reputation
-from ratings.reputation import reputation
+from ratings.reputation import reputation_percent
 from ratings.skill import DEFAULT_SKILL
 
 # A row of the load: one seat of a waiting ticket, the columns of _LOAD_SQL in order.
@@ -161,7 +161,7 @@ def _tickets(rows: Sequence[Row]) -> Loaded:
                 queued if isinstance(queued, float) else _epoch(queued),
                 _blocked(blocked) if blocked else none,
                 _party(party, initial, default_skill) if party else (),
-                reputation(recent).percent if recent else None,
+                reputation_percent(recent) if recent else None,
                 least,
             )
         )
@@ -197,7 +197,7 @@ def _party(rows: list[Row], initial: float, default_skill: tuple[float, float]) 
             skill=default_skill if row[9] is None else (row[9], row[10]),
             refuses_same_ip=bool(row[11]),
             blocked=_blocked(row[12]),
-            reputation=reputation(row[15]).percent if row[15] else None,
+            reputation=reputation_percent(row[15]) if row[15] else None,
         )
         for row in sorted(rows, key=_position)
     )

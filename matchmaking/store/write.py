@@ -32,15 +32,17 @@ class PassWritten:
     deliveries: list[Any] = field(default_factory=list)
 
 
-def table_json(table: engine.Table) -> tuple[list[str], list[dict[str, Any]]]:
-    """A formed table's players (seating order) and warnings, as stored and shown."""
-    return list(table.players), [{"code": w.code, "players": list(w.players)} for w in table.warnings]
+def table_json(table: engine.Table) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """A formed table's players (seating order) and warnings, as stored and shown. Tuples, not lists: orjson and
+    the JSON field write them as arrays, and a pass of 2,500 tables copied a list per table and per warning."""
+    warnings = table.warnings
+    return table.players, [{"code": w.code, "players": w.players} for w in warnings] if warnings else []
 
 
-def table_standings(players: list[str], loaded: Loaded) -> list[list[float | int]]:
-    """[elo, rated games] of each player at formation, seating order: what its stakes are computed from."""
+def table_standings(players: Sequence[str], loaded: Loaded) -> list[tuple[float, int]]:
+    """(elo, rated games) of each player at formation, seating order: what its stakes are computed from."""
     standing_of = loaded.standing_of
-    return [list(standing_of[player]) for player in players]
+    return [standing_of[player] for player in players]
 
 
 def pass_write(
