@@ -60,9 +60,10 @@ WHERE s.pool_id = %s AND t.status = 'waiting' {{by_key}}
 # of 10,000 tickets, median 0.96 s that way against 0.60 s this way (docs/testing.md, "Workers and pools").
 _KEYS_SQL = f"SELECT ticket_id::text FROM {_OPEN} WHERE pool_id = %s AND position = 0"
 _BY_KEY = "AND t.id = ANY(%s::uuid[])"
-LOAD_SQL_POSTGRES = _LOAD_SQL.format(
-    ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8", by_key=_BY_KEY
-)
+# date_part, not EXTRACT: EXTRACT computes a numeric per row, then cast to float8; date_part divides the same exact
+# microseconds in float8, correctly rounded either way, so the same seconds come out, for a tenth less of the load's
+# time in the database (issue 24 §3).
+LOAD_SQL_POSTGRES = _LOAD_SQL.format(ident="t.id::text", queued="date_part('epoch', t.created_at)", by_key=_BY_KEY)
 
 
 def load_params(cur: Any, pool: Pool) -> list[Any]:
