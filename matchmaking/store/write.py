@@ -114,7 +114,7 @@ def _write_postgres(
 ) -> None:
     # The seated tickets and their tables, as two arrays. On PostgreSQL the load reads every key as text and makes
     # it the ticket's id (store/load.py), so a ticket's id is its key: no lookup in ``key_of`` per seated ticket (at
-    # 100,000 a scattered read each, a tenth of the write's own CPU).
+    # 100,000, a scattered read each).
     seated: list[str] = []
     seated_at: list[str] = []
     for key, table in rows:
