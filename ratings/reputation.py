@@ -52,8 +52,19 @@ def reputation(recent: str) -> Reputation:
     window = recent[-WINDOW:]
     games = len(window)
     quits = window.count(QUIT)
-    percent = None if games < MIN_GAMES else 100.0 * (games - quits) / games
-    return Reputation(percent, games, quits)
+    return Reputation(_percent(games, quits), games, quits)
+
+
+def reputation_percent(recent: str) -> float | None:
+    """``reputation(recent).percent`` alone: what a matchmaking pass reads for each of its thousands of waiting
+    players (matchmaking/store/load.py), without building a frozen ``Reputation`` for each (most of that load's
+    own time in a pool with reputations)."""
+    window = recent[-WINDOW:]
+    return _percent(len(window), window.count(QUIT))
+
+
+def _percent(games: int, quits: int) -> float | None:
+    return None if games < MIN_GAMES else 100.0 * (games - quits) / games
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,12 +109,13 @@ class Bands:
 
 def skip(links: Links, k: int, members: Sequence[int], waiting: bytearray) -> int:
     """The rank of the first waiting member from rank ``k`` on along ``links`` (-1 or the count: none); the links
-    passed are shortened to it, so no walk passes the same seated tickets twice."""
+    passed are shortened to it, so no walk passes the same seated tickets twice. Two walks along the same links,
+    the second pointing each at the end found by the first: no list of the ranks passed is kept (a pass with
+    minimums passes some 90,000 seated members at 10,000 tickets, and the list cost a third of it)."""
     end = len(members)
-    passed = []
+    start = k
     while 0 <= k < end and not waiting[members[k]]:
-        passed.append(k)
         k = links[k]
-    for j in passed:
-        links[j] = k
+    while start != k:
+        links[start], start = k, links[start]
     return k

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from operator import add, mul
 from typing import NamedTuple
 
 from matchmaking.engine.rules import ANY_SIZE_AFTER, BETA_SQ, CANDIDATES, QUALITY_DIGITS
@@ -152,14 +153,15 @@ def _columns(
 def _factor_tables(xs: list[float], need: int) -> tuple[list[list[float]], list[list[float]]]:
     """heads[n][pos] and sums[n][pos]: the product and the sum of the n factors from position pos on, the largest
     n left there (``xs`` is sorted largest first), multiplied and added in the order the general bound
-    (``_largest_factors``) would. One factor is the factor itself (1.0 · x and 0.0 + x are x exactly)."""
-    count = len(xs)
+    (``_largest_factors``) would. One factor is the factor itself (1.0 · x and 0.0 + x are x exactly). Each row
+    is the one above times (plus) the factor n - 1 places on, by ``map`` in C: the same operations in the same
+    order as a loop over positions, at a fraction of the cost (it is made once per search)."""
     heads: list[list[float]] = [[], xs]
     sums: list[list[float]] = [[], xs]
     for n in range(2, need + 1):
-        shorter_head, shorter_sum = heads[n - 1], sums[n - 1]
-        heads.append([shorter_head[p] * xs[p + n - 1] for p in range(count - n + 1)])
-        sums.append([shorter_sum[p] + xs[p + n - 1] for p in range(count - n + 1)])
+        further = xs[n - 1 :]
+        heads.append(list(map(mul, heads[n - 1], further)))
+        sums.append(list(map(add, sums[n - 1], further)))
     return heads, sums
 
 

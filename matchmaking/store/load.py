@@ -20,7 +20,7 @@ from matchmaking.models import OpenSeat, Pool, Preferences, Ticket
 from ratings import settled
 from ratings.config import elo_config
 from ratings.models import Rating, Reputation
-from ratings.reputation import reputation
+from ratings.reputation import reputation_percent
 from ratings.skill import DEFAULT_SKILL
 
 # A row of the load: one seat of a waiting ticket, the columns of _LOAD_SQL in order.
@@ -60,9 +60,10 @@ WHERE s.pool_id = %s AND t.status = 'waiting' {{by_key}}
 # of 10,000 tickets, median 0.96 s that way against 0.60 s this way (docs/testing.md, "Workers and pools").
 _KEYS_SQL = f"SELECT ticket_id::text FROM {_OPEN} WHERE pool_id = %s AND position = 0"
 _BY_KEY = "AND t.id = ANY(%s::uuid[])"
-LOAD_SQL_POSTGRES = _LOAD_SQL.format(
-    ident="t.id::text", queued="EXTRACT(EPOCH FROM t.created_at)::float8", by_key=_BY_KEY
-)
+# date_part, not EXTRACT: EXTRACT computes a numeric per row, then cast to float8; date_part divides the same exact
+# microseconds in float8, correctly rounded either way, so the same seconds come out, for a tenth less of the load's
+# time in the database (issue 24 §3).
+LOAD_SQL_POSTGRES = _LOAD_SQL.format(ident="t.id::text", queued="date_part('epoch', t.created_at)", by_key=_BY_KEY)
 
 
 def load_params(cur: Any, pool: Pool) -> list[Any]:
@@ -161,7 +162,7 @@ def _tickets(rows: Sequence[Row]) -> Loaded:
                 queued if isinstance(queued, float) else _epoch(queued),
                 _blocked(blocked) if blocked else none,
                 _party(party, initial, default_skill) if party else (),
-                reputation(recent).percent if recent else None,
+                reputation_percent(recent) if recent else None,
                 least,
             )
         )
@@ -197,7 +198,7 @@ def _party(rows: list[Row], initial: float, default_skill: tuple[float, float]) 
             skill=default_skill if row[9] is None else (row[9], row[10]),
             refuses_same_ip=bool(row[11]),
             blocked=_blocked(row[12]),
-            reputation=reputation(row[15]).percent if row[15] else None,
+            reputation=reputation_percent(row[15]) if row[15] else None,
         )
         for row in sorted(rows, key=_position)
     )

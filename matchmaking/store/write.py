@@ -32,15 +32,17 @@ class PassWritten:
     deliveries: list[Any] = field(default_factory=list)
 
 
-def table_json(table: engine.Table) -> tuple[list[str], list[dict[str, Any]]]:
-    """A formed table's players (seating order) and warnings, as stored and shown."""
-    return list(table.players), [{"code": w.code, "players": list(w.players)} for w in table.warnings]
+def table_json(table: engine.Table) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """A formed table's players (seating order) and warnings, as stored and shown. Tuples, not lists: orjson and
+    the JSON field write them as arrays, and a pass of 2,500 tables copied a list per table and per warning."""
+    warnings = table.warnings
+    return table.players, [{"code": w.code, "players": w.players} for w in warnings] if warnings else []
 
 
-def table_standings(players: list[str], loaded: Loaded) -> list[list[float | int]]:
-    """[elo, rated games] of each player at formation, seating order: what its stakes are computed from."""
+def table_standings(players: Sequence[str], loaded: Loaded) -> list[tuple[float, int]]:
+    """(elo, rated games) of each player at formation, seating order: what its stakes are computed from."""
     standing_of = loaded.standing_of
-    return [list(standing_of[player]) for player in players]
+    return [standing_of[player] for player in players]
 
 
 def pass_write(
@@ -50,10 +52,9 @@ def pass_write(
     # Table ids as text from the start: they travel as text (JSON, array literals), never as UUID objects. Time
     # ordered (matchmaking/ids.py): tables are never deleted, and a pass's thousands land on the index's last pages.
     rows = list(zip(uuid7_texts(len(tables)), tables, strict=True))
-    seats = [(loaded.key_of[t.id], key) for key, table in rows for t in table.tickets]
     closed_expired = [loaded.key_of[i] for i in expired]
     if _on_postgres():
-        _write_postgres(pool, rows, seats, closed_expired, loaded, now)
+        _write_postgres(pool, rows, closed_expired, loaded, now)
     else:
         _write_orm(pool, rows, closed_expired, loaded, now)
     written = PassWritten()
@@ -109,13 +110,17 @@ SELECT count(*) FROM matched
 
 
 def _write_postgres(
-    pool: Pool,
-    rows: list[tuple[str, engine.Table]],
-    seats: list[tuple[Any, str]],
-    expired: list[Any],
-    loaded: Loaded,
-    now: datetime,
+    pool: Pool, rows: list[tuple[str, engine.Table]], expired: list[Any], loaded: Loaded, now: datetime
 ) -> None:
+    # The seated tickets and their tables, as two arrays. On PostgreSQL the load reads every key as text and makes
+    # it the ticket's id (store/load.py), so a ticket's id is its key: no lookup in ``key_of`` per seated ticket (at
+    # 100,000, a scattered read each).
+    seated: list[str] = []
+    seated_at: list[str] = []
+    for key, table in rows:
+        tickets = table.tickets
+        seated += [t.id for t in tickets]
+        seated_at += [key] * len(tickets)
     doc = [
         {"i": key, "p": players, "w": warnings, "s": table_standings(players, loaded)}
         for key, table in rows
@@ -132,14 +137,14 @@ def _write_postgres(
                 # orjson: the document holds text only (ids, handles, warning codes), which it writes ten times faster.
                 "now": now,
                 "tables": orjson.dumps(doc).decode(),
-                "seated": _uuids([t for t, _ in seats]),
-                "seated_at": _uuids([tb for _, tb in seats]),
+                "seated": _uuids(seated),
+                "seated_at": _uuids(seated_at),
                 "expired": _uuids(expired),
             },
         )
         (updated,) = cur.fetchone()
-    if updated != len(seats):
-        raise StaleTicket(f"{len(seats) - updated} ticket(s) of the pass were no longer waiting")
+    if updated != len(seated):
+        raise StaleTicket(f"{len(seated) - updated} ticket(s) of the pass were no longer waiting")
 
 
 def _write_orm(

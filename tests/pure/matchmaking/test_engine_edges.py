@@ -224,3 +224,21 @@ def test_a_ticket_twice_in_the_pool_is_refused_with_a_message():
     one = _ticket("a", 1500)
     with pytest.raises(ValueError, match=r"^a ticket id appears more than once in the pool$"):
         match([one, one], NOW, recommended=3, game_min=3, game_max=3)
+
+
+@pytest.mark.parametrize(
+    ("a_waited", "b_waited", "gap", "seated"),
+    [
+        (65.0, 100.0, 800.0, True),  # 150 + 10·65 = 800: the cap reached exactly, both ways
+        (64.9, 100.0, 800.0, False),  # a accepts 799 only
+        (600.0 - 1e-6, 100.0, 800.0, True),  # capped at 800, never more
+        (600.0 - 1e-6, 100.0, 800.5, False),
+        (-3.0, 0.0, 150.0, True),  # queued 3 s ahead of the pass's clock: no wait, 150 exactly
+        (-3.0, 0.0, 150.5, False),
+    ],
+)
+def test_the_pass_uses_the_documented_tolerance_at_its_edges(a_waited, b_waited, gap, seated):
+    # docs/matchmaking.md: 150 + 10 per second waited, at most 800; a negative wait counts as none. The pass
+    # computes every ticket's tolerance once (matchmaking/engine/state.py), not through rules.tolerance().
+    pool = [ticket("a", 1500.0, waited=a_waited), ticket("b", 1500.0 + gap, waited=b_waited)]
+    assert [set(table) for table in pairs(pool)] == ([{"a", "b"}] if seated else [])
